@@ -1,0 +1,13 @@
+"""Domain errors: raised by the core, turned into one-line messages by the CLI."""
+
+
+class AttnsheetError(Exception):
+    """Any error a user can cause and fix; its message is one line meant for them."""
+
+
+class ProblemError(AttnsheetError):
+    """A problem (file, JSON value or matrix) that is malformed or cannot be solved."""
+
+
+class InputError(AttnsheetError):
+    """A file or stream that cannot be read."""

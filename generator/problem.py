@@ -1,0 +1,413 @@
+"""Problem and Solution types, and the attnsheet/problem@1 and attnsheet/solution@1 JSON formats."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from generator.errors import ProblemError
+from generator.numbers import Matrix, encode, encode_matrix
+
+PROBLEM_FORMAT = "attnsheet/problem@1"
+SOLUTION_FORMAT = "attnsheet/solution@1"
+
+CONVENTIONS = ("column", "row")
+SCALES = ("floor", "exact", "none")
+SOFTMAXES = ("base3", "e")
+
+MAX_DIM = 64
+"""Largest number of rows or columns in any matrix: far beyond a sheet, small enough to stay fast."""
+
+MAX_ENTRY = 1_000_000
+"""Largest magnitude of an input entry."""
+
+MAX_HEADS = 16
+"""Largest number of heads."""
+
+IntMatrix = tuple[tuple[int, ...], ...]
+
+_KEYS = ("format", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
+_HEAD_KEYS = ("W_Q", "W_K", "W_V")
+_RULE_KEYS = ("scale", "softmax")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How scores are scaled and exponentiated."""
+
+    scale: str = "floor"
+    """floor: divide by round(√d_k), round down; exact: divide by √d_k; none: skip."""
+    softmax: str = "base3"
+    """base3: 3^x in place of e^x; e: the real e^x."""
+
+    def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ProblemError(f"rules.scale: expected one of {', '.join(SCALES)}, got {self.scale!r}")
+        if self.softmax not in SOFTMAXES:
+            raise ProblemError(
+                f"rules.softmax: expected one of {', '.join(SOFTMAXES)}, got {self.softmax!r}"
+            )
+
+    @property
+    def hand(self) -> bool:
+        """True for the by-hand rules (floor + base3), under which every value is exact."""
+        return self.scale == "floor" and self.softmax == "base3"
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head's weights, in the problem's convention."""
+
+    W_Q: IntMatrix
+    """Query weights: d_k × d_model (column convention)."""
+    W_K: IntMatrix
+    """Key weights: d_k × d_model (column convention)."""
+    W_V: IntMatrix
+    """Value weights: d_v × d_model (column convention)."""
+
+
+def shape(m: Matrix) -> tuple[int, int]:
+    """(rows, columns) of a non-empty rectangular matrix."""
+    return len(m), len(m[0])
+
+
+def transpose(m: Matrix) -> Matrix:
+    """The transpose of a matrix."""
+    return tuple(zip(*m))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A self-attention exercise: the inputs, the weights and the rules. Shapes are checked."""
+
+    X: IntMatrix
+    """Token features: d_model × n (column convention) or n × d_model (row)."""
+    heads: tuple[Head, ...]
+    """One or more heads, all with the same d_k and d_v."""
+    W_O: Optional[IntMatrix] = None
+    """Optional output projection: d_model × h·d_v (column convention)."""
+    convention: str = "column"
+    """column: tokens are columns (the by-hand sheets); row: tokens are rows (PyTorch)."""
+    rules: Rules = field(default_factory=Rules)
+    """Scaling and softmax rules."""
+    causal: bool = False
+    """When true, query j only attends to keys i ≤ j."""
+    code: Optional[str] = None
+    """The sheet code this problem was drawn from, if any."""
+    metrics: Optional[dict] = field(default=None, compare=False, hash=False)
+    """Difficulty metrics recorded when the problem was drawn, if any."""
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise ProblemError(
+                f"convention: expected one of {', '.join(CONVENTIONS)}, got {self.convention!r}"
+            )
+        if not self.heads:
+            raise ProblemError("heads: expected at least one head")
+        if len(self.heads) > MAX_HEADS:
+            raise ProblemError(f"heads: at most {MAX_HEADS} heads, got {len(self.heads)}")
+        row = self.convention == "row"
+        # Check every shape in the column convention; in the row one, look at the transposes.
+        t = transpose if row else (lambda m: m)
+        d_model, n = shape(t(self.X))
+        d_k, _ = shape(t(self.heads[0].W_Q))
+        d_v, _ = shape(t(self.heads[0].W_V))
+        expect = {"W_Q": (d_k, "d_k"), "W_K": (d_k, "d_k"), "W_V": (d_v, "d_v")}
+        for h, head in enumerate(self.heads):
+            for name, (rows, rows_name) in expect.items():
+                got = shape(t(getattr(head, name)))
+                if got != (rows, d_model):
+                    want = _shape_words(row, (rows, rows_name), (d_model, "d_model"))
+                    raise ProblemError(
+                        f"heads[{h}].{name}: expected {want}, got {_dims(row, got)}"
+                    )
+        if self.W_O is not None:
+            width = len(self.heads) * d_v
+            got = shape(t(self.W_O))
+            if got != (d_model, width):
+                want = _shape_words(row, (d_model, "d_model"), (width, "h·d_v"))
+                raise ProblemError(f"W_O: expected {want}, got {_dims(row, got)}")
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens n."""
+        return len(self.X) if self.convention == "row" else len(self.X[0])
+
+    @property
+    def d_model(self) -> int:
+        """Features per token."""
+        return len(self.X[0]) if self.convention == "row" else len(self.X)
+
+    @property
+    def d_k(self) -> int:
+        """Query and key size."""
+        q = self.heads[0].W_Q
+        return len(q[0]) if self.convention == "row" else len(q)
+
+    @property
+    def d_v(self) -> int:
+        """Value size."""
+        v = self.heads[0].W_V
+        return len(v[0]) if self.convention == "row" else len(v)
+
+
+def _dims(row: bool, rc: tuple[int, int]) -> str:
+    """A column-convention (rows, cols) pair written in the problem's own convention."""
+    r, c = (rc[1], rc[0]) if row else rc
+    return f"{r}×{c}"
+
+
+def _shape_words(row: bool, rows: tuple[int, str], cols: tuple[int, str]) -> str:
+    """An expected shape such as '3×6 (d_k × d_model)', transposed for the row convention."""
+    if row:
+        rows, cols = cols, rows
+    return f"{rows[0]}×{cols[0]} ({rows[1]} × {cols[1]})"
+
+
+@dataclass(frozen=True)
+class HeadSolution:
+    """Every matrix a student writes for one head, in the problem's convention."""
+
+    Q: Matrix
+    """Queries: W_Q·X."""
+    K: Matrix
+    """Keys: W_K·X."""
+    V: Matrix
+    """Values: W_V·X."""
+    scores: Matrix
+    """Kᵀ·Q: rows are keys, columns are queries (transposed in the row convention)."""
+    scaled: Matrix
+    """Scores after scaling; None where the causal mask hides a key."""
+    powers: Matrix
+    """3^x (or e^x) of each scaled score; 0 where masked."""
+    sums: tuple
+    """One sum of powers per query."""
+    A: Matrix
+    """Attention weights: powers divided by their query's sum."""
+    Z: Matrix
+    """Weighted values: V·A."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A problem with every step of its answer."""
+
+    problem: Problem
+    """The problem solved."""
+    heads: tuple[HeadSolution, ...]
+    """One solution per head."""
+    Z: Matrix
+    """The heads' Z concatenated along the feature axis."""
+    output: Optional[Matrix] = None
+    """W_O applied to Z, when the problem has W_O."""
+
+
+# --- JSON -------------------------------------------------------------------------------------
+
+
+def _int_matrix(value: Any, where: str, what: str) -> IntMatrix:
+    """Validate a JSON matrix of integers; `what` names its expected shape for messages."""
+    if not isinstance(value, list) or not value:
+        raise ProblemError(f"{where}: expected a non-empty list of rows ({what}), got {_kind(value)}")
+    if len(value) > MAX_DIM:
+        raise ProblemError(f"{where}: at most {MAX_DIM} rows, got {len(value)}")
+    rows = []
+    width = None
+    for i, row in enumerate(value):
+        if not isinstance(row, list) or not row:
+            raise ProblemError(
+                f"{where}[{i}]: expected a non-empty list of integers (a row of {what}), got {_kind(row)}"
+            )
+        if width is None:
+            width = len(row)
+            if width > MAX_DIM:
+                raise ProblemError(f"{where}[{i}]: at most {MAX_DIM} columns, got {width}")
+        elif len(row) != width:
+            raise ProblemError(
+                f"{where}[{i}]: expected {width} entries like row 0 ({what} must be rectangular), "
+                f"got {len(row)}"
+            )
+        for j, x in enumerate(row):
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise ProblemError(f"{where}[{i}][{j}]: expected an integer, got {_kind(x)}")
+            if abs(x) > MAX_ENTRY:
+                raise ProblemError(
+                    f"{where}[{i}][{j}]: expected an integer between -{MAX_ENTRY} and {MAX_ENTRY}"
+                )
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def _kind(value: Any) -> str:
+    """A short description of a JSON value for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        text = value if len(value) <= 20 else value[:20] + "…"
+        return f"the string {text!r}"
+    if isinstance(value, list):
+        return "an empty list" if not value else "a list"
+    return "an object"
+
+
+def _object(value: Any, where: str, keys: tuple[str, ...]) -> dict:
+    """Validate a JSON object that may hold only `keys`."""
+    if not isinstance(value, dict):
+        raise ProblemError(f"{where}: expected an object, got {_kind(value)}")
+    unknown = [k for k in value if k not in keys]
+    if unknown:
+        raise ProblemError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(keys)})")
+    return value
+
+
+def _choice(obj: dict, key: str, where: str, default: str) -> str:
+    """A string option that must be a string; its value is checked by the dataclass."""
+    value = obj.get(key, default)
+    if not isinstance(value, str):
+        raise ProblemError(f"{where}: expected a string, got {_kind(value)}")
+    return value
+
+
+def problem_from_json(value: Any, where: str = "problem") -> Problem:
+    """Build a Problem from a parsed attnsheet/problem@1 JSON value, checking every field."""
+    obj = _object(value, where, _KEYS)
+    prefix = "" if where == "problem" else where + "."
+    if "format" not in obj:
+        raise ProblemError(f"{prefix}format: missing; expected {PROBLEM_FORMAT!r}")
+    if obj["format"] != PROBLEM_FORMAT:
+        raise ProblemError(
+            f"{prefix}format: expected {PROBLEM_FORMAT!r}, got {_kind(obj['format'])}"
+        )
+    convention = _choice(obj, "convention", prefix + "convention", "column")
+    if convention not in CONVENTIONS:
+        raise ProblemError(
+            f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}"
+        )
+    row = convention == "row"
+    rules_obj = _object(obj.get("rules", {}), prefix + "rules", _RULE_KEYS)
+    causal = obj.get("causal", False)
+    if not isinstance(causal, bool):
+        raise ProblemError(f"{prefix}causal: expected true or false, got {_kind(causal)}")
+    for key in ("X", "heads"):
+        if key not in obj:
+            raise ProblemError(f"{prefix}{key}: missing")
+    X = _int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n")
+    heads_value = obj["heads"]
+    if not isinstance(heads_value, list) or not heads_value:
+        raise ProblemError(f"{prefix}heads: expected a non-empty list of heads, got {_kind(heads_value)}")
+    heads = []
+    for h, head_value in enumerate(heads_value):
+        head_where = f"{prefix}heads[{h}]"
+        head_obj = _object(head_value, head_where, _HEAD_KEYS)
+        mats = {}
+        for key, rows_name in (("W_Q", "d_k"), ("W_K", "d_k"), ("W_V", "d_v")):
+            if key not in head_obj:
+                raise ProblemError(f"{head_where}.{key}: missing")
+            what = f"d_model × {rows_name}" if row else f"{rows_name} × d_model"
+            mats[key] = _int_matrix(head_obj[key], f"{head_where}.{key}", what)
+        heads.append(Head(**mats))
+    W_O = None
+    if obj.get("W_O") is not None:
+        W_O = _int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
+    code = obj.get("code")
+    if code is not None and not isinstance(code, str):
+        raise ProblemError(f"{prefix}code: expected a string, got {_kind(code)}")
+    metrics = obj.get("metrics")
+    if metrics is not None and not isinstance(metrics, dict):
+        raise ProblemError(f"{prefix}metrics: expected an object, got {_kind(metrics)}")
+    try:
+        return Problem(
+            X=X,
+            heads=tuple(heads),
+            W_O=W_O,
+            convention=convention,
+            rules=Rules(
+                scale=_choice(rules_obj, "scale", prefix + "rules.scale", "floor"),
+                softmax=_choice(rules_obj, "softmax", prefix + "rules.softmax", "base3"),
+            ),
+            causal=causal,
+            code=code,
+            metrics=metrics,
+        )
+    except ProblemError as error:
+        if prefix:
+            raise ProblemError(f"{prefix}{error}") from None
+        raise
+
+
+def problem_to_json(problem: Problem) -> dict:
+    """A Problem as attnsheet/problem@1 JSON, with every default filled in."""
+    out: dict[str, Any] = {
+        "format": PROBLEM_FORMAT,
+        "convention": problem.convention,
+        "rules": {"scale": problem.rules.scale, "softmax": problem.rules.softmax},
+        "causal": problem.causal,
+        "X": [list(r) for r in problem.X],
+        "heads": [
+            {"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
+            for h in problem.heads
+        ],
+    }
+    if problem.W_O is not None:
+        out["W_O"] = [list(r) for r in problem.W_O]
+    if problem.code is not None:
+        out["code"] = problem.code
+    if problem.metrics is not None:
+        out["metrics"] = problem.metrics
+    return out
+
+
+def solution_to_json(solution: Solution) -> dict:
+    """A Solution as attnsheet/solution@1 JSON: ints, "p/q" strings, and floats only when irrational."""
+    out: dict[str, Any] = {
+        "format": SOLUTION_FORMAT,
+        "problem": problem_to_json(solution.problem),
+        "heads": [
+            {
+                "Q": encode_matrix(h.Q),
+                "K": encode_matrix(h.K),
+                "V": encode_matrix(h.V),
+                "scores": encode_matrix(h.scores),
+                "scaled": encode_matrix(h.scaled),
+                "powers": encode_matrix(h.powers),
+                "sums": [encode(s) for s in h.sums],
+                "A": encode_matrix(h.A),
+                "Z": encode_matrix(h.Z),
+            }
+            for h in solution.heads
+        ],
+        "Z": encode_matrix(solution.Z),
+    }
+    if solution.output is not None:
+        out["output"] = encode_matrix(solution.output)
+    return out
+
+
+MAX_TEXT = 16 * 1024 * 1024
+"""Largest problem file read, in characters: far beyond any real problem or batch."""
+
+
+def _reject_constant(name: str) -> None:
+    raise ProblemError(f"not valid JSON: {name} is not a number JSON allows")
+
+
+def parse_problems(text: str) -> list[Problem]:
+    """Problems from JSON text: one problem@1 object, or a list of them (as `draw` writes)."""
+    if len(text) > MAX_TEXT:
+        raise ProblemError(f"problem file too large: over {MAX_TEXT // (1024 * 1024)} MiB")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise ProblemError(f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    except (ValueError, RecursionError) as error:
+        raise ProblemError(f"not valid JSON: {str(error).splitlines()[0]}") from None
+    if isinstance(value, list):
+        if not value:
+            raise ProblemError("expected a problem or a non-empty list of problems, got an empty list")
+        return [problem_from_json(item, f"[{i}]") for i, item in enumerate(value)]
+    return [problem_from_json(value)]

@@ -1,0 +1,113 @@
+"""A solution as readable plain text: aligned matrices, step by step, decimals beside A and Z."""
+
+from __future__ import annotations
+
+from generator.engine import hand_divisor
+from generator.numbers import Matrix, cell_str, decimal_str
+from generator.problem import Solution
+
+
+def matrix_lines(m: Matrix, places: int = 3) -> list[str]:
+    """A matrix as bracketed lines with right-aligned columns."""
+    cells = [[cell_str(x, places) for x in row] for row in m]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
+    return ["[ " + "  ".join(c.rjust(w) for c, w in zip(row, widths)) + " ]" for row in cells]
+
+
+def decimal_lines(m: Matrix, places: int) -> list[str]:
+    """A matrix of numbers rounded to `places` decimals, as bracketed aligned lines."""
+    return matrix_lines(tuple(tuple(decimal_str(x, places) for x in row) for row in m))
+
+
+def side_by_side(*blocks: list[str], gap: str = "   ") -> list[str]:
+    """Blocks of lines placed next to each other, each padded to its own width."""
+    height = max(len(b) for b in blocks)
+    widths = [max(len(line) for line in b) for b in blocks]
+    lines = []
+    for i in range(height):
+        parts = [(b[i] if i < len(b) else "").ljust(w) for b, w in zip(blocks, widths)]
+        lines.append(gap.join(parts).rstrip())
+    return lines
+
+
+def _block(title: str, lines: list[str]) -> str:
+    return title + "\n" + "\n".join("  " + line for line in lines)
+
+
+def solution_text(solution: Solution, places: int = 3) -> str:
+    """The whole solution, step by step, as a person would write it out."""
+    p = solution.problem
+    row = p.convention == "row"
+    rules = p.rules
+    rules_words = "hand rules" if rules.hand else "custom rules"
+    header = [
+        f"Self-attention, {p.convention} convention, {rules_words} "
+        f"(scale: {rules.scale}, softmax: {rules.softmax})" + (", causal mask" if p.causal else ""),
+        f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_k = {p.d_k}, d_v = {p.d_v}, "
+        f"{len(p.heads)} head{'s' if len(p.heads) > 1 else ''}",
+    ]
+    if p.code:
+        header.append(f"sheet code: {p.code}")
+    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
+    if rules.scale == "floor":
+        scale_title = f"S' = floor(S / {hand_divisor(p.d_k)})   (by hand, in place of S / √{p.d_k})"
+    elif rules.scale == "exact":
+        scale_title = f"S' = S / √{p.d_k}"
+    else:
+        scale_title = "S' = S   (no scaling)"
+    base = "3" if rules.softmax == "base3" else "e"
+    along = "row" if row else "column"
+    for h, (head, sol) in enumerate(zip(p.heads, solution.heads), start=1):
+        if len(p.heads) > 1:
+            parts.append(f"=== Head {h} ===")
+        for name, weights, result in (("Q", head.W_Q, sol.Q), ("K", head.W_K, sol.K), ("V", head.W_V, sol.V)):
+            product = f"X·W_{name}" if row else f"W_{name}·X"
+            parts.append(
+                _block(
+                    f"W_{name} and {name} = {product}",
+                    side_by_side(matrix_lines(weights), matrix_lines(result)),
+                )
+            )
+        scores_title = "S = Q·Kᵀ   (rows: queries, columns: keys)" if row else "S = Kᵀ·Q   (rows: keys, columns: queries)"
+        parts.append(_block(scores_title, matrix_lines(sol.scores)))
+        masked = "   (— : masked by the causal mask)" if p.causal else ""
+        parts.append(_block(scale_title + masked, matrix_lines(sol.scaled, places)))
+        parts.append(_block(f"E = {base}^S'", matrix_lines(sol.powers, places)))
+        sums = ", ".join(cell_str(s, places) for s in sol.sums)
+        parts.append(f"{along} sums of E: {sums}")
+        parts.append(
+            _block(
+                f"A = E / {along} sum   (each {along} sums to 1)",
+                side_by_side(matrix_lines(sol.A, places), ["≈"], decimal_lines(sol.A, places), gap=" "),
+            )
+        )
+        parts.append(
+            _block(
+                "Z = A·V" if row else "Z = V·A",
+                side_by_side(matrix_lines(sol.Z, places), ["≈"], decimal_lines(sol.Z, places), gap=" "),
+            )
+        )
+    if len(p.heads) > 1:
+        how = "side by side" if row else "stacked"
+        parts.append(
+            _block(
+                f"Z_concat: the heads' Z {how}",
+                side_by_side(matrix_lines(solution.Z, places), ["≈"], decimal_lines(solution.Z, places), gap=" "),
+            )
+        )
+    if p.W_O is not None and solution.output is not None:
+        product = "Z_concat·W_O" if row else "W_O·Z_concat"
+        parts.append(_block("W_O", matrix_lines(p.W_O)))
+        parts.append(
+            _block(
+                f"output = {product}",
+                side_by_side(
+                    matrix_lines(solution.output, places), ["≈"], decimal_lines(solution.output, places), gap=" "
+                ),
+            )
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+def _titled(name: str, m: Matrix) -> str:
+    return f"{name} ({len(m)}×{len(m[0])})"

@@ -1,0 +1,42 @@
+"""Shared test helpers: run the real CLI entry point in-process and capture what it prints."""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "generator" / "examples"
+
+
+@dataclass
+class Run:
+    """What one CLI run printed and how it exited."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run(capsys, monkeypatch):
+    """Call `main(args)` like the shell would, with optional stdin text."""
+
+    def _run(*args: str, stdin: str | bytes = "") -> Run:
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        code = 0
+        try:
+            main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return _run

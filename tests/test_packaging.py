@@ -1,0 +1,65 @@
+"""The wheel: built from the repo, installed into a fresh virtualenv, run from elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+
+import click
+import pytest
+
+from conftest import ROOT
+from generator.cli import cli
+
+
+def test_every_command_and_option_has_help():
+    for name, command in cli.commands.items():
+        assert command.help, name
+        assert "Example" in command.help, name
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{name} {param.name}"
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    (path,) = out.glob("attnsheet-*.whl")
+    return path
+
+
+def test_wheel_ships_templates_and_examples(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "generator/examples/classic.json" in names
+    assert any(n.startswith("generator/templates/") for n in names)
+    assert not any(n.startswith("tests/") for n in names)
+
+
+def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)]
+    subprocess.run(pip, check=True, capture_output=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    example = ROOT / "generator" / "examples" / "worked.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    result = subprocess.run(
+        [str(env_dir / "bin" / "attnsheet"), "solve", str(example), "--json"],
+        cwd=elsewhere, capture_output=True, text=True, env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["Z"] == [["4/5", "2/5", "2/5"], ["8/5", "8/5", "8/5"]]
+    location = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", "import generator; print(generator.__file__)"],
+        cwd=elsewhere, capture_output=True, text=True, env=env, check=True,
+    ).stdout
+    assert str(env_dir) in location  # the installed copy, not the repo's
