@@ -7,6 +7,7 @@ a Fraction; floats appear only where the rules make a value irrational.
 from __future__ import annotations
 
 import math
+from operator import mul
 from fractions import Fraction
 from typing import Sequence
 
@@ -21,7 +22,7 @@ MAX_EXPONENT = 600
 def matmul(a: Sequence[Sequence[Number]], b: Sequence[Sequence[Number]]) -> Matrix:
     """The matrix product a·b."""
     columns = tuple(zip(*b))
-    return tuple(tuple(sum(x * y for x, y in zip(row, col)) for col in columns) for row in a)
+    return tuple(tuple([sum(map(mul, row, col)) for col in columns]) for row in a)
 
 
 def hand_divisor(d_k: int) -> int:
@@ -45,6 +46,8 @@ def scale(score: int, d_k: int, rules: Rules) -> Number:
 
 def power(x: Number, rules: Rules) -> Number:
     """3^x or e^x, exact whenever the result is rational."""
+    if type(x) is int and rules.softmax == "base3" and 0 <= x <= MAX_EXPONENT:
+        return 3**x  # the by-hand case, first
     if abs(x) > MAX_EXPONENT:
         raise ProblemError(
             f"a scaled score of {float(x):.6g} is too large to exponentiate "
@@ -64,21 +67,27 @@ def solve_head(X: Matrix, head: Head, rules: Rules, causal: bool) -> HeadSolutio
     V = matmul(head.W_V, X)
     scores = matmul(transpose(K), Q)
     d_k = len(head.W_Q)
-    n = len(scores)
-    scaled: Matrix = tuple(
-        tuple(None if causal and i > j else scale(s, d_k, rules) for j, s in enumerate(row))
-        for i, row in enumerate(scores)
-    )
-    powers = tuple(tuple(0 if x is None else power(x, rules) for x in row) for row in scaled)
+    if rules.hand and not causal:
+        divisor = hand_divisor(d_k)  # the common case, kept free of per-cell dispatch
+        scaled: Matrix = tuple(tuple([s // divisor for s in row]) for row in scores)
+    else:
+        scaled = tuple(
+            tuple([None if causal and i > j else scale(s, d_k, rules) for j, s in enumerate(row)])
+            for i, row in enumerate(scores)
+        )
+    powers = tuple(tuple([0 if x is None else power(x, rules) for x in row]) for row in scaled)
     by_column = tuple(zip(*powers))
-    sums = tuple(normalize(sum(col)) for col in by_column)
-    A = tuple(tuple(divide(powers[i][j], sums[j]) for j in range(n)) for i in range(n))
+    sums = tuple([normalize(sum(col)) for col in by_column])
     # Z = V·A; each column of A shares one denominator, so sum V·powers first and divide once:
     # the same exact value with one Fraction per entry instead of one per product.
-    Z = tuple(
-        tuple(divide(sum(v * p for v, p in zip(v_row, by_column[j])), sums[j]) for j in range(n))
-        for v_row in V
-    )
+    dots = [[sum(map(mul, v_row, col)) for col in by_column] for v_row in V]
+    if all(type(x) is int for row in powers for x in row):
+        # Every power an int (no 3^-1): divide inline, the hot path of every drawn sheet.
+        A = tuple(tuple([p // s if p % s == 0 else Fraction(p, s) for p, s in zip(row, sums)]) for row in powers)
+        Z = tuple(tuple([t // s if t % s == 0 else Fraction(t, s) for t, s in zip(row, sums)]) for row in dots)
+    else:
+        A = tuple(tuple([divide(p, s) for p, s in zip(row, sums)]) for row in powers)
+        Z = tuple(tuple([divide(t, s) for t, s in zip(row, sums)]) for row in dots)
     return HeadSolution(Q=Q, K=K, V=V, scores=scores, scaled=scaled, powers=powers, sums=sums, A=A, Z=Z)
 
 

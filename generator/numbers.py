@@ -27,6 +27,8 @@ def normalize(x: Number) -> Number:
 
 def divide(a: Number, b: Number) -> Number:
     """a / b, exact when both are exact, normalised."""
+    if type(a) is int and type(b) is int:  # the common case on a sheet: one gcd, no Fraction maths
+        return a // b if a % b == 0 else Fraction(a, b)
     if isinstance(a, float) or isinstance(b, float):
         return a / b
     return normalize(Fraction(a) / b)

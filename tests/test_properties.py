@@ -9,10 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.engine import solve
 from generator.numbers import is_exact
 from generator.problem import Rules
-from strategies import problems, t, to_row
+from strategies import problems, solved, t, to_row
 
 HAND = Rules()
 EXACT_E = Rules("exact", "e")
@@ -24,7 +23,7 @@ def close(a, b, tol=1e-9):
 
 @given(problems())
 def test_attention_columns_sum_to_one_and_masked_weights_are_zero(p):
-    for head in solve(p).heads:
+    for head in solved(p).heads:
         n = len(head.A)
         for j in range(n):
             column = [head.A[i][j] for i in range(n)]
@@ -40,7 +39,7 @@ def test_attention_columns_sum_to_one_and_masked_weights_are_zero(p):
 
 @given(problems(rules=HAND))
 def test_hand_rules_give_no_floats(p):
-    s = solve(p)
+    s = solved(p)
     cells = [x for x in s.Z for x in x] + [x for x in (s.output or ()) for x in x]
     for head in s.heads:
         for m in (head.Q, head.K, head.V, head.scores, head.scaled, head.powers, head.A, head.Z, (head.sums,)):
@@ -51,7 +50,7 @@ def test_hand_rules_give_no_floats(p):
 
 @given(problems())
 def test_each_z_is_a_weighted_mean_of_its_value_row(p):
-    for head in solve(p).heads:
+    for head in solved(p).heads:
         for v_row, z_row in zip(head.V, head.Z):
             lo, hi = min(v_row), max(v_row)
             for z in z_row:
@@ -63,7 +62,7 @@ def test_each_z_is_a_weighted_mean_of_its_value_row(p):
 
 @given(problems())
 def test_row_and_column_conventions_are_transposed_twins(p):
-    col, row = solve(p), solve(to_row(p))
+    col, row = solved(p), solved(to_row(p))
     for c, r in zip(col.heads, row.heads):
         for name in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z"):
             assert getattr(r, name) == t(getattr(c, name)), name
@@ -90,7 +89,7 @@ def reference_attention(X_rows, W_Q, W_K, W_V, causal):
 @settings(max_examples=300)
 @given(problems(rules=EXACT_E, convention="row"))
 def test_exact_rules_match_an_independent_float_implementation(p):
-    s = solve(p)
+    s = solved(p)
     outs = []
     for head, sol in zip(p.heads, s.heads):
         weights, Z = reference_attention(p.X, head.W_Q, head.W_K, head.W_V, p.causal)
