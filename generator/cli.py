@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Optional
 
 import click
 
 from generator import __version__
+from generator.draw import MAX_COUNT, MAX_SEED, PRESET_NAMES, DrawOptions, decode_code, draw, fresh_seed
 from generator.engine import solve
 from generator.errors import AttnsheetError, InputError
-from generator.problem import Problem, parse_problems, solution_to_json
+from generator.files import write_atomic
+from generator.metrics import metrics, stats_text
+from generator.problem import Problem, dumps, parse_problems, problem_to_json, solution_to_json
 from generator.text import solution_text
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
@@ -45,6 +50,79 @@ def load_problems(path: str) -> list[Problem]:
     except AttnsheetError as error:
         label = "stdin" if path == "-" else path
         raise type(error)(f"{label}: {error}") from None
+
+
+class RangeType(click.ParamType):
+    """LO..HI, two integers."""
+
+    name = "LO..HI"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        lo, sep, hi = str(value).partition("..")
+        try:
+            if not sep:
+                raise ValueError
+            pair = (int(lo), int(hi))
+        except ValueError:
+            self.fail(f"expected LO..HI such as 0..2, got {value!r}", param, ctx)
+        if pair[0] > pair[1]:
+            self.fail(f"LO must not exceed HI, got {value!r}", param, ctx)
+        return pair
+
+
+def draw_options(command: Callable) -> Callable:
+    """The shape, preset and rule options shared by `draw` and `generate`."""
+    options = [
+        click.option("--preset", type=click.Choice(PRESET_NAMES), default="medium", show_default=True,
+                     help="Value ranges and guarantees: how hard the arithmetic is."),
+        click.option("--tokens", type=click.IntRange(1, 12), default=4, show_default=True, help="Tokens n."),
+        click.option("--d-model", type=click.IntRange(1, 16), default=6, show_default=True,
+                     help="Features per token."),
+        click.option("--d-k", type=click.IntRange(1, 8), default=3, show_default=True, help="Query/key size."),
+        click.option("--d-v", type=click.IntRange(1, 8), default=3, show_default=True, help="Value size."),
+        click.option("--heads", type=click.IntRange(1, 4), default=1, show_default=True, help="Attention heads."),
+        click.option("--output-projection", is_flag=True, help="Add an output projection W_O."),
+        click.option("--causal", is_flag=True, help="Causal mask: query j sees keys 1..j only."),
+        click.option("--convention", type=click.Choice(["column", "row"]), default="column", show_default=True,
+                     help="column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
+        click.option("--rules", type=click.Choice(["hand", "exact"]), default="hand", show_default=True,
+                     help="hand: floor(x/2) and 3^x; exact: /√d_k and e^x."),
+        click.option("--x-range", type=RangeType(), default=None, help="Override: X entries in LO..HI, e.g. 0..3."),
+        click.option("--w-range", type=RangeType(), default=None, help="Override: weights in LO..HI, e.g. -1..2."),
+        click.option("--max-score", type=int, default=None, help="Override: largest scaled score (3^N)."),
+        click.option("--max-sum", type=int, default=None, help="Override: largest column sum of powers."),
+        click.option("--allow-negative-exponents", is_flag=True,
+                     help="Allow scaled scores of -1, so 3^-1 = 1/3 appears."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+DRAW_OPTION_NAMES = (
+    "preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
+    "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents",
+)
+
+
+def options_from(params: dict) -> DrawOptions:
+    """DrawOptions from the CLI's parsed parameters."""
+    return DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
+
+
+def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
+    """Options among `names` that the user typed (not left at their defaults)."""
+    return [
+        name for name in names
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+    ]
+
+
+def say(message: str) -> None:
+    """One line of information for the user, on stderr so stdout stays data."""
+    click.echo(f"attnsheet: {message}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -83,7 +161,7 @@ def solve_command(problem_file: str, as_json: bool, decimals: int) -> None:
     solutions = [solve(p) for p in problems]
     if as_json:
         docs = [solution_to_json(s) for s in solutions]
-        click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+        click.echo(dumps(docs[0] if len(docs) == 1 else docs))
         return
     texts = []
     for i, solution in enumerate(solutions, start=1):
@@ -92,6 +170,53 @@ def solve_command(problem_file: str, as_json: bool, decimals: int) -> None:
             text = f"##### Problem {i} of {len(solutions)}\n\n{text}"
         texts.append(text)
     click.echo("\n".join(texts), nl=False)
+
+
+@cli.command("draw")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
+              help="Seed of the batch; without it a fresh one is chosen and printed.")
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True,
+              help="Problems to draw.")
+@draw_options
+@click.option("--code", default=None, help="Rebuild the one problem a sheet code was printed for.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the JSON to this file instead of stdout.")
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@click.option("--stats", is_flag=True, help="Print the spread of the difficulty metrics on stderr.")
+@click.pass_context
+def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **params) -> None:
+    """Draw hand-friendly problems at random, as a JSON list of problem@1 objects.
+
+    Each problem carries its sheet code (which rebuilds it exactly) and its difficulty
+    metrics. `attnsheet solve` reads the list as it is.
+
+    \b
+    Example:
+      attnsheet draw --seed 7 --count 30 --preset easy --out class.json --stats
+      attnsheet draw --code 72A2-Z
+    """
+    if code is not None:
+        clash = explicit(ctx, ("seed", "count") + DRAW_OPTION_NAMES)
+        if clash:
+            name = clash[0].replace("_", "-")
+            raise click.UsageError(f"--code rebuilds a problem from the code alone; drop --{name}")
+        decoded = decode_code(code)
+        problems = draw(decoded.options, decoded.seed, count=1, start=decoded.index)
+    else:
+        options = options_from(params)
+        if seed is None:
+            seed = fresh_seed()
+            say(f"seed {seed} (rebuild this batch with --seed {seed})")
+        problems = draw(options, seed, count)
+    problems = [replace(p, metrics=metrics(p)) for p in problems]
+    text = dumps([problem_to_json(p) for p in problems]) + "\n"
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text.encode(), force=force)
+        say(f"wrote {len(problems)} problem{'s' if len(problems) > 1 else ''} to {out}")
+    if stats:
+        click.echo(stats_text([p.metrics for p in problems]), err=True)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -388,6 +388,20 @@ def solution_to_json(solution: Solution) -> dict:
     return out
 
 
+def dumps(value: Any, indent: int = 2, _level: int = 0) -> str:
+    """JSON text with objects indented and each list of plain values on one line (matrix rows)."""
+    pad = " " * (indent * (_level + 1))
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{pad}{json.dumps(k)}: {dumps(v, indent, _level + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * (indent * _level) + "}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        items = [pad + dumps(v, indent, _level + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * (indent * _level) + "]"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
 MAX_TEXT = 16 * 1024 * 1024
 """Largest problem file read, in characters: far beyond any real problem or batch."""
 

@@ -40,3 +40,28 @@ def run(capsys, monkeypatch):
         return Run(code, captured.out, captured.err)
 
     return _run
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="Rewrite the golden files from the current code (review the diff before committing).",
+    )
+
+
+@pytest.fixture
+def golden(request):
+    """Compare text with a file under tests/golden/, or rewrite it with --update-golden."""
+
+    def _check(name: str, text: str) -> None:
+        path = ROOT / "tests" / "golden" / name
+        if request.config.getoption("--update-golden"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.exists(), f"missing golden file {path}; run pytest --update-golden and review it"
+        expected = path.read_text(encoding="utf-8")
+        assert text == expected, f"{name} changed; if intended, run pytest --update-golden and review the diff"
+
+    return _check

@@ -1,0 +1,255 @@
+"""The generator: guarantees over thousands of seeds, golden pins, sheet codes, infeasibility."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.codes import ALPHABET, BitWriter, CodeError, pack
+from generator.draw import (
+    DrawError, DrawOptions, PRESET_NAMES, decode_code, draw, draw_code, draw_keys, encode_code, fresh_seed,
+)
+from generator.engine import solve
+from generator.metrics import metrics
+from generator.problem import Problem, Rules, dumps, problem_to_json
+
+# The presets as documented in the README, written out again here so that the checks below
+# do not lean on the drawing code's own tables.
+SPEC = {
+    "easy": dict(x=(0, 1), w=(0, 1), qk=(0, 2), v=(0, 3), scaled=(0, 2), top=2, max_sum=30, largest=90),
+    "medium": dict(x=(0, 2), w=(-1, 1), qk=(0, 2), v=(-2, 3), scaled=(0, 3), top=2, max_sum=60, largest=180),
+    "hard": dict(x=(-1, 2), w=(-1, 2), qk=(-1, 3), v=(-3, 4), scaled=(-1, 4), top=3, max_sum=250, largest=3000),
+}
+
+
+def t(m):
+    return tuple(zip(*m))
+
+
+def column_twin(p: Problem) -> Problem:
+    if p.convention == "column":
+        return p
+    from generator.problem import Head
+
+    return Problem(X=t(p.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
+                   W_O=None if p.W_O is None else t(p.W_O), causal=p.causal)
+
+
+def zero_line(m) -> bool:
+    return any(not any(row) for row in m) or any(not any(col) for col in zip(*m))
+
+
+def within(m, lo, hi) -> bool:
+    return all(lo <= x <= hi for row in m for x in row)
+
+
+def violations(p: Problem, spec: dict) -> list[str]:
+    """Every guarantee a drawn problem must meet, checked from the engine's own solution."""
+    c = replace(column_twin(p), rules=Rules())
+    s = solve(c)
+    out = []
+    n = c.n_tokens
+    if zero_line(c.X):
+        out.append("zero line in X")
+    if len(set(t(c.X))) < n:
+        out.append("identical tokens")
+    if not within(c.X, *spec["x"]):
+        out.append("X out of range")
+    for h, (head, sol) in enumerate(zip(c.heads, s.heads)):
+        for name in ("W_Q", "W_K", "W_V"):
+            if not within(getattr(head, name), *spec["w"]):
+                out.append(f"{name} out of range")
+        for name in ("Q", "K", "V"):
+            if zero_line(getattr(sol, name)):
+                out.append(f"zero line in {name}")
+        if not (within(sol.Q, *spec["qk"]) and within(sol.K, *spec["qk"])):
+            out.append("Q/K outside window")
+        if not within(sol.V, *spec["v"]):
+            out.append("V outside window")
+        if n > 1 and any(len(set(row)) == 1 for row in sol.V):
+            out.append("constant row in V")
+        unmasked = [[sol.scaled[i][j] for i in range(n) if sol.scaled[i][j] is not None] for j in range(n)]
+        values = [x for col in unmasked for x in col]
+        lo, hi = spec["scaled"]
+        if min(values) < lo or max(values) > hi:
+            out.append("scaled score out of range")
+        if max(values) < spec["top"]:
+            out.append("top not reached")
+        if max(sol.sums) > spec["max_sum"]:
+            out.append("column sum too large")
+        eligible = [col for col in unmasked if len(col) >= 2]
+        varied = [col for col in eligible if len(set(col)) > 1]
+        if 2 * len(varied) < len(eligible):
+            out.append("mostly uniform attention")
+        for j in range(n):  # masked weights are really zero and the rest sum to one
+            column = [sol.A[i][j] for i in range(n)]
+            if sum(column) != 1 or any(column[i] != 0 for i in range(j + 1, n) if c.causal):
+                out.append("bad attention column")
+    if len(set(c.heads)) < len(c.heads):
+        out.append("identical heads")
+    if c.W_O is not None and (zero_line(c.W_O) or not within(c.W_O, *spec["w"])):
+        out.append("bad W_O")
+    if c.W_O is None and metrics(p)["largest_number"] > spec["largest"]:  # W_O·Z grows past the band
+        out.append("largest number beyond the preset's band")
+    return out
+
+
+CONFIGS = [
+    ("easy", {}),
+    ("medium", {}),
+    ("hard", {}),
+    ("medium", {"causal": True}),
+    ("hard", {"causal": True, "heads": 2, "output_projection": True}),
+    ("medium", {"convention": "row", "heads": 3}),
+]
+
+
+@pytest.mark.parametrize("preset, extra", CONFIGS, ids=[f"{p}-{'-'.join(e) or 'default'}" for p, e in CONFIGS])
+def test_ten_thousand_seeds_meet_every_guarantee(preset, extra):
+    options = DrawOptions(preset=preset, **extra)
+    problems = draw_keys(options, [(seed, 0) for seed in range(10_000)])
+    bad = {}
+    for seed, p in enumerate(problems):
+        assert p.convention == options.convention and p.causal == options.causal
+        assert len(p.heads) == options.heads and (p.W_O is not None) == options.output_projection
+        v = violations(p, SPEC[preset])
+        if v:
+            bad[seed] = v
+    assert not bad, f"{len(bad)} seeds break guarantees, e.g. {next(iter(bad.items()))}"
+
+
+def test_golden_pins_for_seeds_0_to_9(golden):
+    doc = {preset: [problem_to_json(draw(DrawOptions(preset=preset), seed)[0]) for seed in range(10)]
+           for preset in PRESET_NAMES}
+    golden("draws.json", dumps(doc) + "\n")
+
+
+def test_a_batch_equals_its_problems_drawn_one_by_one():
+    options = DrawOptions(preset="hard", causal=True)
+    batch = draw(options, 99, count=40)
+    assert batch[0] != batch[1]
+    assert all(draw(options, 99, 1, start=i)[0] == batch[i] for i in (0, 17, 39))
+    assert draw_keys(options, [(99, 17), (5, 0)]) == [batch[17], draw(options, 5)[0]]
+
+
+def test_row_convention_is_the_transposed_column_draw():
+    col = draw(DrawOptions(), 3)[0]
+    row = draw(DrawOptions(convention="row"), 3)[0]
+    assert row.X == t(col.X) and row.heads[0].W_Q == t(col.heads[0].W_Q)
+
+
+def test_exact_rules_draw_the_same_matrices():
+    hand, exact = draw(DrawOptions(), 11)[0], draw(DrawOptions(rules="exact"), 11)[0]
+    assert hand.X == exact.X and hand.heads == exact.heads
+    assert exact.rules == Rules("exact", "e")
+
+
+@st.composite
+def option_sets(draw_):
+    preset = draw_(st.sampled_from(PRESET_NAMES))
+    x_range = draw_(st.none() | st.tuples(st.integers(-9, 9), st.integers(0, 9)).map(lambda p: (p[0], min(9, p[0] + p[1]))))
+    allow = draw_(st.booleans())
+    return DrawOptions(
+        preset=preset,
+        tokens=draw_(st.integers(1, 12)), d_model=draw_(st.integers(1, 16)), d_k=draw_(st.integers(1, 8)),
+        d_v=draw_(st.integers(1, 8)), heads=draw_(st.integers(1, 4)), output_projection=draw_(st.booleans()),
+        causal=draw_(st.booleans()), convention=draw_(st.sampled_from(["column", "row"])),
+        rules=draw_(st.sampled_from(["hand", "exact"])), x_range=x_range,
+        w_range=draw_(st.none() | st.just((-2, 2))),
+        max_score=draw_(st.none() | st.integers(0, 12)), max_sum=draw_(st.none() | st.integers(1, 100_000)),
+        allow_negative_exponents=allow,
+    )
+
+
+@settings(max_examples=300)
+@given(option_sets(), st.integers(0, 2**63 - 1), st.integers(0, 99_999))
+def test_code_round_trip(options, seed, index):
+    code = encode_code(options, seed, index)
+    decoded = decode_code(code)
+    assert (decoded.options, decoded.seed, decoded.index) == (options, seed, index)
+    assert decode_code(code.lower().replace("-", " ")).options == options  # forgiving about case and spacing
+    assert set(code) <= set(ALPHABET + "-")
+
+
+def test_default_codes_are_short():
+    for index in (0, 29, 1023):
+        code = encode_code(DrawOptions(), 2**30 - 1, index)
+        assert len(code) <= 14, code
+    assert len(encode_code(DrawOptions(), fresh_seed(), 0)) <= 14
+
+
+def test_draw_code_rebuilds_exactly():
+    for options in (DrawOptions(), DrawOptions(preset="hard", heads=2, causal=True, convention="row")):
+        batch = draw(options, 123456, count=30)
+        for p in batch[::7]:
+            assert draw_code(p.code) == p
+
+
+@settings(max_examples=40)
+@given(option_sets(), st.integers(0, 2**40), st.integers(0, 5000))
+def test_check_character_catches_every_typo_and_swap(options, seed, index):
+    code = encode_code(options, seed, index).replace("-", "")
+    for pos, ch in itertools.product(range(len(code)), ALPHABET):
+        if ch != code[pos]:
+            with pytest.raises(CodeError, match="mistyped"):
+                decode_code(code[:pos] + ch + code[pos + 1:])
+    for pos in range(len(code) - 1):
+        if code[pos] != code[pos + 1]:
+            swapped = code[:pos] + code[pos + 1] + code[pos] + code[pos + 2:]
+            with pytest.raises(CodeError, match="mistyped"):
+                decode_code(swapped)
+
+
+def test_unknown_code_version_is_a_clear_error():
+    w = BitWriter()
+    w.uint(2, 3)
+    w.uint(1, 2)
+    w.flag(False)
+    w.sized(7, 6)
+    w.sized(0, 5)
+    with pytest.raises(CodeError, match="format version 2"):
+        decode_code(pack(w.bits))
+
+
+@pytest.mark.parametrize("code, message", [("", "empty"), ("72A2-0", "never use"), ("7", "mistyped"), ("ABC!", "never use")])
+def test_malformed_codes(code, message):
+    with pytest.raises(CodeError, match=message):
+        decode_code(code)
+
+
+@pytest.mark.parametrize(
+    "extra, guarantee, relax",
+    [
+        ({"preset": "easy", "d_model": 16, "tokens": 12}, "column sum", "--max-sum"),
+        ({"preset": "easy", "tokens": 12, "d_model": 2}, "identical", "--x-range"),
+        ({"preset": "medium", "max_score": 0}, "at most the --max-score", "raise --max-score"),
+    ],
+)
+def test_infeasible_settings_fail_with_the_guarantee_and_the_relaxing_option(extra, guarantee, relax):
+    with pytest.raises(DrawError) as info:
+        draw(DrawOptions(**extra), 1)
+    assert guarantee in str(info.value) and relax in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"tokens": 0}, "--tokens"), ({"d_k": 9}, "--d-k"), ({"x_range": (2, 1)}, "--x-range"),
+     ({"max_score": 13}, "--max-score"), ({"max_score": -1}, "--max-score"), ({"preset": "insane"}, "--preset")],
+)
+def test_invalid_options(kwargs, message):
+    with pytest.raises(DrawError, match=message):
+        DrawOptions(**kwargs)
+
+
+def test_metrics_of_a_drawn_problem():
+    p = draw(DrawOptions(preset="hard"), 4)[0]
+    m = metrics(p)
+    assert m["multiplications"] == (2 * 3 + 3) * 6 * 4 + 3 * 16 + 3 * 16
+    s = solve(p)
+    assert m["column_sums"] == [[x if isinstance(x, int) else f"{x.numerator}/{x.denominator}" for x in s.heads[0].sums]]
+    assert m["fraction_before_division"] == any(isinstance(x, Fraction) for r in s.heads[0].powers for x in r)
