@@ -6,10 +6,11 @@ BIN := $(VENV)/bin
 # subset in C (fast, byte-reproducible) instead of by fontTools; poppler-utils to look at PDFs.
 DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
 
-.PHONY: demo test system bench clean
+.PHONY: demo test system bench clean fonts messages
 
+# The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
-	$(BIN)/attnsheet solve generator/examples/classic.json
+	$(BIN)/attnsheet generate --count 30 --seed 2026 --out output --force
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -45,3 +46,26 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python system
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+# The bundled fonts: OFL-licensed Inter (text) and Noto Sans Mono (matrices), subset to what the
+# sheets use (Latin-1 and Latin Extended-A for names and Spanish, and the maths signs). Needs
+# Debian's fonts-inter and fonts-noto-mono; the results are committed, so builds never run it.
+FONT_CHARS := U+0020-007E,U+00A0-017F,U+2212,U+2044,U+221A,U+03A3,U+2190-2193,U+00B7,U+00D7,U+2248,U+2264,U+2265,U+1D40,U+2013,U+2014,U+2026,U+2018-201F,U+2022,U+2007,U+2009,U+202F,U+2460-2468
+fonts: $(VENV)/.installed
+	for spec in "/usr/share/fonts/opentype/inter/Inter-Regular.otf:Inter-Regular" \
+	            "/usr/share/fonts/opentype/inter/Inter-SemiBold.otf:Inter-SemiBold" \
+	            "/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf:NotoSansMono-Regular" \
+	            "/usr/share/fonts/truetype/noto/NotoSansMono-Bold.ttf:NotoSansMono-Bold"; do \
+	  src=$${spec%%:*}; name=$${spec##*:}; ext=$${src##*.}; \
+	  $(BIN)/pyftsubset "$$src" --unicodes="$(FONT_CHARS)" --layout-features='kern,tnum,lnum,frac,case' \
+	    --no-hinting --desubroutinize --name-IDs='*' --output-file=templates/fonts/$$name.subset.$$ext; \
+	done
+
+# Refresh the message template from the templates and render.py, and merge it into every
+# catalog; then translate what is new (the tests fail while a catalog has an empty entry).
+messages: $(VENV)/.installed
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k gettext --no-location --sort-output --omit-header \
+	  -o templates/locale/attnsheet.pot .
+	for po in templates/locale/*/LC_MESSAGES/attnsheet.po; do \
+	  $(BIN)/pybabel update --no-fuzzy-matching -i templates/locale/attnsheet.pot -o $$po \
+	    -l $$(basename $$(dirname $$(dirname $$po))) -D attnsheet; done

@@ -15,6 +15,10 @@ from generator.draw import MAX_COUNT, MAX_SEED, PRESET_NAMES, DrawOptions, decod
 from generator.engine import solve
 from generator.errors import AttnsheetError, InputError
 from generator.files import write_atomic
+from generator.i18n import languages
+from generator.render import PAPERS, Settings, Student
+from generator.roster import parse_roster
+from generator.sheets import Batch, generate, make_sheets
 from generator.metrics import metrics, stats_text
 from generator.problem import Problem, dumps, parse_problems, problem_to_json, solution_to_json
 from generator.text import solution_text
@@ -217,6 +221,111 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         say(f"wrote {len(problems)} problem{'s' if len(problems) > 1 else ''} to {out}")
     if stats:
         click.echo(stats_text([p.metrics for p in problems]), err=True)
+
+
+def sheet_options(command: Callable) -> Callable:
+    """Paper, language and output options shared by `generate` and `key`."""
+    options = [
+        click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("output"),
+                      show_default=True, help="Folder to write into (created if missing)."),
+        click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
+                     help="Paper size."),
+        click.option("--lang", type=click.Choice(languages()), default="en", show_default=True,
+                     help="Language of the sheets."),
+        click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
+                     help="Write PDF, or HTML (with the fonts copied beside it)."),
+        click.option("--worked", is_flag=True, help="Keys also work out one dot product and one softmax."),
+        click.option("--force", is_flag=True, help="Overwrite files that already exist."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def report(written, sheets: int, out: Path) -> None:
+    """The one-line summary at the end of a batch."""
+    pages = f", {written.pages} pages" if written.pages else ""
+    say(f"wrote {len(written.files)} files to {out} ({sheets} sheet{'s' if sheets != 1 else ''}{pages}) "
+        f"in {written.seconds:.1f} s")
+
+
+def run_batch(batch: Batch) -> None:
+    """Generate a batch with a progress bar on a terminal, and nothing extra otherwise."""
+    total = len(batch.sheets)
+    if sys.stderr.isatty() and total > 1:
+        with click.progressbar(length=total, label="rendering", file=sys.stderr) as bar:
+            written = generate(batch, progress=bar.update)
+    else:
+        written = generate(batch)
+    report(written, total, batch.out)
+
+
+@cli.command("generate")
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=None,
+              help="Number of sheets (default 1); or use --roster.")
+@click.option("--roster", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="CSV with a 'name' column (optional 'id', 'group'): one named sheet per row.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
+              help="Seed of the batch; without it a fresh one is chosen and printed.")
+@draw_options
+@click.option("--title", default="", help="Title printed on every sheet.")
+@click.option("--split", is_flag=True, help="One file per student and per key, not two combined files.")
+@sheet_options
+@click.pass_context
+def generate_command(ctx: click.Context, count, roster, seed, title, split, out, paper, lang, fmt, worked, force,
+                     **params) -> None:
+    """Print worksheets and matching answer keys for a class, with a manifest for grading.
+
+    Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
+    keys/NN-name.pdf) and manifest.json into --out. Every sheet carries its code, which
+    rebuilds it with `attnsheet key CODE`.
+
+    \b
+    Example:
+      attnsheet generate --count 30 --preset easy --out period3
+      attnsheet generate --roster class.csv --lang es --paper letter --split
+    """
+    if count is not None and roster is not None:
+        raise click.UsageError("use --count or --roster, not both")
+    if roster is not None:
+        students = parse_roster(read_text(str(roster)), label=str(roster))
+    else:
+        students = [Student()] * (count or 1)
+    options = options_from(params)
+    if seed is None:
+        seed = fresh_seed()
+        say(f"seed {seed} (rebuild this batch with --seed {seed})")
+    settings = Settings(paper=paper, lang=lang, title=title, worked=worked)
+    recorded = {name: ctx.params[name] for name in DRAW_OPTION_NAMES}
+    recorded.update(count=len(students), roster=None if roster is None else str(roster), title=title,
+                    split=split, paper=paper, lang=lang, format=fmt, worked=worked)
+    batch = Batch(sheets=make_sheets(options, seed, students), settings=settings, out=out, split=split, fmt=fmt,
+                  force=force, options=recorded, seed=seed)
+    run_batch(batch)
+
+
+@cli.command("key")
+@click.argument("code")
+@sheet_options
+def key_command(code, out, paper, lang, fmt, worked, force) -> None:
+    """Rebuild one sheet's worksheet and answer key from its CODE alone.
+
+    Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
+    into --out.
+
+    \b
+    Example:
+      attnsheet key 72Y2-F --out rebuilt --worked
+    """
+    decoded = decode_code(code)
+    (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
+    settings = Settings(paper=paper, lang=lang, worked=worked)
+    recorded = {"code": decoded.code, "paper": paper, "lang": lang, "format": fmt, "worked": worked}
+    stem = decoded.code
+    batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
+                  options=recorded, seed=decoded.seed,
+                  names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
+    run_batch(batch)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -1,0 +1,232 @@
+"""Class batches: draw, solve, render and write every worksheet, key and the manifest."""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from generator import __version__
+from generator.draw import DrawOptions, draw
+from generator.engine import solve
+from generator.files import check_free, ensure_folder, write_atomic
+from generator.metrics import metrics
+from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
+from generator.render import Settings, Student, document_html, sheet_view, stylesheet_text, templates_dir
+
+MANIFEST_FORMAT = "attnsheet/manifest@1"
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One student's exercise: the problem, its solution and who it is for."""
+
+    index: int
+    """1-based position in the batch."""
+    student: Student
+    """The student, or blank fields."""
+    problem: Problem
+    """The drawn problem, with its code."""
+    solution: Solution
+    """Its exact solution."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What `generate` writes: the sheets and how."""
+
+    sheets: tuple[Sheet, ...]
+    """Every sheet, in order."""
+    settings: Settings
+    """Paper, language, title, worked examples."""
+    out: Path
+    """Destination folder."""
+    split: bool = False
+    """One file per student and per key, instead of two combined files."""
+    fmt: str = "pdf"
+    """pdf or html."""
+    force: bool = False
+    """Overwrite existing files."""
+    options: dict = field(default_factory=dict)
+    """Every option, recorded in the manifest."""
+    seed: Optional[int] = None
+    """The batch's seed, recorded in the manifest."""
+    names: tuple[str, str, str] = ("worksheets", "answer-keys", "manifest")
+    """File stems of the combined worksheets, the combined keys and the manifest."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a batch left on disk."""
+
+    files: tuple[Path, ...]
+    """Every file written, manifest included."""
+    pages: int
+    """PDF pages written (0 for HTML)."""
+    seconds: float
+    """Wall time of the whole batch."""
+
+
+def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0) -> tuple[Sheet, ...]:
+    """Draw and solve one problem per student (blank students for a plain --count)."""
+    problems = draw(options, seed, count=len(students), start=start)
+    return tuple(
+        Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
+    )
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """A file-name-safe version of a name: ASCII letters, digits and hyphens only."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    cleaned = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
+    return cleaned[:limit].strip("-")
+
+
+def _stem(sheet: Sheet, width: int) -> str:
+    name = slug(sheet.student.name) or slug(sheet.problem.code or "") or "sheet"
+    return f"{sheet.index:0{width}d}-{name}"
+
+
+def planned_files(batch: Batch) -> dict[str, list[Path]]:
+    """The worksheet and key files a batch will write, one per sheet when split."""
+    ext = batch.fmt
+    if not batch.split:
+        return {"worksheets": [batch.out / f"{batch.names[0]}.{ext}"], "keys": [batch.out / f"{batch.names[1]}.{ext}"]}
+    width = max(2, len(str(len(batch.sheets))))
+    stems = [_stem(s, width) for s in batch.sheets]
+    return {
+        "worksheets": [batch.out / "worksheets" / f"{stem}.{ext}" for stem in stems],
+        "keys": [batch.out / "keys" / f"{stem}.{ext}" for stem in stems],
+    }
+
+
+def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> Written:
+    """Render every sheet and key, write them and the manifest; nothing is overwritten unforced."""
+    start = time.perf_counter()
+    plan = planned_files(batch)
+    manifest_path = batch.out / f"{batch.names[2]}.json"
+    targets = plan["worksheets"] + plan["keys"] + [manifest_path]
+    check_free(targets, batch.force)
+    ensure_folder(batch.out)
+    if batch.fmt == "html":
+        written, pages, places = _write_html(batch, plan, progress)
+    else:
+        written, pages, places = _write_pdf(batch, plan, progress)
+    manifest = _manifest(batch, places)
+    write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+    return Written(files=tuple(written) + (manifest_path,), pages=pages, seconds=time.perf_counter() - start)
+
+
+def _views(sheet: Sheet, settings: Settings) -> tuple[dict, dict]:
+    args = (sheet.problem, sheet.solution, sheet.student, settings)
+    return sheet_view(*args, key=False), sheet_view(*args, key=True)
+
+
+def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+    from generator.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+
+    r = renderer()
+    worksheet_docs, key_docs = [], []
+    for sheet in batch.sheets:
+        ws, key = _views(sheet, batch.settings)
+        worksheet_docs.append(r.render(document_html([ws], batch.settings)))
+        key_docs.append(r.render(document_html([key], batch.settings)))
+        if progress:
+            progress(1)
+    places = []
+    written = []
+    if batch.split:
+        for sheet, ws_doc, key_doc, ws_path, key_path in zip(
+            batch.sheets, worksheet_docs, key_docs, plan["worksheets"], plan["keys"]
+        ):
+            write_atomic(ws_path, r.pdf([ws_doc]), force=batch.force)
+            write_atomic(key_path, r.pdf([key_doc]), force=batch.force)
+            written += [ws_path, key_path]
+            places.append({"worksheet": _place(batch, ws_path, 1, len(ws_doc.pages)),
+                           "key": _place(batch, key_path, 1, len(key_doc.pages))})
+    else:
+        ws_path, key_path = plan["worksheets"][0], plan["keys"][0]
+        write_atomic(ws_path, r.pdf(worksheet_docs), force=batch.force)
+        write_atomic(key_path, r.pdf(key_docs), force=batch.force)
+        written += [ws_path, key_path]
+        ws_page = key_page = 1
+        for ws_doc, key_doc in zip(worksheet_docs, key_docs):
+            places.append({"worksheet": _place(batch, ws_path, ws_page, len(ws_doc.pages)),
+                           "key": _place(batch, key_path, key_page, len(key_doc.pages))})
+            ws_page += len(ws_doc.pages)
+            key_page += len(key_doc.pages)
+    pages = sum(len(d.pages) for d in worksheet_docs + key_docs)
+    return written, pages, places
+
+
+def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+    views = []
+    for sheet in batch.sheets:
+        views.append(_views(sheet, batch.settings))
+        if progress:
+            progress(1)
+    written: list[Path] = []
+    places = []
+    if batch.split:
+        css = stylesheet_text("../")
+        for (ws, key), ws_path, key_path in zip(views, plan["worksheets"], plan["keys"]):
+            write_atomic(ws_path, document_html([ws], batch.settings, css).encode("utf-8"), force=batch.force)
+            write_atomic(key_path, document_html([key], batch.settings, css).encode("utf-8"), force=batch.force)
+            written += [ws_path, key_path]
+            places.append({"worksheet": _place(batch, ws_path), "key": _place(batch, key_path)})
+    else:
+        css = stylesheet_text("")
+        ws_path, key_path = plan["worksheets"][0], plan["keys"][0]
+        ws_html = document_html([w for w, _ in views], batch.settings, css)
+        key_html = document_html([k for _, k in views], batch.settings, css)
+        write_atomic(ws_path, ws_html.encode("utf-8"), force=batch.force)
+        write_atomic(key_path, key_html.encode("utf-8"), force=batch.force)
+        written += [ws_path, key_path]
+        places = [{"worksheet": _place(batch, ws_path), "key": _place(batch, key_path)} for _ in views]
+    written += _copy_fonts(batch)
+    return written, 0, places
+
+
+def _copy_fonts(batch: Batch) -> list[Path]:
+    """HTML output refers to the bundled fonts next to it."""
+    copied = []
+    for font in sorted((templates_dir() / "fonts").iterdir()):
+        if font.suffix in (".otf", ".ttf") or font.name == "OFL.txt":
+            target = batch.out / "fonts" / font.name
+            write_atomic(target, font.read_bytes(), force=True)  # identical bytes: safe to refresh
+            copied.append(target)
+    return copied
+
+
+def _place(batch: Batch, path: Path, first_page: Optional[int] = None, pages: Optional[int] = None) -> dict:
+    place: dict = {"file": path.relative_to(batch.out).as_posix()}
+    if first_page is not None:
+        place["first_page"] = first_page
+        place["pages"] = pages
+    return place
+
+
+def _manifest(batch: Batch, places: list[dict]) -> dict:
+    """Everything needed to grade without opening a PDF, and to rebuild any sheet."""
+    return {
+        "format": MANIFEST_FORMAT,
+        "tool": {"name": "attnsheet", "version": __version__},
+        "options": batch.options,
+        "seed": batch.seed,
+        "settings": asdict(batch.settings),
+        "sheets": [
+            {
+                "index": sheet.index,
+                "code": sheet.problem.code,
+                "student": asdict(sheet.student),
+                **place,
+                "metrics": metrics(sheet.problem, sheet.solution),
+                "problem": problem_to_json(sheet.problem),
+                "solution": solution_to_json(sheet.solution),
+            }
+            for sheet, place in zip(batch.sheets, places)
+        ],
+    }
