@@ -61,7 +61,7 @@ class Renderer:
     def pdf(self, documents: list[Document]) -> bytes:
         """The pages of `documents`, in order, as one PDF with shared fonts."""
         pages = [page for doc in documents for page in doc.pages]
-        return documents[0].copy(pages).write_pdf(font_config=self.fonts)
+        return documents[0].copy(pages).write_pdf()
 
 
 @functools.lru_cache(maxsize=1)

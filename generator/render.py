@@ -204,7 +204,7 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
 
 
 def _center(text: str, width: int) -> str:
-    left = (width - len(text)) // 2
+    left = (width - len(text) + 1) // 2  # an odd spare space goes left: never flush to the bracket
     return " " * left + text + " " * (width - len(text) - left)
 
 

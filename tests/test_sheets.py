@@ -1,0 +1,151 @@
+"""End to end: `generate` and `key` write PDFs that say what they should (read back with pypdf)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from generator.draw import DrawOptions, draw, draw_code
+from generator.engine import solve
+from generator.problem import parse_problems, solution_to_json
+from generator.render import Settings, Student, sheet_html
+
+A4 = (595, 842)
+LETTER = (612, 792)
+
+
+def pages_text(path: Path) -> list[str]:
+    return [page.extract_text() for page in PdfReader(path).pages]
+
+
+def page_size(path: Path) -> tuple[int, int]:
+    box = PdfReader(path).pages[0].mediabox
+    return round(float(box.width)), round(float(box.height))
+
+
+def computed_texts(solution_doc: dict) -> set[str]:
+    """Answers a worksheet must not show: the fractions of A and Z and their decimals."""
+    out = set()
+    for head in solution_doc["heads"]:
+        for name in ("A", "Z"):
+            for row in head[name]:
+                for x in row:
+                    if isinstance(x, str):
+                        out.add(x.replace("-", "−"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def class_run(tmp_path_factory):
+    """One class of three named students, rendered once for the tests below."""
+    from generator.cli import main
+
+    folder = tmp_path_factory.mktemp("class")
+    roster = folder / "roster.csv"
+    roster.write_text("name,id,group\nAda Lovelace,7,B\nJosé Núñez,8,B\nGrace Hopper,9,C\n", encoding="utf-8")
+    out = folder / "out"
+    try:
+        main(["generate", "--roster", str(roster), "--seed", "5", "--out", str(out), "--worked"])
+    except SystemExit as exit_:
+        assert exit_.code in (0, None)
+    return out
+
+
+def test_combined_files_pages_and_names(class_run):
+    ws, keys = pages_text(class_run / "worksheets.pdf"), pages_text(class_run / "answer-keys.pdf")
+    assert len(ws) == 3 and len(keys) == 3
+    manifest = json.loads((class_run / "manifest.json").read_text())
+    for i, (sheet, name) in enumerate(zip(manifest["sheets"], ["Ada Lovelace", "José Núñez", "Grace Hopper"])):
+        assert sheet["student"]["name"] == name and sheet["worksheet"]["first_page"] == i + 1
+        assert name in ws[i] and name in keys[i]
+        assert sheet["code"] in ws[i] and sheet["code"] in keys[i]
+    assert page_size(class_run / "worksheets.pdf") == A4
+
+
+def test_keys_show_exact_fractions_and_worksheets_none(class_run):
+    manifest = json.loads((class_run / "manifest.json").read_text())
+    ws, keys = pages_text(class_run / "worksheets.pdf"), pages_text(class_run / "answer-keys.pdf")
+    for i, sheet in enumerate(manifest["sheets"]):
+        answers = computed_texts(sheet["solution"])
+        assert answers, "a sheet with no fractions teaches little"
+        key_words, ws_words = set(keys[i].split()), set(ws[i].split())  # whole words: "1/3." in the rules is not an answer
+        assert answers <= key_words, answers - key_words
+        assert not answers & ws_words
+        sums = {str(s) for s in sheet["solution"]["heads"][0]["sums"] if isinstance(s, int) and s > 9}
+        assert sums <= key_words
+    assert "Worked out" in keys[0]
+
+
+def test_manifest_solutions_equal_solve(class_run, run):
+    manifest = json.loads((class_run / "manifest.json").read_text())
+    problems = json.dumps([s["problem"] for s in manifest["sheets"]])
+    solved = json.loads(run("solve", "-", "--json", stdin=problems).out)
+    assert [s["solution"] for s in manifest["sheets"]] == solved
+    assert manifest["seed"] == 5 and manifest["tool"]["name"] == "attnsheet"
+    assert manifest["options"]["preset"] == "medium" and manifest["options"]["count"] == 3
+
+
+def test_split_letter_spanish(run, tmp_path):
+    r = run("generate", "--count", "2", "--seed", "3", "--split", "--paper", "letter", "--lang", "es",
+            "--out", str(tmp_path))
+    assert r.code == 0, r.err
+    codes = [p.code.lower() for p in draw(DrawOptions(), 3, 2)]
+    assert sorted(p.name for p in (tmp_path / "worksheets").iterdir()) == [f"01-{codes[0]}.pdf", f"02-{codes[1]}.pdf"]
+    assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [f"01-{codes[0]}.pdf", f"02-{codes[1]}.pdf"]
+    first = tmp_path / "worksheets" / f"01-{codes[0]}.pdf"
+    assert page_size(first) == LETTER
+    text = pages_text(first)[0]
+    assert "hoja de trabajo" in text.lower() and "Nombre" in text and "Reglas" in text
+    assert "solucionario" in pages_text(tmp_path / "keys" / f"01-{codes[0]}.pdf")[0].lower()
+    assert "wrote 5 files" in r.err
+
+
+def test_key_rebuilds_a_sheet_from_its_code(run, tmp_path, class_run):
+    manifest = json.loads((class_run / "manifest.json").read_text())
+    sheet = manifest["sheets"][1]
+    r = run("key", sheet["code"].lower(), "--out", str(tmp_path))
+    assert r.code == 0, r.err
+    rebuilt = json.loads((tmp_path / f"{sheet['code']}-manifest.json").read_text())["sheets"][0]
+    assert rebuilt["problem"] == sheet["problem"] and rebuilt["solution"] == sheet["solution"]
+    assert sheet["code"] in pages_text(tmp_path / f"{sheet['code']}-key.pdf")[0]
+
+
+def test_existing_files_are_kept_without_force(run, tmp_path):
+    assert run("generate", "--seed", "1", "--out", str(tmp_path), "--format", "html").code == 0
+    before = (tmp_path / "worksheets.html").read_bytes()
+    r = run("generate", "--seed", "2", "--out", str(tmp_path), "--format", "html")
+    assert r.code == 1 and "already exists" in r.err
+    assert (tmp_path / "worksheets.html").read_bytes() == before
+    assert run("generate", "--seed", "2", "--out", str(tmp_path), "--format", "html", "--force").code == 0
+    assert (tmp_path / "worksheets.html").read_bytes() != before
+    assert (tmp_path / "fonts" / "OFL.txt").exists()
+
+
+def test_count_and_roster_together_is_a_usage_error(run, tmp_path):
+    roster = tmp_path / "r.csv"
+    roster.write_text("name\nA\n")
+    r = run("generate", "--count", "2", "--roster", str(roster), "--out", str(tmp_path))
+    assert r.code == 2 and r.err.count("\n") == 1
+
+
+LAYOUTS = {
+    "column": DrawOptions(),
+    "row": DrawOptions(convention="row"),
+    "multihead": DrawOptions(heads=2, output_projection=True),
+    "causal": DrawOptions(causal=True, preset="hard"),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_golden_html(layout, golden):
+    problem = draw(LAYOUTS[layout], 2026)[0]
+    assert draw_code(problem.code) == problem
+    solution = solve(problem)
+    student = Student(name="Ada <Lovelace>", group="B&C")
+    for key in (False, True):
+        html = sheet_html(problem, solution, student, Settings(worked=key), key=key)
+        golden(f"sheet-{layout}-{'key' if key else 'worksheet'}.html", html)
+        assert "Ada &lt;Lovelace&gt;" in html and "B&amp;C" in html
