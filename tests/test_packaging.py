@@ -63,3 +63,9 @@ def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
         cwd=elsewhere, capture_output=True, text=True, env=env, check=True,
     ).stdout
     assert str(env_dir) in location  # the installed copy, not the repo's
+    sheets = subprocess.run(
+        [str(env_dir / "bin" / "attnsheet"), "generate", "--seed", "1", "--lang", "es", "--out", "made"],
+        cwd=elsewhere, capture_output=True, text=True, env=env,
+    )
+    assert sheets.returncode == 0, sheets.stderr
+    assert (elsewhere / "made" / "worksheets.pdf").read_bytes().startswith(b"%PDF")

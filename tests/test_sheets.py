@@ -97,6 +97,7 @@ def test_split_letter_spanish(run, tmp_path):
     assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [f"01-{codes[0]}.pdf", f"02-{codes[1]}.pdf"]
     first = tmp_path / "worksheets" / f"01-{codes[0]}.pdf"
     assert page_size(first) == LETTER
+    assert len(PdfReader(first).pages) == 1 and len(PdfReader(tmp_path / "keys" / f"01-{codes[0]}.pdf").pages) == 1
     text = pages_text(first)[0]
     assert "hoja de trabajo" in text.lower() and "Nombre" in text and "Reglas" in text
     assert "solucionario" in pages_text(tmp_path / "keys" / f"01-{codes[0]}.pdf")[0].lower()
