@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -236,6 +237,8 @@ def sheet_options(command: Callable) -> Callable:
                      help="Write PDF, or HTML (with the fonts copied beside it)."),
         click.option("--worked", is_flag=True, help="Keys also work out one dot product and one softmax."),
         click.option("--force", is_flag=True, help="Overwrite files that already exist."),
+        click.option("--jobs", type=click.IntRange(1, 64), default=os.cpu_count() or 1, show_default="CPUs",
+                     help="Processes rendering PDF files at once (output is the same for any number)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -273,7 +276,7 @@ def run_batch(batch: Batch) -> None:
 @sheet_options
 @click.pass_context
 def generate_command(ctx: click.Context, count, roster, seed, title, split, out, paper, lang, fmt, worked, force,
-                     **params) -> None:
+                     jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -300,14 +303,14 @@ def generate_command(ctx: click.Context, count, roster, seed, title, split, out,
     recorded.update(count=len(students), roster=None if roster is None else str(roster), title=title,
                     split=split, paper=paper, lang=lang, format=fmt, worked=worked)
     batch = Batch(sheets=make_sheets(options, seed, students), settings=settings, out=out, split=split, fmt=fmt,
-                  force=force, options=recorded, seed=seed)
+                  force=force, options=recorded, seed=seed, jobs=jobs)
     run_batch(batch)
 
 
 @cli.command("key")
 @click.argument("code")
 @sheet_options
-def key_command(code, out, paper, lang, fmt, worked, force) -> None:
+def key_command(code, out, paper, lang, fmt, worked, force, jobs) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
@@ -323,7 +326,7 @@ def key_command(code, out, paper, lang, fmt, worked, force) -> None:
     recorded = {"code": decoded.code, "paper": paper, "lang": lang, "format": fmt, "worked": worked}
     stem = decoded.code
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
-                  options=recorded, seed=decoded.seed,
+                  options=recorded, seed=decoded.seed, jobs=jobs,
                   names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
     run_batch(batch)
 

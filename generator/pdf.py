@@ -6,6 +6,7 @@ only module that imports WeasyPrint.
 
 from __future__ import annotations
 
+import base64
 import functools
 import logging
 import mimetypes
@@ -17,7 +18,7 @@ from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from generator.render import templates_dir
+from generator.render import PNG_DATA, templates_dir
 
 # WeasyPrint reports what it could not load through logging; the CLI speaks for itself.
 logging.getLogger("weasyprint").addHandler(logging.NullHandler())
@@ -25,14 +26,18 @@ logging.getLogger("weasyprint").propagate = False
 
 
 class AssetFetcher(URLFetcher):
-    """Serves files from the templates folder and refuses every other URL: fails closed."""
+    """Serves files from the templates folder and our own inline PNGs; refuses every other URL."""
 
     def __init__(self, root: Path) -> None:
-        super().__init__(allowed_protocols=("file",), allow_redirects=False, fail_on_errors=False)
+        super().__init__(allowed_protocols=("file", "data"), allow_redirects=False, fail_on_errors=False)
         self.root = root.resolve()
         self.refused: list[str] = []
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
+        if url.startswith(PNG_DATA):
+            # The QR codes render makes: data in the URL itself, no file and no network.
+            return URLFetcherResponse(url[:64], base64.b64decode(url[len(PNG_DATA):], validate=True),
+                                      headers={"Content-Type": "image/png"})
         parts = urlsplit(url)
         path = Path(unquote(parts.path)).resolve() if parts.scheme == "file" and not parts.netloc else None
         if path is None or not path.is_relative_to(self.root) or not path.is_file():

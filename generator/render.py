@@ -8,8 +8,12 @@ cost grows with boxes). Nothing here writes files.
 
 from __future__ import annotations
 
+import base64
 import functools
+import io
 import re
+import struct
+import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -32,6 +36,8 @@ CHAR_PT = 6.0
 """Width of one character of the 10 pt monospaced matrix font (0.6 em)."""
 LINE_PT = 16.0
 """Height of one line of a matrix: a writing box is this tall."""
+PNG_DATA = "data:image/png;base64,"
+"""Prefix of the only data URLs a sheet holds: its QR code and the writing-box tiles."""
 
 
 def templates_dir() -> Path:
@@ -115,6 +121,42 @@ class MatrixView:
         """Height of one cell."""
         return round(self.cell_h * LINE_PT, 2)
 
+    @property
+    def tile(self) -> str:
+        """The writing-box tile for this cell size, as a PNG data URL."""
+        return grid_tile(self.cell_w_pt, self.cell_h_pt)
+
+
+TILE_PX_PER_PT = 4
+"""Tile resolution: 288 dpi, so the half-point box lines print crisp."""
+
+
+@functools.lru_cache(maxsize=None)
+def grid_tile(width_pt: float, height_pt: float) -> str:
+    """A transparent cell-sized PNG with a grey line on its right and bottom edges.
+
+    Repeated as a background it draws a whole grid of writing boxes: one image, where two
+    gradients per matrix cost WeasyPrint a shading each to write.
+    """
+    w, h = round(width_pt * TILE_PX_PER_PT), round(height_pt * TILE_PX_PER_PT)
+    line = 2  # pixels: 0.5 pt
+    grey, clear = b"\x8a\x8a\x8a\xff", b"\x00\x00\x00\x00"
+    rows = []
+    for y in range(h):
+        if y >= h - line:
+            pixels = grey * w
+        else:
+            pixels = clear * (w - line) + grey * line
+        rows.append(b"\x00" + pixels)  # filter byte: none
+    raw = zlib.compress(b"".join(rows), 9)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+           + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
+    return PNG_DATA + base64.b64encode(png).decode("ascii")
+
 
 @dataclass(frozen=True)
 class Placed:
@@ -166,7 +208,7 @@ def _body_width(m: MatrixView) -> float:
 
 def _block_width(m: MatrixView) -> float:
     """Width a matrix block needs: its body, or its caption if that is wider (an estimate)."""
-    label = len(m.label.replace("_", "")) * 0.6 * 8.5 + 4 + len(m.caption) * 0.52 * 7.5
+    label = (len(m.label) + 2 + len(m.caption)) * 0.6 * 7.5  # one monospaced run at 7.5 pt
     return round(max(_body_width(m), label), 1)
 
 
@@ -284,10 +326,9 @@ def _css_string(value: str) -> str:
     return Markup(f'"{escaped}"')
 
 
-def _math(label: str) -> Markup:
-    """A maths label with its _subscripts set as subscripts: W_Q becomes W<sub>Q</sub>."""
-    escaped = str(Markup.escape(label))
-    return Markup(re.sub(r"_([A-Za-z]+)", r"<sub>\1</sub>", escaped))
+def _math(label: str) -> str:
+    """A maths label as one plain run of text (W_Q stays W_Q): one text box, the cheapest to lay out."""
+    return label
 
 
 @functools.lru_cache(maxsize=None)
@@ -307,10 +348,11 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
-def qr_svg(code: str) -> Markup:
-    """A QR code of a sheet code as inline SVG (one path; the code's alphabet needs no escaping)."""
-    svg = segno.make(code, error="m", micro=False).svg_inline(scale=1, border=0, omitsize=True)
-    return Markup(svg)
+def qr_png(code: str) -> str:
+    """A QR code of a sheet code as a PNG data URL: a tiny image is far cheaper to lay out than SVG."""
+    buffer = io.BytesIO()
+    segno.make(code, error="m", micro=False).save(buffer, kind="png", scale=4, border=0)
+    return PNG_DATA + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 # --- sheets -----------------------------------------------------------------------------------
@@ -461,7 +503,6 @@ def _worked(problem: Problem, solution: Solution, _) -> dict:
 def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> dict:
     """Everything the template needs for one worksheet (key=False) or answer key (key=True)."""
     _ = translations(settings.lang).gettext
-    rules = problem.rules
     return {
         "problem": problem,
         "row": problem.convention == "row",
@@ -471,13 +512,33 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "key": key,
         "student": student,
         "code": problem.code or "",
-        "qr": qr_svg(problem.code) if problem.code else "",
-        "divisor": hand_divisor(problem.d_k),
-        "d_k": problem.d_k,
-        "scale": rules.scale,
-        "softmax": rules.softmax,
+        "qr": qr_png(problem.code) if problem.code else "",
         "worked": _worked(problem, solution, _) if key and settings.worked else None,
+        "rules": _rules(problem, key, _),
     }
+
+
+def _rules(problem: Problem, key: bool, _) -> list[str]:
+    """The rules box's lines, in the sheet's language."""
+    rules = problem.rules
+    d_k = problem.d_k
+    if rules.scale == "floor":
+        lines = [_("Scale: floor(x/%(divisor)s) stands for x/√%(d_k)s; round down, so floor(−1/2) = −1.")
+                 % {"divisor": hand_divisor(d_k), "d_k": d_k}]
+    elif rules.scale == "exact":
+        lines = [_("Scale: divide each score by √%(d_k)s.") % {"d_k": d_k}]
+    else:
+        lines = [_("No scaling: use the scores as they are.")]
+    lines.append(_("Softmax: 3^x stands for e^x; 3^0 = 1 and 3^−1 = 1/3.") if rules.softmax == "base3"
+                 else _("Softmax: use e^x."))
+    lines.append(_("Divide each power by its row sum Σ: each row of A sums to 1.") if problem.convention == "row"
+                 else _("Divide each power by its column sum Σ: each column of A sums to 1."))
+    lines.append(_("Each product sits where its factors' rows and columns cross."))
+    if problem.causal:
+        lines.append(_("Causal mask: struck-out cells are hidden keys; their weight is 0."))
+    if not key:
+        lines.append(_("Write A and Z as fractions, with two decimals below."))
+    return ["• " + line for line in lines]
 
 
 def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "") -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import re
+import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from generator import __version__
 from generator.draw import DrawOptions, draw
@@ -54,6 +57,8 @@ class Batch:
     """Every option, recorded in the manifest."""
     seed: Optional[int] = None
     """The batch's seed, recorded in the manifest."""
+    jobs: int = 1
+    """Processes rendering PDF files at once."""
     names: tuple[str, str, str] = ("worksheets", "answer-keys", "manifest")
     """File stems of the combined worksheets, the combined keys and the manifest."""
 
@@ -125,41 +130,90 @@ def _views(sheet: Sheet, settings: Settings) -> tuple[dict, dict]:
     return sheet_view(*args, key=False), sheet_view(*args, key=True)
 
 
-def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+@dataclass(frozen=True)
+class Task:
+    """One PDF file to render: the unit of work a job process takes."""
+
+    path: Path
+    """Where it goes."""
+    sheets: tuple[Sheet, ...]
+    """Its sheets, in order."""
+    key: bool
+    """Answer keys rather than worksheets."""
+    settings: Settings
+    """Paper, language, title, worked examples."""
+
+
+def render_task(task: Task) -> tuple[bytes, list[int]]:
+    """A task's PDF and the page count of each of its sheets (runs in a job process)."""
     from generator.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
     r = renderer()
-    worksheet_docs, key_docs = [], []
-    for sheet in batch.sheets:
-        ws, key = _views(sheet, batch.settings)
-        worksheet_docs.append(r.render(document_html([ws], batch.settings)))
-        key_docs.append(r.render(document_html([key], batch.settings)))
-        if progress:
+    docs = [
+        r.render(document_html([sheet_view(s.problem, s.solution, s.student, task.settings, task.key)],
+                               task.settings))
+        for s in task.sheets
+    ]
+    return r.pdf(docs), [len(d.pages) for d in docs]
+
+
+def _fresh_worker() -> None:
+    """A job process starts its own renderer (fonts and stylesheet), kept for all its tasks."""
+    from generator.pdf import renderer
+
+    renderer.cache_clear()
+
+
+def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, bytes, list[int]]]:
+    """Each task's result, in order; in `jobs` processes when there is more than one task.
+
+    A file is always rendered whole by one process, so its bytes do not depend on `jobs`.
+    """
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            data, pages = render_task(task)
+            if progress:
+                progress(len(task.sheets))
+            yield task, data, pages
+        return
+    context = multiprocessing.get_context("forkserver" if sys.platform != "win32" else "spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                             initializer=_fresh_worker) as pool:
+        for task, (data, pages) in zip(tasks, pool.map(render_task, tasks)):
+            if progress:
+                progress(len(task.sheets))
+            yield task, data, pages
+
+
+def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+    settings = batch.settings
+    if batch.split:
+        tasks = [Task(path, (sheet,), key, settings)
+                 for sheet, ws, kp in zip(batch.sheets, plan["worksheets"], plan["keys"])
+                 for path, key in ((ws, False), (kp, True))]
+    else:
+        tasks = [Task(plan["worksheets"][0], batch.sheets, False, settings),
+                 Task(plan["keys"][0], batch.sheets, True, settings)]
+    written: list[Path] = []
+    counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
+    total = 0
+    for task, data, pages in _run_tasks(tasks, batch.jobs, progress if not batch.split else None):
+        write_atomic(task.path, data, force=batch.force)
+        written.append(task.path)
+        first = 1
+        for sheet, n in zip(task.sheets, pages):
+            counts[(task.path, sheet.index)] = (first, n)
+            first += n
+        total += sum(pages)
+        if batch.split and progress and task.key:
             progress(1)
     places = []
-    written = []
-    if batch.split:
-        for sheet, ws_doc, key_doc, ws_path, key_path in zip(
-            batch.sheets, worksheet_docs, key_docs, plan["worksheets"], plan["keys"]
-        ):
-            write_atomic(ws_path, r.pdf([ws_doc]), force=batch.force)
-            write_atomic(key_path, r.pdf([key_doc]), force=batch.force)
-            written += [ws_path, key_path]
-            places.append({"worksheet": _place(batch, ws_path, 1, len(ws_doc.pages)),
-                           "key": _place(batch, key_path, 1, len(key_doc.pages))})
-    else:
-        ws_path, key_path = plan["worksheets"][0], plan["keys"][0]
-        write_atomic(ws_path, r.pdf(worksheet_docs), force=batch.force)
-        write_atomic(key_path, r.pdf(key_docs), force=batch.force)
-        written += [ws_path, key_path]
-        ws_page = key_page = 1
-        for ws_doc, key_doc in zip(worksheet_docs, key_docs):
-            places.append({"worksheet": _place(batch, ws_path, ws_page, len(ws_doc.pages)),
-                           "key": _place(batch, key_path, key_page, len(key_doc.pages))})
-            ws_page += len(ws_doc.pages)
-            key_page += len(key_doc.pages)
-    pages = sum(len(d.pages) for d in worksheet_docs + key_docs)
-    return written, pages, places
+    for i, sheet in enumerate(batch.sheets):
+        ws_path = plan["worksheets"][i if batch.split else 0]
+        key_path = plan["keys"][i if batch.split else 0]
+        places.append({"worksheet": _place(batch, ws_path, *counts[(ws_path, sheet.index)]),
+                       "key": _place(batch, key_path, *counts[(key_path, sheet.index)])})
+    return written, total, places
 
 
 def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
