@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import signal
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
@@ -18,11 +21,14 @@ from generator.errors import AttnsheetError, InputError
 from generator.files import write_atomic
 from generator.i18n import languages
 from generator.render import PAPERS, Settings, Student
-from generator.roster import parse_roster
-from generator.sheets import Batch, generate, make_sheets
+from generator.roster import clean_text, parse_roster
+from generator.sheets import Batch, Interrupted, generate, make_sheets
 from generator.metrics import metrics, stats_text
 from generator.problem import Problem, dumps, parse_problems, problem_to_json, solution_to_json
 from generator.text import solution_text
+
+MAX_TITLE = 120
+"""Longest --title: two lines across the top of a sheet."""
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 """Largest problem file read: far beyond any real problem or batch."""
@@ -237,12 +243,29 @@ def sheet_options(command: Callable) -> Callable:
                      help="Write PDF, or HTML (with the fonts copied beside it)."),
         click.option("--worked", is_flag=True, help="Keys also work out one dot product and one softmax."),
         click.option("--force", is_flag=True, help="Overwrite files that already exist."),
+        click.option("--timestamp", "stamp", is_flag=True,
+                     help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",),
         click.option("--jobs", type=click.IntRange(1, 64), default=os.cpu_count() or 1, show_default="CPUs",
                      help="Processes rendering PDF files at once (output is the same for any number)."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def timestamp(asked: bool) -> str:
+    """The time to stamp files with: none unless asked, SOURCE_DATE_EPOCH when it is set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not asked and epoch is None:
+        return ""
+    if epoch is None:
+        moment = datetime.datetime.now(datetime.timezone.utc)
+    else:
+        try:
+            moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch[:40]!r}") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def report(written, sheets: int, out: Path) -> None:
@@ -276,7 +299,7 @@ def run_batch(batch: Batch) -> None:
 @sheet_options
 @click.pass_context
 def generate_command(ctx: click.Context, count, roster, seed, title, split, out, paper, lang, fmt, worked, force,
-                     jobs, **params) -> None:
+                     stamp, jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -290,6 +313,9 @@ def generate_command(ctx: click.Context, count, roster, seed, title, split, out,
     """
     if count is not None and roster is not None:
         raise click.UsageError("use --count or --roster, not both")
+    if len(title) > MAX_TITLE:
+        raise click.UsageError(f"--title: at most {MAX_TITLE} characters, got {len(title)}")
+    title = clean_text(title)
     if roster is not None:
         students = parse_roster(read_text(str(roster)), label=str(roster))
     else:
@@ -298,7 +324,7 @@ def generate_command(ctx: click.Context, count, roster, seed, title, split, out,
     if seed is None:
         seed = fresh_seed()
         say(f"seed {seed} (rebuild this batch with --seed {seed})")
-    settings = Settings(paper=paper, lang=lang, title=title, worked=worked)
+    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp))
     recorded = {name: ctx.params[name] for name in DRAW_OPTION_NAMES}
     recorded.update(count=len(students), roster=None if roster is None else str(roster), title=title,
                     split=split, paper=paper, lang=lang, format=fmt, worked=worked)
@@ -310,7 +336,7 @@ def generate_command(ctx: click.Context, count, roster, seed, title, split, out,
 @cli.command("key")
 @click.argument("code")
 @sheet_options
-def key_command(code, out, paper, lang, fmt, worked, force, jobs) -> None:
+def key_command(code, out, paper, lang, fmt, worked, force, stamp, jobs) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
@@ -322,7 +348,7 @@ def key_command(code, out, paper, lang, fmt, worked, force, jobs) -> None:
     """
     decoded = decode_code(code)
     (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
-    settings = Settings(paper=paper, lang=lang, worked=worked)
+    settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
     recorded = {"code": decoded.code, "paper": paper, "lang": lang, "format": fmt, "worked": worked}
     stem = decoded.code
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
@@ -331,8 +357,18 @@ def key_command(code, out, paper, lang, fmt, worked, force, jobs) -> None:
     run_batch(batch)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: stop cleanly, then exit 143."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the CLI, turning every expected error into one line on stderr."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         cli.main(args=argv, prog_name="attnsheet", standalone_mode=False)
     except click.UsageError as error:
@@ -341,15 +377,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     except click.ClickException as error:
         click.echo(f"attnsheet: error: {error.format_message()}", err=True)
         sys.exit(error.exit_code)
+    except Interrupted as error:
+        click.echo(f"attnsheet: {error}", err=True)
+        sys.exit(143 if isinstance(error.__context__, Terminated) else 130)
     except AttnsheetError as error:
         click.echo(f"attnsheet: error: {error}", err=True)
         sys.exit(1)
-    except click.Abort:
-        click.echo("attnsheet: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        click.echo("attnsheet: interrupted", err=True)
-        sys.exit(130)
+    except (click.Abort, KeyboardInterrupt) as error:
+        click.echo("attnsheet: interrupted; nothing was written", err=True)
+        sys.exit(143 if isinstance(error, Terminated) else 130)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): nothing more to say, and nowhere to say it.
         sys.stderr.close()

@@ -70,6 +70,8 @@ class Settings:
     """Title printed at the top; empty for the default."""
     worked: bool = False
     """Keys also write out one dot product and one column's softmax."""
+    timestamp: str = ""
+    """W3C date-time written into the files, or empty for none (reproducible by default)."""
 
 
 @dataclass(frozen=True)

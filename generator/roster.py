@@ -20,7 +20,7 @@ class RosterError(AttnsheetError):
     """A roster that cannot be read as a class list."""
 
 
-def _clean(value: str) -> str:
+def clean_text(value: str) -> str:
     """A roster field as plain text: controls (NUL, bidi overrides, ...) dropped, spaces folded."""
     kept = []
     for ch in value:
@@ -50,7 +50,7 @@ def parse_roster(text: str, label: str = "roster") -> list[Student]:
     rows = [row for row in rows if any(cell.strip() for cell in row)]
     if not rows:
         raise RosterError(f"{label}: empty; expected a header row with a 'name' column")
-    header = [_clean(h).lower() for h in rows[0]]
+    header = [clean_text(h).lower() for h in rows[0]]
     if "name" not in header:
         raise RosterError(f"{label}: no 'name' column in the header row (found: {', '.join(header)[:80]})")
     if len(rows) - 1 > MAX_STUDENTS:
@@ -58,7 +58,7 @@ def parse_roster(text: str, label: str = "roster") -> list[Student]:
     at = {key: header.index(key) for key in ("name", "id", "group") if key in header}
     students = []
     for line, row in enumerate(rows[1:], start=2):
-        fields = {key: _clean(row[i]) if i < len(row) else "" for key, i in at.items()}
+        fields = {key: clean_text(row[i]) if i < len(row) else "" for key, i in at.items()}
         if not fields["name"]:
             raise RosterError(f"{label}: row {line} has no name")
         students.append(Student(name=fields["name"], id=fields.get("id", ""), group=fields.get("group", "")))

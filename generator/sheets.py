@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import multiprocessing
 import re
-import sys
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from generator import __version__
 from generator.draw import DrawOptions, draw
 from generator.engine import solve
+from generator.errors import AttnsheetError
 from generator.files import check_free, ensure_folder, write_atomic
 from generator.metrics import metrics
 from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
@@ -116,12 +118,16 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     targets = plan["worksheets"] + plan["keys"] + [manifest_path]
     check_free(targets, batch.force)
     ensure_folder(batch.out)
-    if batch.fmt == "html":
-        written, pages, places = _write_html(batch, plan, progress)
-    else:
-        written, pages, places = _write_pdf(batch, plan, progress)
-    manifest = _manifest(batch, places)
-    write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+    try:
+        if batch.fmt == "html":
+            written, pages, places = _write_html(batch, plan, progress)
+        else:
+            written, pages, places = _write_pdf(batch, plan, progress)
+        manifest = _manifest(batch, places)
+        write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+    except KeyboardInterrupt:
+        # Stopped outside the rendering loop (which says more): every file on disk is whole.
+        raise Interrupted("interrupted: the files already written are complete; the manifest was not written") from None
     return Written(files=tuple(written) + (manifest_path,), pages=pages, seconds=time.perf_counter() - start)
 
 
@@ -157,17 +163,24 @@ def render_task(task: Task) -> tuple[bytes, list[int]]:
     return r.pdf(docs), [len(d.pages) for d in docs]
 
 
-def _fresh_worker() -> None:
-    """A job process starts its own renderer (fonts and stylesheet), kept for all its tasks."""
-    from generator.pdf import renderer
+class BatchError(AttnsheetError):
+    """A batch that stopped part-way: says what is on disk and what is not."""
 
-    renderer.cache_clear()
+
+class Interrupted(BatchError):
+    """The user (SIGINT) or the system (SIGTERM) stopped the batch."""
+
+
+def _job_process() -> None:
+    """Start of a job process: the parent alone answers Ctrl-C, and stops its jobs itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, bytes, list[int]]]:
     """Each task's result, in order; in `jobs` processes when there is more than one task.
 
     A file is always rendered whole by one process, so its bytes do not depend on `jobs`.
+    Each job process keeps its renderer (fonts, parsed stylesheet) for all its tasks.
     """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
@@ -176,13 +189,25 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
                 progress(len(task.sheets))
             yield task, data, pages
         return
-    context = multiprocessing.get_context("forkserver" if sys.platform != "win32" else "spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
-                             initializer=_fresh_worker) as pool:
-        for task, (data, pages) in zip(tasks, pool.map(render_task, tasks)):
+    # Spawned (not forked) processes are our own children, so they can be stopped for sure.
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context, initializer=_job_process)
+    # Submitted one by one (not pool.map, which cancels what is pending when stopped, and then
+    # trips over the cancelled futures while we stop the processes).
+    futures = [pool.submit(render_task, task) for task in tasks]
+    try:
+        for task, future in zip(tasks, futures):
+            data, pages = future.result()
             if progress:
                 progress(len(task.sheets))
             yield task, data, pages
+    except BaseException:
+        # Stop the job processes first; the pool then fails what is left, and shuts down quietly.
+        for child in multiprocessing.active_children():
+            child.terminate()
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown()
 
 
 def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
@@ -197,16 +222,21 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     written: list[Path] = []
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
     total = 0
-    for task, data, pages in _run_tasks(tasks, batch.jobs, progress if not batch.split else None):
-        write_atomic(task.path, data, force=batch.force)
-        written.append(task.path)
-        first = 1
-        for sheet, n in zip(task.sheets, pages):
-            counts[(task.path, sheet.index)] = (first, n)
-            first += n
-        total += sum(pages)
-        if batch.split and progress and task.key:
-            progress(1)
+    try:
+        for task, data, pages in _run_tasks(tasks, batch.jobs, progress if not batch.split else None):
+            write_atomic(task.path, data, force=batch.force)
+            written.append(task.path)
+            first = 1
+            for sheet, n in zip(task.sheets, pages):
+                counts[(task.path, sheet.index)] = (first, n)
+                first += n
+            total += sum(pages)
+            if batch.split and progress and task.key:
+                progress(1)
+    except KeyboardInterrupt:
+        raise Interrupted(_stopped("interrupted", batch, written, len(tasks))) from None
+    except BrokenProcessPool:
+        raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(tasks))) from None
     places = []
     for i, sheet in enumerate(batch.sheets):
         ws_path = plan["worksheets"][i if batch.split else 0]
@@ -214,6 +244,16 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
         places.append({"worksheet": _place(batch, ws_path, *counts[(ws_path, sheet.index)]),
                        "key": _place(batch, key_path, *counts[(key_path, sheet.index)])})
     return written, total, places
+
+
+def _stopped(why: str, batch: Batch, written: list[Path], planned: int) -> str:
+    """One line on what a stopped batch left: only complete files, and no manifest."""
+    if not written:
+        return f"{why}: no file was written"
+    names = ", ".join(p.relative_to(batch.out).as_posix() for p in written[:3])
+    more = f" and {len(written) - 3} more" if len(written) > 3 else ""
+    return (f"{why}: {len(written)} of {planned} files written, each complete ({names}{more}); "
+            "the others and the manifest were not written")
 
 
 def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
@@ -270,7 +310,8 @@ def _manifest(batch: Batch, places: list[dict]) -> dict:
         "tool": {"name": "attnsheet", "version": __version__},
         "options": batch.options,
         "seed": batch.seed,
-        "settings": asdict(batch.settings),
+        "settings": {k: v for k, v in asdict(batch.settings).items() if k != "timestamp"},
+        **({"created": batch.settings.timestamp} if batch.settings.timestamp else {}),
         "sheets": [
             {
                 "index": sheet.index,
