@@ -18,7 +18,7 @@ from generator import __version__
 from generator.draw import MAX_COUNT, MAX_SEED, PRESET_NAMES, DrawOptions, decode_code, draw, fresh_seed
 from generator.engine import solve
 from generator.errors import AttnsheetError, InputError
-from generator.files import write_atomic
+from generator.files import ensure_folder, write_atomic
 from generator.i18n import languages
 from generator.render import PAPERS, Settings, Student
 from generator.roster import clean_text, parse_roster
@@ -215,10 +215,11 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         problems = draw(decoded.options, decoded.seed, count=1, start=decoded.index)
     else:
         options = options_from(params)
-        if seed is None:
-            seed = fresh_seed()
-            say(f"seed {seed} (rebuild this batch with --seed {seed})")
+        fresh = seed is None
+        seed = fresh_seed() if fresh else seed
         problems = draw(options, seed, count)
+        if fresh:
+            say(f"seed {seed} (rebuild this batch with --seed {seed})")
     problems = [replace(p, metrics=metrics(p)) for p in problems]
     text = dumps([problem_to_json(p) for p in problems]) + "\n"
     if out is None:
@@ -321,14 +322,17 @@ def generate_command(ctx: click.Context, count, roster, seed, title, split, out,
     else:
         students = [Student()] * (count or 1)
     options = options_from(params)
-    if seed is None:
-        seed = fresh_seed()
-        say(f"seed {seed} (rebuild this batch with --seed {seed})")
     settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp))
+    ensure_folder(out)  # an unwritable destination fails before any work
+    fresh = seed is None
+    seed = fresh_seed() if fresh else seed
+    sheets = make_sheets(options, seed, students)
+    if fresh:
+        say(f"seed {seed} (rebuild this batch with --seed {seed})")
     recorded = {name: ctx.params[name] for name in DRAW_OPTION_NAMES}
     recorded.update(count=len(students), roster=None if roster is None else str(roster), title=title,
                     split=split, paper=paper, lang=lang, format=fmt, worked=worked)
-    batch = Batch(sheets=make_sheets(options, seed, students), settings=settings, out=out, split=split, fmt=fmt,
+    batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt,
                   force=force, options=recorded, seed=seed, jobs=jobs)
     run_batch(batch)
 

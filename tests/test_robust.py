@@ -1,0 +1,303 @@
+"""Nothing lost, nothing leaked: reproducible bytes, stopped batches, hostile text, bad options."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pypdf import PdfReader
+
+from conftest import ROOT
+from generator.errors import AttnsheetError
+from generator.problem import parse_problems
+
+CLI = [sys.executable, "-m", "generator"]
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, env=full_env, **kw)
+
+
+def test_same_command_same_bytes_across_processes_and_jobs(tmp_path):
+    runs = [("a", "1"), ("b", "2"), ("c", "1")]
+    for name, jobs in runs:
+        r = cli("generate", "--count", "3", "--seed", "11", "--causal", "--out", str(tmp_path / name), "--jobs", jobs)
+        assert r.returncode == 0, r.stderr
+    first = digests(tmp_path / "a")
+    assert set(first) == {"worksheets.pdf", "answer-keys.pdf", "manifest.json"}
+    assert digests(tmp_path / "b") == first and digests(tmp_path / "c") == first
+    assert b"CreationDate" not in (tmp_path / "a" / "worksheets.pdf").read_bytes()
+    assert "created" not in json.loads((tmp_path / "a" / "manifest.json").read_text())
+
+
+def test_source_date_epoch_is_honoured(tmp_path):
+    env = {"SOURCE_DATE_EPOCH": "1700000000"}
+    for name in ("a", "b"):
+        assert cli("generate", "--seed", "4", "--out", str(tmp_path / name), env=env).returncode == 0
+    assert digests(tmp_path / "a") == digests(tmp_path / "b")
+    assert PdfReader(tmp_path / "a" / "worksheets.pdf").metadata["/CreationDate"] == "D:20231114221320Z"
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["created"] == "2023-11-14T22:13:20Z"
+    bad = cli("generate", "--seed", "4", "--out", str(tmp_path / "c"), env={"SOURCE_DATE_EPOCH": "soon"})
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "SOURCE_DATE_EPOCH" in bad.stderr
+
+
+def start_batch(out: Path, jobs: str) -> subprocess.Popen:
+    # A fresh session with the default SIGINT handler, as from a terminal.
+    return subprocess.Popen(
+        [*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out", str(out), "--jobs", jobs],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def wait_for_files(out: Path, proc: subprocess.Popen, at_least: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and len(list(out.rglob("*.pdf"))) >= at_least:
+            return
+        time.sleep(0.05)
+    pytest.fail("the batch never wrote its first files")
+
+
+def check_stopped(out: Path, proc: subprocess.Popen, code: int, what: str) -> None:
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert err.count("\n") == 1 and what in err and "Traceback" not in err
+    assert not list(out.rglob("*.part")) and not list(out.rglob(".*"))
+    assert not (out / "manifest.json").exists()
+    pdfs = list(out.rglob("*.pdf"))
+    assert 0 < len(pdfs) < 80
+    for pdf in pdfs:
+        assert len(PdfReader(pdf).pages) == 1  # whole files only
+
+
+@pytest.mark.parametrize("sig, code, jobs", [(signal.SIGINT, 130, "2"), (signal.SIGTERM, 143, "2"),
+                                             (signal.SIGTERM, 143, "1")])
+def test_a_stopped_batch_leaves_only_whole_files(tmp_path, sig, code, jobs):
+    proc = start_batch(tmp_path, jobs)
+    wait_for_files(tmp_path, proc, 4)
+    proc.send_signal(sig)
+    check_stopped(tmp_path, proc, code, "interrupted")
+    time.sleep(0.2)
+    assert not [p for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]  # no job left behind
+
+
+def _parent(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return int(handle.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return -1
+
+
+def test_a_dead_job_process_is_reported(tmp_path):
+    proc = start_batch(tmp_path, "2")
+    wait_for_files(tmp_path, proc, 2)
+    workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]
+    victims = [w for w in workers if b"spawn" in Path(f"/proc/{w}/cmdline").read_bytes()]
+    assert victims
+    os.kill(victims[0], signal.SIGKILL)
+    check_stopped(tmp_path, proc, 1, "a rendering process stopped unexpectedly")
+
+
+HOSTILE = [
+    '<img src="file:///etc/passwd">',
+    "<script>alert(1)</script><style>body{display:none}</style>",
+    "Robert'); DROP TABLE students;--",
+    'url(file:///etc/passwd) </span><span style="background:url(file:///etc/hostname)">',
+    "=cmd|' /C calc'!A0",
+    "שרה כהן",
+    "محمد",
+    "Zoë 🙂 🦜",
+    "A\u202eevil\u202c B",
+    "x" * 10_000,
+]
+
+
+def test_hostile_roster_names_end_as_plain_text(tmp_path, run):
+    roster = tmp_path / "roster.csv"
+    rows = ["name,group"] + [f'"{n.replace(chr(34), chr(34) * 2)}",G' for n in HOSTILE] + ['"Ada\x00Lovelace",G']
+    roster.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    r = run("generate", "--roster", str(roster), "--seed", "1", "--out", str(tmp_path / "out"), "--split",
+            "--title", '<b>Quiz</b> url(file:///etc/passwd)')
+    assert r.code == 0, r.err
+    passwd = Path("/etc/passwd").read_text()
+    names = sorted((tmp_path / "out" / "worksheets").iterdir())
+    assert len(names) == len(HOSTILE) + 1 and all(p.name[3:].replace("-", "").isascii() for p in names)
+    for pdf in names:
+        data = pdf.read_bytes()
+        assert b"root:x:0:0" not in data and passwd[:30].encode() not in data
+    first = PdfReader(names[0]).pages[0].extract_text()
+    assert '<img src="file:///etc/passwd">' in first and "<b>Quiz</b>" in first
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["sheets"][-1]["student"]["name"] == "AdaLovelace"
+    assert len(manifest["sheets"][-2]["student"]["name"]) == 200
+    assert "\u202e" not in manifest["sheets"][8]["student"]["name"]
+
+
+def test_the_renderer_reads_only_its_own_assets(tmp_path):
+    from generator.pdf import AssetFetcher
+    from generator.render import templates_dir
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret")
+    fetcher = AssetFetcher(templates_dir())
+    for url in (secret.as_uri(), "file:///etc/passwd", "http://127.0.0.1:9/x.css", "https://example.org/a.png",
+                templates_dir().as_uri() + "/../pyproject.toml", "data:text/plain,hello"):
+        with pytest.raises(ValueError):
+            fetcher.fetch(url)
+    assert fetcher.fetch((templates_dir() / "sheet.css").as_uri()).read().startswith(b"/*")
+
+
+def test_html_that_asks_for_a_file_gets_nothing(tmp_path):
+    from generator.pdf import renderer
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("this text must not appear")
+    r = renderer()
+    html = (f'<html><head><link rel="stylesheet" href="{secret.as_uri()}"></head><body>'
+            f'<img src="{secret.as_uri()}"><object data="{secret.as_uri()}"></object>'
+            f'<p style="background: url({secret.as_uri()})">x</p></body></html>')
+    data = r.pdf([r.render(html)])
+    assert b"must not appear" not in data
+    assert secret.as_uri() in r.fetcher.refused
+
+
+def test_wrong_encoding_and_missing_header(run, tmp_path):
+    latin = tmp_path / "latin1.csv"
+    latin.write_bytes("name\nJosé\n".encode("latin-1"))
+    r = run("generate", "--roster", str(latin), "--out", str(tmp_path / "o"))
+    assert r.code == 1 and "not UTF-8" in r.err
+    headless = tmp_path / "headless.csv"
+    headless.write_text("Ada\nGrace\n")
+    r = run("generate", "--roster", str(headless), "--out", str(tmp_path / "o"))
+    assert r.code == 1 and "no 'name' column" in r.err
+
+
+BAD_OPTIONS = [
+    (("generate", "--count", "0"), 2),
+    (("generate", "--count", "-3"), 2),
+    (("generate", "--count", "100001"), 2),
+    (("generate", "--count", "2", "--roster", "x.csv"), 2),
+    (("generate", "--paper", "a3"), 2),
+    (("generate", "--lang", "klingon"), 2),
+    (("generate", "--format", "docx"), 2),
+    (("generate", "--jobs", "0"), 2),
+    (("generate", "--tokens", "0"), 2),
+    (("generate", "--d-k", "99"), 2),
+    (("generate", "--x-range", "5..1"), 2),
+    (("generate", "--x-range", "1"), 2),
+    (("generate", "--w-range", "-50..50"), 1),
+    (("generate", "--max-score", "99"), 1),
+    (("generate", "--title", "t" * 121), 2),
+    (("generate", "--roster", "/nonexistent/roster.csv"), 1),
+    (("generate", "--roster", "/"), 2),
+    (("generate", "--out", "/proc/attnsheet-out"), 1),
+    (("generate", "--out", "/etc/passwd/sub"), 1),
+    (("generate", "--preset", "easy", "--d-model", "16", "--tokens", "12"), 1),
+    (("key", "NOT-A-CODE"), 1),
+    (("key", "72A2-Z", "--lang", "xx"), 2),
+    (("draw", "--code", "72A2-Z", "--count", "3"), 2),
+    (("draw", "--seed", "abc"), 2),
+    (("solve",), 2),
+    (("solve", "/nonexistent.json"), 1),
+    (("bogus",), 2),
+]
+
+
+@pytest.mark.parametrize("args, code", BAD_OPTIONS, ids=[" ".join(a)[:40] for a, _ in BAD_OPTIONS])
+def test_every_bad_option_is_one_line(run, tmp_path, args, code):
+    extra = () if any(a.startswith("--out") for a in args) or args[0] != "generate" else ("--out", str(tmp_path))
+    r = run(*args, *extra)
+    assert r.code == code, r.err
+    assert r.err.count("\n") == 1 and r.err.startswith("attnsheet: ") and "Traceback" not in r.err
+    assert not list(tmp_path.rglob("*.pdf"))
+
+
+def test_full_disk_is_one_line_and_leaves_nothing(run, tmp_path, monkeypatch):
+    import errno
+
+    import generator.files as files
+
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    r = run("generate", "--seed", "1", "--out", str(tmp_path), "--format", "html")
+    assert r.code == 1 and "no space left on the device" in r.err and r.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_huge_problem_file(run, tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b"[" + b"1," * (9 * 1024 * 1024) + b"1]")
+    r = run("solve", str(big))
+    assert r.code == 1 and "larger than 16 MiB" in r.err
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+def mutated_problem():
+    base = {"format": "attnsheet/problem@1", "X": [[1, 0], [0, 1]],
+            "heads": [{"W_Q": [[1, 0]], "W_K": [[0, 1]], "W_V": [[1, 1]]}]}
+    keys = st.sampled_from(["format", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics", "Y"])
+    return st.dictionaries(keys, JSON, max_size=4).map(lambda d: {**base, **d})
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(JSON, mutated_problem()))
+def test_fuzzed_problems_give_a_clean_error_or_a_solution(value):
+    from generator.engine import solve
+
+    try:
+        problems = parse_problems(json.dumps(value))
+    except AttnsheetError as error:
+        assert "\n" not in str(error)
+        return
+    for p in problems:
+        try:
+            s = solve(p)
+        except AttnsheetError:
+            continue
+        assert all(sum(col) == 1 or abs(float(sum(col)) - 1) < 1e-9 for h in s.heads for col in zip(*h.A))
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=200))
+def test_fuzzed_text_never_raises_anything_else(text):
+    try:
+        parse_problems(text)
+    except AttnsheetError:
+        pass
