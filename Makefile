@@ -36,12 +36,12 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python system
-	$(BIN)/python -m pip install -q -e .
+$(VENV)/.installed: pyproject.toml constraints.txt | $(VENV)/bin/python system
+	$(BIN)/python -m pip install -q -c constraints.txt -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python system
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml constraints.txt | $(VENV)/bin/python system
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	touch $(VENV)/.installed $@
 
 clean:

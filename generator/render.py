@@ -14,7 +14,7 @@ import io
 import re
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Optional, Sequence
@@ -102,26 +102,38 @@ class MatrixView:
     """Cells struck out by the causal mask."""
     header: str = ""
     """A line above the body (token labels), aligned with the columns."""
+    scale: float = 1.0
+    """Size relative to the standard 10 pt matrices: below 1 for shapes too wide for the page."""
 
     @property
     def width_pt(self) -> float:
         """Width of the body."""
-        return round(self.cols * self.cell_w * CHAR_PT, 2)
+        return round(self.cols * self.cell_w * CHAR_PT * self.scale, 2)
 
     @property
     def height_pt(self) -> float:
         """Height of the body."""
-        return round(self.rows * self.cell_h * LINE_PT, 2)
+        return round(self.rows * self.cell_h * LINE_PT * self.scale, 2)
 
     @property
     def cell_w_pt(self) -> float:
         """Width of one cell."""
-        return round(self.cell_w * CHAR_PT, 2)
+        return round(self.cell_w * CHAR_PT * self.scale, 2)
 
     @property
     def cell_h_pt(self) -> float:
         """Height of one cell."""
-        return round(self.cell_h * LINE_PT, 2)
+        return round(self.cell_h * LINE_PT * self.scale, 2)
+
+    @property
+    def font_pt(self) -> float:
+        """Size of the matrix text."""
+        return round(10 * self.scale, 2)
+
+    @property
+    def line_pt(self) -> float:
+        """Height of one line of matrix text."""
+        return round(LINE_PT * self.scale, 2)
 
     @property
     def tile(self) -> str:
@@ -190,7 +202,10 @@ class GridView:
     height_pt: float
     """The grid's height."""
     cells: tuple[Placed, ...]
-    """The matrices, in reading order."""
+    """The matrices, in reading order, placed from the grid's top."""
+    bands: tuple[tuple[float, tuple[Placed, ...]], ...] = ()
+    """The same matrices row by row: (height, matrices placed from the row's top). Drawn one
+    after the other, rows can go to the next page; no matrix is ever split."""
 
 
 GAP_PT = 7.0
@@ -210,13 +225,13 @@ def _body_width(m: MatrixView) -> float:
 
 def _block_width(m: MatrixView) -> float:
     """Width a matrix block needs: its body, or its caption if that is wider (an estimate)."""
-    label = (len(m.label) + 2 + len(m.caption)) * 0.6 * 7.5  # one monospaced run at 7.5 pt
+    label = (len(m.label) + 2 + len(m.caption)) * 0.6 * 7.5 * m.scale  # one monospaced run at 7.5 pt
     return round(max(_body_width(m), label), 1)
 
 
 def _block_height(m: MatrixView) -> float:
     """Height of a matrix block: caption, token labels, body and its top and bottom rules."""
-    return LABEL_PT + (HEADER_PT if m.header else 0) + m.height_pt + (1.0 if m.boxes else 0)
+    return (LABEL_PT + (HEADER_PT if m.header else 0)) * m.scale + m.height_pt + (1.0 if m.boxes else 0)
 
 
 def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
@@ -228,22 +243,27 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
             if m is not None:
                 widths[j] = max(widths[j], _block_width(m) if j else _body_width(m))
     lefts = [sum(widths[:j]) + GAP_PT * j for j in range(ncols)]
-    cells = []
+    cells: list[Placed] = []
+    bands = []
     y = 0.0
     for r in rows:
-        height = max((_block_height(m) for m in r if m is not None), default=0.0)
+        height = round(max((_block_height(m) for m in r if m is not None), default=0.0), 1)
+        band = []
         for j, m in enumerate(r):
             if m is None:
                 continue
             if j == 0 and ncols > 1:
                 # The body ends at the column's end; a wider caption reaches out to the left.
                 width = _block_width(m)
-                cells.append(Placed(m, round(lefts[0] + widths[0] - width, 1), round(y, 1), width, True))
+                band.append(Placed(m, round(lefts[0] + widths[0] - width, 1), 0.0, width, True))
             else:
-                cells.append(Placed(m, round(lefts[j], 1), round(y, 1), _block_width(m), False))
+                band.append(Placed(m, round(lefts[j], 1), 0.0, _block_width(m), False))
+        cells += [replace(c, y=round(y, 1)) for c in band]
+        bands.append((height, tuple(band)))
         y += height + ROW_GAP_PT
     return GridView(
-        width_pt=round(lefts[-1] + widths[-1], 1), height_pt=round(y - ROW_GAP_PT, 1), cells=tuple(cells)
+        width_pt=round(lefts[-1] + widths[-1], 1), height_pt=round(y - ROW_GAP_PT, 1), cells=tuple(cells),
+        bands=tuple(bands),
     )
 
 
@@ -368,20 +388,51 @@ def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
     return tuple((j, i) if row else (i, j) for i in range(n) for j in range(n) if i > j)
 
 
-def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict[str, GridView]:
-    """One head's matrices placed in grids: proj (projections), att (attention), out (row layout)."""
+CONTENT_WIDTH_PT = 520.0
+"""Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
+FIRST_PAGE_PT = 640.0
+"""Height left under the header on a page: a taller head is laid out one grid row at a time."""
+
+
+def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+    """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
+
+    `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
+    one another, row by row, scaled down as much as the widest needs.
+    """
     m = _head_views(problem, solution, h, key, _)
     if problem.convention == "row":
-        return {
-            "proj": grid([[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]]),
-            "att": grid([[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]]),
-            "out": grid([[None, m["Vc"]], [m["A"], m["Z"]]]),
+        layout = {
+            "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
+            "att": [[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]],
+            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
         }
-    return {
-        "proj": grid([[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]]),
-        "att": grid([[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
-                     [None, m["A"]], [m["Vc"], m["Z"]]]),
-    }
+    else:
+        layout = {
+            "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
+            "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
+                    [None, m["A"]], [m["Vc"], m["Z"]]],
+        }
+    grids = {name: grid(rows) for name, rows in layout.items()}
+    if problem.convention == "row":
+        tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
+        beside = grids["proj"].width_pt + 14 + 130 <= CONTENT_WIDTH_PT  # room for a narrow rules box
+        wide = max(g.width_pt for g in grids.values())
+    else:
+        tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
+        wide = grids["proj"].width_pt + 14 + grids["att"].width_pt
+        beside = True
+    stacked = tall or wide > CONTENT_WIDTH_PT
+    if stacked:
+        widest = max(g.width_pt for g in grids.values())
+        scale = min(1.0, CONTENT_WIDTH_PT / widest)
+        if scale < 1.0:
+            scale = max(0.5, scale * 0.98)  # a margin for the caption estimate; never below 5 pt text
+            grids = {
+                name: grid([[None if v is None else replace(v, scale=scale) for v in row] for row in rows])
+                for name, rows in layout.items()
+            }
+    return {**grids, "stacked": stacked, "beside": beside and not stacked}
 
 
 def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:

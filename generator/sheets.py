@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections import deque
 import re
 import signal
 import time
@@ -194,10 +195,12 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context, initializer=_job_process)
     # Submitted one by one (not pool.map, which cancels what is pending when stopped, and then
     # trips over the cancelled futures while we stop the processes).
-    futures = [pool.submit(render_task, task) for task in tasks]
+    pending = deque((task, pool.submit(render_task, task)) for task in tasks)
     try:
-        for task, future in zip(tasks, futures):
+        while pending:
+            task, future = pending.popleft()  # a finished future is dropped with its PDF bytes
             data, pages = future.result()
+            del future
             if progress:
                 progress(len(task.sheets))
             yield task, data, pages

@@ -150,3 +150,17 @@ def test_golden_html(layout, golden):
         html = sheet_html(problem, solution, student, Settings(worked=key), key=key)
         golden(f"sheet-{layout}-{'key' if key else 'worksheet'}.html", html)
         assert "Ada &lt;Lovelace&gt;" in html and "B&amp;C" in html
+
+
+def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
+    r = run("generate", "--seed", "7", "--tokens", "8", "--d-model", "10", "--d-k", "4", "--d-v", "4",
+            "--out", str(tmp_path), "--paper", "letter")
+    assert r.code == 0, r.err
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["sheets"][0]["worksheet"]["pages"] > 1
+    from generator.render import _head_grids
+
+    problem = draw_code(manifest["sheets"][0]["code"])
+    grids = _head_grids(problem, solve(problem), 0, True, lambda text: text)
+    assert grids["stacked"] and all(g.width_pt <= 520 for g in (grids["proj"], grids["att"]))
+    assert all(c.m.scale < 1 for c in grids["att"].cells)
