@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from generator.errors import ProblemError
-from generator.numbers import Cell, Matrix, Number, divide, normalize
+from generator.numbers import Matrix, Number, divide, normalize
 from generator.problem import Head, HeadSolution, Problem, Rules, Solution, transpose
 
 MAX_EXPONENT = 600

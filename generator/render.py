@@ -11,10 +11,9 @@ from __future__ import annotations
 import base64
 import functools
 import io
-import re
 import struct
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Optional, Sequence
@@ -348,11 +347,6 @@ def _css_string(value: str) -> str:
     return Markup(f'"{escaped}"')
 
 
-def _math(label: str) -> str:
-    """A maths label as one plain run of text (W_Q stays W_Q): one text box, the cheapest to lay out."""
-    return label
-
-
 @functools.lru_cache(maxsize=None)
 def environment(lang: str) -> jinja2.Environment:
     """The one Jinja environment per language: autoescaped, strict, with gettext installed."""
@@ -366,7 +360,6 @@ def environment(lang: str) -> jinja2.Environment:
     )
     env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
     env.filters["css_string"] = _css_string
-    env.filters["math"] = _math
     return env
 
 

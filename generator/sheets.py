@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections import deque
 import re
 import signal
 import time
+import unicodedata
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence

@@ -10,7 +10,6 @@ from pypdf import PdfReader
 
 from generator.draw import DrawOptions, draw, draw_code
 from generator.engine import solve
-from generator.problem import parse_problems, solution_to_json
 from generator.render import Settings, Student, sheet_html
 
 A4 = (595, 842)
