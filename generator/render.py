@@ -383,6 +383,8 @@ def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
 
 CONTENT_WIDTH_PT = 520.0
 """Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
+MIN_SIDE_BY_SIDE_SCALE = 0.8
+"""Below this, a head is stacked rather than shrunk further beside itself."""
 FIRST_PAGE_PT = 640.0
 """Height left under the header on a page: a taller head is laid out one grid row at a time."""
 
@@ -409,23 +411,24 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
     grids = {name: grid(rows) for name, rows in layout.items()}
     if problem.convention == "row":
         tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
-        beside = grids["proj"].width_pt + 14 + 130 <= CONTENT_WIDTH_PT  # room for a narrow rules box
-        wide = max(g.width_pt for g in grids.values())
+        side_by_side = max(g.width_pt for g in grids.values())
     else:
         tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
-        wide = grids["proj"].width_pt + 14 + grids["att"].width_pt
-        beside = True
-    stacked = tall or wide > CONTENT_WIDTH_PT
+        side_by_side = grids["proj"].width_pt + 14 + grids["att"].width_pt
+    # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
+    # tall: grids one after the other, scaled to the widest.
+    scale = min(1.0, CONTENT_WIDTH_PT / side_by_side)
+    stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
     if stacked:
-        widest = max(g.width_pt for g in grids.values())
-        scale = min(1.0, CONTENT_WIDTH_PT / widest)
-        if scale < 1.0:
-            scale = max(0.5, scale * 0.98)  # a margin for the caption estimate; never below 5 pt text
-            grids = {
-                name: grid([[None if v is None else replace(v, scale=scale) for v in row] for row in rows])
-                for name, rows in layout.items()
-            }
-    return {**grids, "stacked": stacked, "beside": beside and not stacked}
+        scale = min(1.0, CONTENT_WIDTH_PT / max(g.width_pt for g in grids.values()))
+    if scale < 1.0:
+        scale = max(0.5, scale * 0.98)  # a margin for the caption estimate; never below 5 pt text
+        grids = {
+            name: grid([[None if v is None else replace(v, scale=scale) for v in row] for row in rows])
+            for name, rows in layout.items()
+        }
+    beside = problem.convention == "row" and grids["proj"].width_pt + 14 + 130 <= CONTENT_WIDTH_PT
+    return {**grids, "stacked": stacked, "beside": beside}
 
 
 def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
