@@ -8,8 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from generator.cli import main
+
+# Shared machines are slow at times: a per-example deadline would make property tests flaky.
+settings.register_profile("attnsheet", deadline=None)
+settings.load_profile("attnsheet")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "generator" / "examples"
