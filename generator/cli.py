@@ -279,7 +279,7 @@ def run_batch(batch: Batch) -> None:
     """Generate a batch with a progress bar on a terminal, and nothing extra otherwise."""
     total = len(batch.sheets)
     if sys.stderr.isatty() and total > 1:
-        with click.progressbar(length=total, label="rendering", file=sys.stderr) as bar:
+        with click.progressbar(length=2 * total, label="rendering", file=sys.stderr) as bar:
             written = generate(batch, progress=bar.update)
     else:
         written = generate(batch)

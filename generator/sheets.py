@@ -112,7 +112,11 @@ def planned_files(batch: Batch) -> dict[str, list[Path]]:
 
 
 def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> Written:
-    """Render every sheet and key, write them and the manifest; nothing is overwritten unforced."""
+    """Render every sheet and key, write them and the manifest; nothing is overwritten unforced.
+
+    `progress` is told of each batch of documents done (a worksheet or a key is one: a batch
+    has twice as many documents as sheets).
+    """
     start = time.perf_counter()
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
@@ -226,7 +230,7 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
     total = 0
     try:
-        for task, data, pages in _run_tasks(tasks, batch.jobs, progress if not batch.split else None):
+        for task, data, pages in _run_tasks(tasks, batch.jobs, progress):
             write_atomic(task.path, data, force=batch.force)
             written.append(task.path)
             first = 1
@@ -234,8 +238,6 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
                 counts[(task.path, sheet.index)] = (first, n)
                 first += n
             total += sum(pages)
-            if batch.split and progress and task.key:
-                progress(1)
     except KeyboardInterrupt:
         raise Interrupted(_stopped("interrupted", batch, written, len(tasks))) from None
     except BrokenProcessPool:
@@ -264,7 +266,7 @@ def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, li
     for sheet in batch.sheets:
         views.append(_views(sheet, batch.settings))
         if progress:
-            progress(1)
+            progress(2)
     written: list[Path] = []
     places = []
     if batch.split:
