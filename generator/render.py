@@ -312,7 +312,9 @@ def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cel
         cells = ["" if (i, j) in masked else _text(x) for j, x in enumerate(row)]
         out.append("".join(_center(c, cell_w) for c in cells))
         if cell_h == 2:
-            second = ["" if (i, j) in masked or not decimals else _decimal(x) for j, x in enumerate(row)]
+            # Floats (exact rules) are already decimals on the first line: no need to repeat them.
+            second = ["" if (i, j) in masked or not decimals or isinstance(x, float) else _decimal(x)
+                      for j, x in enumerate(row)]
             out.append("".join(_center(c, cell_w) for c in second))
     return tuple(out)
 
