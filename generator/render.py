@@ -82,7 +82,7 @@ class MatrixView:
     caption: str
     """What it is, in words (translated)."""
     lines: tuple[str, ...]
-    """Text lines of the body, each exactly cols·cell_w characters (blank where empty)."""
+    """Text lines of the body, cells centred in cell_w characters; none for empty boxes."""
     rows: int
     """Matrix rows."""
     cols: int
@@ -299,23 +299,22 @@ def _width(values: Sequence[Sequence[Cell]], minimum: int, two_line: bool = Fals
 
 def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cell_w: int,
            cell_h: int, decimals: bool, masked: frozenset) -> tuple[str, ...]:
-    """Body lines: each cell centred in its width; blank when `values` is None or masked.
+    """Body lines: each cell centred in its width; no lines when `values` is None.
 
     A cell `cell_h` lines tall holds its value on the first line and, with `decimals`, the
     value rounded to two decimals on the second.
     """
-    blank = " " * (cols * cell_w)
     if values is None:
-        return tuple(blank for _ in range(rows * cell_h))
+        return ()  # writing boxes only: the body's size and background draw them, no text needed
     out = []
     for i, row in enumerate(values):
         cells = ["" if (i, j) in masked else _text(x) for j, x in enumerate(row)]
-        out.append("".join(_center(c, cell_w) for c in cells))
+        out.append("".join(_center(c, cell_w) for c in cells).rstrip())  # trailing spaces cost glyphs
         if cell_h == 2:
             # Floats (exact rules) are already decimals on the first line: no need to repeat them.
             second = ["" if (i, j) in masked or not decimals or isinstance(x, float) else _decimal(x)
                       for j, x in enumerate(row)]
-            out.append("".join(_center(c, cell_w) for c in second))
+            out.append("".join(_center(c, cell_w) for c in second).rstrip())
     return tuple(out)
 
 
