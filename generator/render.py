@@ -443,7 +443,6 @@ def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
     att_values = [sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z]
     if row:
         # Tokens are rows: the attention block shares the query rows; Kᵀ and V sit on top.
-        tok_w = max(_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
         att_w = max(_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
         frac_w = max(_width(m, 6, True) for m in (sol.A, sol.Z))
         w_w = max(_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
@@ -511,13 +510,10 @@ def _final_views(problem: Problem, solution: Solution, key: bool, _) -> Optional
                           cell_w=w, two_line=True)}
     if problem.W_O is not None:
         product = "Z_concat·W_O" if row else "W_O·Z_concat"
+        # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
         views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=True,
-                              cell_w=w if row else 4)
+                              cell_w=w if row else 4, tall=not row)
         views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
-        if not row:
-            # W_O's rows cross Z_concat's columns; give W_O two lines a row to match the output.
-            views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=True, cell_w=4,
-                                  tall=True)
     return views
 
 
