@@ -11,8 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import io
-import struct
-import zlib
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -36,7 +35,7 @@ CHAR_PT = 6.0
 LINE_PT = 16.0
 """Height of one line of a matrix: a writing box is this tall."""
 PNG_DATA = "data:image/png;base64,"
-"""Prefix of the only data URLs a sheet holds: its QR code and the writing-box tiles."""
+"""Prefix of the only data URL a sheet holds: its QR code."""
 
 
 def templates_dir() -> Path:
@@ -75,7 +74,7 @@ class Settings:
 
 @dataclass(frozen=True)
 class MatrixView:
-    """One matrix as it is drawn: lines of text over an optional grid of writing boxes."""
+    """One matrix as it is drawn: lines of text over a bracketed body, or over writing boxes."""
 
     label: str
     """Its name in maths, e.g. 'Q' or 'W_Q'."""
@@ -91,7 +90,7 @@ class MatrixView:
     """Characters per cell."""
     cell_h: int = 1
     """Lines per cell (2 for fractions with their decimals)."""
-    tone: str = "given"
+    tone: str = "input"
     """Colour family: input, weight, q, k, v, score, attn, out."""
     boxes: bool = True
     """Draw writing boxes (a value to compute) rather than a plain bracketed matrix."""
@@ -99,171 +98,306 @@ class MatrixView:
     """The text is an answer (printed in the key's colour)."""
     masked: tuple[tuple[int, int], ...] = ()
     """Cells struck out by the causal mask."""
-    header: str = ""
-    """A line above the body (token labels), aligned with the columns."""
-    scale: float = 1.0
-    """Size relative to the standard 10 pt matrices: below 1 for shapes too wide for the page."""
+    tokens: tuple[str, ...] = ()
+    """Column headings above the body (the tokens x1, x2, ...), one per column."""
 
     @property
-    def width_pt(self) -> float:
-        """Width of the body."""
-        return round(self.cols * self.cell_w * CHAR_PT * self.scale, 2)
+    def text_chars(self) -> int:
+        """Width of the body, in characters."""
+        return self.cols * self.cell_w
 
     @property
-    def height_pt(self) -> float:
-        """Height of the body."""
-        return round(self.rows * self.cell_h * LINE_PT * self.scale, 2)
+    def text_lines(self) -> int:
+        """Height of the body, in lines."""
+        return self.rows * self.cell_h
 
     @property
-    def cell_w_pt(self) -> float:
-        """Width of one cell."""
-        return round(self.cell_w * CHAR_PT * self.scale, 2)
-
-    @property
-    def cell_h_pt(self) -> float:
-        """Height of one cell."""
-        return round(self.cell_h * LINE_PT * self.scale, 2)
-
-    @property
-    def font_pt(self) -> float:
-        """Size of the matrix text."""
-        return round(10 * self.scale, 2)
-
-    @property
-    def line_pt(self) -> float:
-        """Height of one line of matrix text."""
-        return round(LINE_PT * self.scale, 2)
-
-    @property
-    def tile(self) -> str:
-        """The writing-box tile for this cell size, as a PNG data URL."""
-        return grid_tile(self.cell_w_pt, self.cell_h_pt)
-
-
-TILE_PX_PER_PT = 4
-"""Tile resolution: 288 dpi, so the half-point box lines print crisp."""
-
-
-@functools.lru_cache(maxsize=None)
-def grid_tile(width_pt: float, height_pt: float) -> str:
-    """A transparent cell-sized PNG with a grey line on its right and bottom edges.
-
-    Repeated as a background it draws a whole grid of writing boxes: one image, where two
-    gradients per matrix cost WeasyPrint a shading each to write.
-    """
-    w, h = round(width_pt * TILE_PX_PER_PT), round(height_pt * TILE_PX_PER_PT)
-    line = 2  # pixels: 0.5 pt
-    grey, clear = b"\x8a\x8a\x8a\xff", b"\x00\x00\x00\x00"
-    rows = []
-    for y in range(h):
-        if y >= h - line:
-            pixels = grey * w
-        else:
-            pixels = clear * (w - line) + grey * line
-        rows.append(b"\x00" + pixels)  # filter byte: none
-    raw = zlib.compress(b"".join(rows), 9)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
-           + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
-    return PNG_DATA + base64.b64encode(png).decode("ascii")
+    def caption_text(self) -> str:
+        """The caption line: name, then what it is."""
+        return f"{self.label}  {self.caption}"
 
 
 @dataclass(frozen=True)
 class Placed:
-    """A matrix block at its place in a grid."""
+    """A matrix at its place in a grid, on the grid's character and line raster."""
 
     m: MatrixView
     """The matrix."""
-    x: float
-    """Left edge of the block, in pt from the grid's left."""
-    y: float
-    """Top edge of the block, in pt from the grid's top."""
-    width: float
-    """Width of the block."""
+    col: int
+    """First character of its body, from the grid's left."""
+    row: int
+    """Line of its caption, from the grid's top (the body starts below, after any headings)."""
     end: bool
-    """Right-aligned: its body ends where the next column starts."""
+    """Right-aligned: its caption ends where its body ends."""
+
+    @property
+    def body_row(self) -> int:
+        """First line of the body."""
+        return self.row + 1 + (1 if self.m.tokens else 0)
 
 
 @dataclass(frozen=True)
 class GridView:
     """Matrices placed in rows and columns, so that each product sits where its factors cross.
 
-    Every position is computed here and drawn absolutely: the sheet's geometry is known to the
-    point, and WeasyPrint lays out a few blocks instead of a grid (much faster, and the same
-    result on every machine).
+    Positions are whole characters and lines of the matrix font: every number on a panel is
+    then one character of a few long text lines, and WeasyPrint lays out those few lines
+    instead of a box per matrix (see `panel`).
     """
 
-    width_pt: float
-    """The grid's width."""
-    height_pt: float
-    """The grid's height."""
+    cols: int
+    """The grid's width, in characters."""
+    rows: int
+    """The grid's height, in lines."""
     cells: tuple[Placed, ...]
     """The matrices, in reading order, placed from the grid's top."""
-    bands: tuple[tuple[float, tuple[Placed, ...]], ...] = ()
-    """The same matrices row by row: (height, matrices placed from the row's top). Drawn one
-    after the other, rows can go to the next page; no matrix is ever split."""
+    bands: tuple[tuple[int, tuple[Placed, ...]], ...]
+    """The same matrices row by row: (lines, matrices placed from the band's top). Drawn one
+    after the other, bands can go to the next page; no matrix is ever split."""
+    scale: float = 1.0
+    """Size relative to the standard 10 pt matrices: below 1 for shapes too wide for the page."""
+
+    @property
+    def width_pt(self) -> float:
+        """The grid's width, with room for the outer brackets."""
+        return round((self.cols * CHAR_PT + 2 * EDGE_PT) * self.scale, 2)
+
+    @property
+    def height_pt(self) -> float:
+        """The grid's height."""
+        return round(self.rows * LINE_PT * self.scale, 2)
 
 
-GAP_PT = 7.0
-"""Space between the columns of a grid."""
-ROW_GAP_PT = 6.0
-"""Space between the rows of a grid."""
-LABEL_PT = 13.0
-"""Height of a matrix's caption line (see .mat-label)."""
-HEADER_PT = 12.0
-"""Height of the token labels above X (see .mat-head)."""
+GAP = 2
+"""Characters between the bodies of two columns: room for both brackets and some air."""
+EDGE_PT = 3.5
+"""Room for the outer brackets, each side of a grid."""
+CAPTION_CHAR = 0.75
+"""A caption character (7.5 pt) in matrix characters (10 pt)."""
 
 
-def _body_width(m: MatrixView) -> float:
-    """Outer width of a matrix body: its text plus borders (and padding for given values)."""
-    return m.width_pt + (2.4 if m.boxes else 4.4)
+def _caption_chars(m: MatrixView) -> int:
+    """Width of a caption, in matrix characters."""
+    return math.ceil(len(m.caption_text) * CAPTION_CHAR)
 
 
-def _block_width(m: MatrixView) -> float:
-    """Width a matrix block needs: its body, or its caption if that is wider (an estimate)."""
-    label = (len(m.label) + 2 + len(m.caption)) * 0.6 * 7.5 * m.scale  # one monospaced run at 7.5 pt
-    return round(max(_body_width(m), label), 1)
-
-
-def _block_height(m: MatrixView) -> float:
-    """Height of a matrix block: caption, token labels, body and its top and bottom rules."""
-    return (LABEL_PT + (HEADER_PT if m.header else 0)) * m.scale + m.height_pt + (1.0 if m.boxes else 0)
-
-
-def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
+def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> GridView:
     """Matrices in rows and columns; the first column is right-aligned so its rows meet the next."""
     ncols = max(len(r) for r in rows)
-    widths = [0.0] * ncols
+    widths = [0] * ncols
     for r in rows:
         for j, m in enumerate(r):
             if m is not None:
-                widths[j] = max(widths[j], _block_width(m) if j else _body_width(m))
-    lefts = [sum(widths[:j]) + GAP_PT * j for j in range(ncols)]
+                # A caption may reach a character into the gap after it: captions stay apart.
+                caption = _caption_chars(m) - (1 if j else 0)
+                widths[j] = max(widths[j], m.text_chars, caption)
+    lefts = [sum(widths[:j]) + GAP * j for j in range(ncols)]
     cells: list[Placed] = []
     bands = []
-    y = 0.0
+    top = 0
     for r in rows:
-        height = round(max((_block_height(m) for m in r if m is not None), default=0.0), 1)
         band = []
         for j, m in enumerate(r):
             if m is None:
                 continue
             if j == 0 and ncols > 1:
-                # The body ends at the column's end; a wider caption reaches out to the left.
-                width = _block_width(m)
-                band.append(Placed(m, round(lefts[0] + widths[0] - width, 1), 0.0, width, True))
+                # The body ends at the column's end, where the next column's rows begin.
+                band.append(Placed(m, lefts[0] + widths[0] - m.text_chars, 0, True))
             else:
-                band.append(Placed(m, round(lefts[j], 1), 0.0, _block_width(m), False))
-        cells += [replace(c, y=round(y, 1)) for c in band]
-        bands.append((height, tuple(band)))
-        y += height + ROW_GAP_PT
-    return GridView(
-        width_pt=round(lefts[-1] + widths[-1], 1), height_pt=round(y - ROW_GAP_PT, 1), cells=tuple(cells),
-        bands=tuple(bands),
+                band.append(Placed(m, lefts[j], 0, False))
+        lines = max((c.body_row + c.m.text_lines for c in band), default=0)
+        cells += [replace(c, row=top) for c in band]
+        bands.append((lines, tuple(band)))
+        top += lines
+    return GridView(cols=lefts[-1] + widths[-1], rows=top, cells=tuple(cells), bands=tuple(bands),
+                    scale=scale)
+
+
+# --- panels: a grid drawn as one picture and a few text lines ---------------------------------
+
+
+@dataclass(frozen=True)
+class Tone:
+    """One colour family: its brackets, and the tint behind its bodies."""
+
+    ink: str
+    """Brackets (and the colour the family is known by)."""
+    tint: str
+    """Behind the values or the writing boxes."""
+
+
+TONES = {
+    # Tints differ in lightness too, so that a grey-scale print still tells them apart.
+    "input": Tone("#a07800", "#fff1bf"),
+    "weight": Tone("#4f5d75", "#e4e9f1"),
+    "q": Tone("#23703f", "#eef8f1"),
+    "k": Tone("#b5561f", "#fdf1e7"),
+    "v": Tone("#5b3fa8", "#f2effa"),
+    "score": Tone("#a3324f", "#fcf0f3"),
+    "attn": Tone("#9c1c1c", "#fbe9e9"),
+    "out": Tone("#1c5c96", "#eaf3fb"),
+}
+"""Colour families, in the spirit of the by-hand sheets."""
+BOX_LINE = "#8a8a8a"
+"""Lines of the writing boxes."""
+MASK_FILL, MASK_LINE = "#d9d9d9", "#7a7a7a"
+"""A struck-out cell: grey, crossed by one diagonal."""
+GIVEN_PAD_PT = 2.5
+"""Space between given values and their brackets (writing boxes touch theirs)."""
+SERIF_PT = 2.6
+"""Length of a bracket's top and bottom strokes."""
+CAPTION_DROP_PT = 2.5
+"""Captions sit this much below the middle of their line, close to the body they name."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Lines of text laid over a panel, all in one style (a style per layer: no inline boxes)."""
+
+    kind: str
+    """given, answers or captions (see .layer in sheet.css)."""
+    left_pt: float
+    """Its raster's left, from the panel's left."""
+    top_pt: float
+    """Its first line's top, from the panel's top."""
+    text: str
+    """Its lines, joined by newlines; spaces place each value in its column."""
+
+
+@dataclass(frozen=True)
+class PanelView:
+    """A grid as one drawing (brackets, tints, writing boxes) under a few layers of text lines."""
+
+    width_pt: float
+    """Width of the panel."""
+    height_pt: float
+    """Height of the panel."""
+    scale: float
+    """Size relative to the standard 10 pt matrices."""
+    drawing: Markup
+    """The inline SVG of everything that is not text (our own numbers only, never user text)."""
+    layers: tuple[Layer, ...]
+    """Text, one layer per style."""
+
+
+class _Raster:
+    """Text on a raster of characters and lines; overlapping spaces never erase a neighbour."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, list[str]] = {}
+
+    def put(self, row: int, col: int, text: str) -> None:
+        line = self.rows.setdefault(row, [])
+        col = max(0, col)
+        if len(line) < col + len(text):
+            line.extend(" " * (col + len(text) - len(line)))
+        for k, ch in enumerate(text):
+            if ch != " ":
+                line[col + k] = ch
+
+    def layer(self, kind: str, left_pt: float, line_pt: float, drop_pt: float = 0.0) -> Optional[Layer]:
+        """The raster's lines from its first used line, or None when it holds nothing."""
+        if not self.rows:
+            return None
+        first, last = min(self.rows), max(self.rows)
+        text = "\n".join("".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1))
+        return Layer(kind, left_pt, round(first * line_pt + drop_pt, 2), text)
+
+
+class _Drawing:
+    """SVG paths grouped by style: one path per colour, however many matrices share it."""
+
+    def __init__(self) -> None:
+        self.fills: dict[str, list[str]] = {}
+        self.strokes: dict[tuple[str, float], list[str]] = {}
+
+    def rect(self, fill: str, x: float, y: float, w: float, h: float) -> None:
+        self.fills.setdefault(fill, []).append(f"M{_n(x)} {_n(y)}h{_n(w)}v{_n(h)}h{_n(-w)}z")
+
+    def line(self, stroke: str, width: float, d: str) -> None:
+        self.strokes.setdefault((stroke, width), []).append(d)
+
+    def matrix(self, m: MatrixView, x: float, y: float) -> None:
+        """A body whose text starts at (x, y): tint, writing boxes, struck-out cells, brackets."""
+        tone = TONES[m.tone]
+        w, h = m.text_chars * CHAR_PT, m.text_lines * LINE_PT
+        cw, ch = m.cell_w * CHAR_PT, m.cell_h * LINE_PT
+        pad = 0.6 if m.boxes else GIVEN_PAD_PT  # half a bracket's width, or room to breathe
+        self.rect(tone.tint, x - pad, y, w + 2 * pad, h)
+        if m.boxes:
+            d = "".join(f"M{_n(x + j * cw)} {_n(y)}v{_n(h)}" for j in range(1, m.cols))
+            d += "".join(f"M{_n(x)} {_n(y + i * ch)}h{_n(w)}" for i in range(m.rows + 1))
+            self.line(BOX_LINE, 0.5, d)
+        for i, j in m.masked:
+            cx, cy = x + j * cw, y + i * ch
+            self.rect(MASK_FILL, cx, cy, cw, ch)
+            self.line(MASK_LINE, 0.6, f"M{_n(cx)} {_n(cy + ch)}l{_n(cw)} {_n(-ch)}")
+        left, right = x - pad, x + w + pad
+        self.line(tone.ink, 1.2, f"M{_n(left + SERIF_PT)} {_n(y)}H{_n(left)}V{_n(y + h)}H{_n(left + SERIF_PT)}"
+                                 f"M{_n(right - SERIF_PT)} {_n(y)}H{_n(right)}V{_n(y + h)}H{_n(right - SERIF_PT)}")
+
+    def svg(self, width: float, height: float, scale: float) -> Markup:
+        paths = [f'<path fill="{fill}" d="{"".join(d)}"/>' for fill, d in self.fills.items()]
+        paths += [f'<path fill="none" stroke="{stroke}" stroke-width="{_n(w)}" d="{"".join(d)}"/>'
+                  for (stroke, w), d in sorted(self.strokes.items(), key=lambda s: s[0][0] != BOX_LINE)]
+        return Markup(
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width * scale)}pt" height="{_n(height * scale)}pt"'
+            f' viewBox="{_n(-EDGE_PT)} 0 {_n(width)} {_n(height)}">{"".join(paths)}</svg>'
+        )
+
+
+def _n(x: float) -> str:
+    """A coordinate, short: SVG text is parsed again for every page."""
+    return f"{round(x, 2):g}"
+
+
+def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> PanelView:
+    """Matrices placed on one raster, drawn as one SVG under one text layer per style.
+
+    WeasyPrint's cost grows with boxes and text lines, not with characters: a grid of a dozen
+    matrices is here three blocks of text and one picture, the same on every machine.
+    """
+    given, answers, captions = _Raster(), _Raster(), _Raster()
+    drawing = _Drawing()
+    for c in cells:
+        m = c.m
+        text = m.caption_text
+        # Captions are 7.5 pt: their raster is 3/4 of a matrix character.
+        start = (round((c.col + m.text_chars) / CAPTION_CHAR) - len(text) if c.end
+                 else round(c.col / CAPTION_CHAR))
+        captions.put(c.row, start, text)
+        for j, token in enumerate(m.tokens):
+            middle = c.col + (j + 0.5) * m.cell_w
+            captions.put(c.row + 1, round(middle / CAPTION_CHAR - len(token) / 2), token)
+        layer = answers if m.answers else given
+        for k, line in enumerate(m.lines):
+            layer.put(c.body_row + k, c.col, line)
+        drawing.matrix(m, c.col * CHAR_PT, c.body_row * LINE_PT)
+    line_pt, left_pt = LINE_PT * scale, round(EDGE_PT * scale, 2)
+    layers = (given.layer("given", left_pt, line_pt), answers.layer("answers", left_pt, line_pt),
+              captions.layer("captions", left_pt, line_pt, CAPTION_DROP_PT * scale))
+    width, height = cols * CHAR_PT + 2 * EDGE_PT, rows * LINE_PT + 1  # the bottom brackets' half width
+    return PanelView(
+        width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
+        drawing=drawing.svg(width, height, scale), layers=tuple(x for x in layers if x is not None),
     )
+
+
+def grid_panel(g: GridView) -> PanelView:
+    """A whole grid as one panel."""
+    return panel(g.cells, g.cols, g.rows, g.scale)
+
+
+def band_panels(g: GridView) -> list[PanelView]:
+    """A grid as one panel per band, so that a page can end between two bands."""
+    return [panel(cells, g.cols, lines, g.scale) for lines, cells in g.bands]
+
+
+def side_by_side(left: GridView, right: GridView) -> PanelView:
+    """Two grids of the same scale as one panel, side by side, as far apart as two columns."""
+    shift = left.cols + GAP
+    cells = list(left.cells) + [replace(c, col=c.col + shift) for c in right.cells]
+    return panel(cells, shift + right.cols, max(left.rows, right.rows), left.scale)
 
 
 def _center(text: str, width: int) -> str:
@@ -320,7 +454,7 @@ def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cel
 
 def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: str, given: bool = False,
            key: bool = False, cell_w: int = 0, two_line: bool = False, tall: bool = False,
-           masked: Sequence[tuple[int, int]] = (), header: Sequence[str] = ()) -> MatrixView:
+           masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = ()) -> MatrixView:
     """The view of one matrix: given values, or writing boxes (filled on the key).
 
     `two_line` cells hold a value and its decimals; `tall` cells are two lines high with the
@@ -330,12 +464,11 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
     width = cell_w or _width(values, 3, two_line)
     hidden = frozenset(masked)
     shown = values if (given or key) else None
-    head = "".join(_center(h, width) for h in header) if header else ""
     cell_h = 2 if two_line or tall else 1
     return MatrixView(
         label=label, caption=caption, lines=_lines(shown, rows, cols, width, cell_h, two_line, hidden), rows=rows,
         cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
-        masked=tuple(sorted(hidden)), header=head,
+        masked=tuple(sorted(hidden)), tokens=tuple(tokens),
     )
 
 
@@ -386,6 +519,10 @@ CONTENT_WIDTH_PT = 520.0
 """Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
 MIN_SIDE_BY_SIDE_SCALE = 0.8
 """Below this, a head is stacked rather than shrunk further beside itself."""
+RULES_GAP_PT = 10.0
+"""Space between a grid and the rules box beside or below it."""
+RULES_MIN_PT = 125.0
+"""The narrowest the rules box may be, beside a grid."""
 FIRST_PAGE_PT = 640.0
 """Height left under the header on a page: a taller head is laid out one grid row at a time."""
 
@@ -415,7 +552,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
         side_by_side = max(g.width_pt for g in grids.values())
     else:
         tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
-        side_by_side = grids["proj"].width_pt + 14 + grids["att"].width_pt
+        side_by_side = side_by_side_width(grids["proj"], grids["att"])
     # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
     # tall: grids one after the other, scaled to the widest.
     scale = min(1.0, CONTENT_WIDTH_PT / side_by_side)
@@ -423,13 +560,32 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
     if stacked:
         scale = min(1.0, CONTENT_WIDTH_PT / max(g.width_pt for g in grids.values()))
     if scale < 1.0:
-        scale = max(0.5, scale * 0.98)  # a margin for the caption estimate; never below 5 pt text
-        grids = {
-            name: grid([[None if v is None else replace(v, scale=scale) for v in row] for row in rows])
-            for name, rows in layout.items()
-        }
-    beside = problem.convention == "row" and grids["proj"].width_pt + 14 + 130 <= CONTENT_WIDTH_PT
+        scale = max(0.5, math.floor(scale * 100) / 100)  # never below 5 pt text
+        grids = {name: replace(g, scale=scale) for name, g in grids.items()}
+    beside = problem.convention == "row" and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
     return {**grids, "stacked": stacked, "beside": beside}
+
+
+def side_by_side_width(left: GridView, right: GridView) -> float:
+    """Width of `side_by_side(left, right)`."""
+    return round(((left.cols + GAP + right.cols) * CHAR_PT + 2 * EDGE_PT) * left.scale, 2)
+
+
+def _head_panels(grids: dict) -> dict:
+    """One head's grids as the panels its layout draws."""
+    if grids["stacked"]:
+        return {name: band_panels(grids[name]) for name in ("proj", "att", "out") if name in grids}
+    if "out" in grids:
+        return {name: grid_panel(grids[name]) for name in ("proj", "att", "out")}
+    return {"both": side_by_side(grids["proj"], grids["att"])}
+
+
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+    """One head as the template draws it: its panels, and where the rules box goes."""
+    grids = _head_grids(problem, solution, h, key, _)
+    return {**_head_panels(grids), "stacked": grids["stacked"], "beside": grids["beside"],
+            "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT, "rules_top_pt": grids["proj"].height_pt + RULES_GAP_PT,
+            "proj_width_pt": grids["proj"].width_pt}
 
 
 def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
@@ -468,7 +624,7 @@ def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
     tok_w = max(_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
     att_w = max(_width(m, 6, True) for m in att_values)
     return {
-        "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=tok_w, header=tokens),
+        "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=tok_w, tokens=tokens),
         "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=3),
         "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=3),
         "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=3),
@@ -549,11 +705,12 @@ def _worked(problem: Problem, solution: Solution, _) -> dict:
 def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> dict:
     """Everything the template needs for one worksheet (key=False) or answer key (key=True)."""
     _ = translations(settings.lang).gettext
+    final = _final_grid(problem, solution, key, _)
     return {
         "problem": problem,
         "row": problem.convention == "row",
-        "heads": [_head_grids(problem, solution, h, key, _) for h in range(len(problem.heads))],
-        "final": _final_grid(problem, solution, key, _),
+        "heads": [_head_view(problem, solution, h, key, _) for h in range(len(problem.heads))],
+        "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,
         "student": student,
