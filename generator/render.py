@@ -1,9 +1,9 @@
 """Worksheets and answer keys as HTML strings, in the classic by-hand layout.
 
 One strict Jinja environment (autoescape, StrictUndefined, gettext from the catalogs), and the
-view model it renders: every matrix becomes one block of monospaced text lines over a drawn
-grid, so a sheet is a few dozen layout boxes rather than hundreds of table cells (WeasyPrint's
-cost grows with boxes). Nothing here writes files.
+view model it renders: a grid of matrices becomes a panel, one SVG drawing under a few blocks of
+monospaced text lines, so a sheet is a couple of dozen layout boxes rather than hundreds of
+table cells (WeasyPrint's cost grows with boxes and lines). Nothing here writes files.
 """
 
 from __future__ import annotations
@@ -250,6 +250,10 @@ CAPTION_DROP_PT = 2.5
 """Captions sit this much below the middle of their line, close to the body they name."""
 
 
+STYLES = ("given", "answers", "captions")
+"""The text styles of a panel, in drawing order (see .layer in sheet.css)."""
+
+
 @dataclass(frozen=True)
 class Layer:
     """Lines of text laid over a panel, all in one style (a style per layer: no inline boxes)."""
@@ -295,13 +299,16 @@ class _Raster:
             if ch != " ":
                 line[col + k] = ch
 
-    def layer(self, kind: str, left_pt: float, line_pt: float, drop_pt: float = 0.0) -> Optional[Layer]:
-        """The raster's lines from its first used line, or None when it holds nothing."""
-        if not self.rows:
-            return None
+    def layer(self, kind: str, left_pt: float, char_pt: float, line_pt: float, drop_pt: float = 0.0) -> Layer:
+        """The raster's lines from its first used line and its first used column.
+
+        Spaces are glyphs to WeasyPrint: the indent all lines share becomes the layer's offset.
+        """
         first, last = min(self.rows), max(self.rows)
-        text = "\n".join("".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1))
-        return Layer(kind, left_pt, round(first * line_pt + drop_pt, 2), text)
+        lines = ["".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1)]
+        indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line)
+        text = "\n".join(line[indent:] for line in lines)
+        return Layer(kind, round(left_pt + indent * char_pt, 2), round(first * line_pt + drop_pt, 2), text)
 
 
 class _Drawing:
@@ -357,7 +364,7 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
     WeasyPrint's cost grows with boxes and text lines, not with characters: a grid of a dozen
     matrices is here three blocks of text and one picture, the same on every machine.
     """
-    given, answers, captions = _Raster(), _Raster(), _Raster()
+    rasters: dict[str, _Raster] = {}  # by style
     drawing = _Drawing()
     for c in cells:
         m = c.m
@@ -365,21 +372,26 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
         # Captions are 7.5 pt: their raster is 3/4 of a matrix character.
         start = (round((c.col + m.text_chars) / CAPTION_CHAR) - len(text) if c.end
                  else round(c.col / CAPTION_CHAR))
+        captions = rasters.setdefault("captions", _Raster())
         captions.put(c.row, start, text)
         for j, token in enumerate(m.tokens):
             middle = c.col + (j + 0.5) * m.cell_w
             captions.put(c.row + 1, round(middle / CAPTION_CHAR - len(token) / 2), token)
-        layer = answers if m.answers else given
-        for k, line in enumerate(m.lines):
-            layer.put(c.body_row + k, c.col, line)
+        if m.lines:
+            layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
+            for k, line in enumerate(m.lines):
+                layer.put(c.body_row + k, c.col, line)
         drawing.matrix(m, c.col * CHAR_PT, c.body_row * LINE_PT)
-    line_pt, left_pt = LINE_PT * scale, round(EDGE_PT * scale, 2)
-    layers = (given.layer("given", left_pt, line_pt), answers.layer("answers", left_pt, line_pt),
-              captions.layer("captions", left_pt, line_pt, CAPTION_DROP_PT * scale))
+    line_pt, left_pt = LINE_PT * scale, EDGE_PT * scale
+    layers = tuple(
+        raster.layer(kind, left_pt, CHAR_PT * scale * (CAPTION_CHAR if kind == "captions" else 1), line_pt,
+                     CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
+        for kind, raster in sorted(rasters.items(), key=lambda item: STYLES.index(item[0]))
+    )
     width, height = cols * CHAR_PT + 2 * EDGE_PT, rows * LINE_PT + 1  # the bottom brackets' half width
     return PanelView(
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
-        drawing=drawing.svg(width, height, scale), layers=tuple(x for x in layers if x is not None),
+        drawing=drawing.svg(width, height, scale), layers=layers,
     )
 
 

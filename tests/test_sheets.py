@@ -176,3 +176,32 @@ def test_default_shapes_keep_the_one_page_layout(preset, extra):
         width = (max(grids["proj"].width_pt, grids["att"].width_pt, grids["out"].width_pt) if "out" in grids
                  else side_by_side_width(grids["proj"], grids["att"]))
         assert width <= CONTENT_WIDTH_PT, problem.code
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_panels_place_every_value_and_caption_without_collisions(layout):
+    from generator.render import grid_panel, side_by_side
+
+    for problem in draw(LAYOUTS[layout], 31, 25):
+        grids = _head_grids_of(problem)
+        if "out" in grids:
+            panels = [(grid_panel(grids[n]), grids[n].cells) for n in ("proj", "att", "out")]
+        else:
+            panels = [(side_by_side(grids["proj"], grids["att"]), grids["proj"].cells + grids["att"].cells)]
+        for panel, cells in panels:
+            text = {kind: "\n".join(l.text for l in panel.layers if l.kind == kind)
+                    for kind in ("given", "answers", "captions")}
+            values = "".join(line for c in cells for line in c.m.lines)
+            written = text["given"] + text["answers"]
+            # A value overwriting another would lose characters; none may be lost or added.
+            assert sorted(written.replace(" ", "").replace("\n", "")) == sorted(values.replace(" ", ""))
+            lines = [f" {line} " for line in text["captions"].split("\n")]
+            for c in cells:  # whole, and apart from its neighbours
+                assert any(f" {c.m.caption_text} " in line for line in lines), (problem.code, c.m.caption_text)
+            assert "<text" not in panel.drawing and "href" not in panel.drawing
+
+
+def _head_grids_of(problem):
+    from generator.render import _head_grids
+
+    return _head_grids(problem, solve(problem), 0, True, lambda text: text)
