@@ -57,11 +57,16 @@ class Renderer:
         self.fonts = FontConfiguration()
         self.stylesheet = CSS(filename=str(root / "sheet.css"), url_fetcher=self.fetcher, font_config=self.fonts)
 
-    def render(self, html: str) -> Document:
-        """Lay out one HTML page set."""
+    def render(self, html: str, page_css: str = "") -> Document:
+        """Lay out one HTML page set, with the page style `page_css` (parsed once per text)."""
+        stylesheets = [self.stylesheet, self._page_stylesheet(page_css)] if page_css else [self.stylesheet]
         return HTML(string=html, base_url=self.base_url, url_fetcher=self.fetcher).render(
-            stylesheets=[self.stylesheet], font_config=self.fonts
+            stylesheets=stylesheets, font_config=self.fonts
         )
+
+    @functools.lru_cache(maxsize=8)  # one per paper and language a batch uses  # noqa: B019
+    def _page_stylesheet(self, text: str) -> CSS:
+        return CSS(string=text, base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts)
 
     def pdf(self, documents: list[Document]) -> bytes:
         """The pages of `documents`, in order, as one PDF with shared fonts."""

@@ -756,11 +756,12 @@ def _rules(problem: Problem, key: bool, _) -> list[str]:
     return ["• " + line for line in lines]
 
 
-def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "") -> str:
+def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "", page_css: bool = True) -> str:
     """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
 
     `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
-    PDF output passes the stylesheet separately, parsed once per process.
+    PDF output passes the stylesheet and the page style (`page_css=False`, see `page_css_text`)
+    separately, each parsed once per process.
     """
     template = environment(settings.lang).get_template("sheet.html")
     return template.render(
@@ -769,7 +770,13 @@ def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "
         page_size=PAPERS[settings.paper],
         version=__version__,
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
+        page_css=page_css,
     )
+
+
+def page_css_text(settings: Settings) -> str:
+    """The page style (paper size, footer) that `document_html` embeds unless told not to."""
+    return environment(settings.lang).get_template("page.css").render(page_size=PAPERS[settings.paper])
 
 
 def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:

@@ -21,7 +21,9 @@ from generator.errors import AttnsheetError
 from generator.files import check_free, ensure_folder, write_atomic
 from generator.metrics import metrics
 from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
-from generator.render import Settings, Student, document_html, sheet_view, stylesheet_text, templates_dir
+from generator.render import (
+    Settings, Student, document_html, page_css_text, sheet_view, stylesheet_text, templates_dir,
+)
 
 MANIFEST_FORMAT = "attnsheet/manifest@1"
 
@@ -160,9 +162,10 @@ def render_task(task: Task) -> tuple[bytes, list[int]]:
     from generator.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
     r = renderer()
+    page_css = page_css_text(task.settings)
     docs = [
         r.render(document_html([sheet_view(s.problem, s.solution, s.student, task.settings, task.key)],
-                               task.settings))
+                               task.settings, page_css=False), page_css)
         for s in task.sheets
     ]
     return r.pdf(docs), [len(d.pages) for d in docs]
@@ -217,6 +220,11 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
     pool.shutdown()
 
 
+PART_SHEETS = 8
+"""Sheets per part of a combined file: parts spread a class over every job, and bound what a
+job holds in memory (a rendered page's layout is about 1.5 MB until it is written)."""
+
+
 def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
     settings = batch.settings
     if batch.split:
@@ -224,24 +232,31 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
                  for sheet, ws, kp in zip(batch.sheets, plan["worksheets"], plan["keys"])
                  for path, key in ((ws, False), (kp, True))]
     else:
-        tasks = [Task(plan["worksheets"][0], batch.sheets, False, settings),
-                 Task(plan["keys"][0], batch.sheets, True, settings)]
+        # The parts are the same whatever the number of jobs: so are the merged bytes.
+        parts = [batch.sheets[i:i + PART_SHEETS] for i in range(0, len(batch.sheets), PART_SHEETS)]
+        tasks = [Task(path, part, key, settings)
+                 for path, key in ((plan["worksheets"][0], False), (plan["keys"][0], True)) for part in parts]
+    files = list(dict.fromkeys(task.path for task in tasks))
+    left = {path: sum(task.path == path for task in tasks) for path in files}
+    done: dict[Path, list[bytes]] = {path: [] for path in files}
     written: list[Path] = []
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
-    total = 0
+    filled = {path: 0 for path in files}  # pages already rendered for each file
     try:
         for task, data, pages in _run_tasks(tasks, batch.jobs, progress):
-            write_atomic(task.path, data, force=batch.force)
-            written.append(task.path)
-            first = 1
             for sheet, n in zip(task.sheets, pages):
-                counts[(task.path, sheet.index)] = (first, n)
-                first += n
-            total += sum(pages)
+                counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
+                filled[task.path] += n
+            done[task.path].append(data)
+            left[task.path] -= 1
+            if not left[task.path]:
+                write_atomic(task.path, _joined(done.pop(task.path)), force=batch.force)
+                written.append(task.path)
     except KeyboardInterrupt:
-        raise Interrupted(_stopped("interrupted", batch, written, len(tasks))) from None
+        raise Interrupted(_stopped("interrupted", batch, written, len(files))) from None
     except BrokenProcessPool:
-        raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(tasks))) from None
+        raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(files))) from None
+    total = sum(filled.values())
     places = []
     for i, sheet in enumerate(batch.sheets):
         ws_path = plan["worksheets"][i if batch.split else 0]
@@ -249,6 +264,15 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
         places.append({"worksheet": _place(batch, ws_path, *counts[(ws_path, sheet.index)]),
                        "key": _place(batch, key_path, *counts[(key_path, sheet.index)])})
     return written, total, places
+
+
+def _joined(parts: list[bytes]) -> bytes:
+    """A file from its rendered parts (most files are one part: no merge to load)."""
+    if len(parts) == 1:
+        return parts[0]
+    from generator.merge import merge
+
+    return merge(parts)
 
 
 def _stopped(why: str, batch: Batch, written: list[Path], planned: int) -> str:

@@ -8,13 +8,13 @@ from babel.messages.pofile import read_po
 from conftest import ROOT
 from generator.i18n import languages, translations
 
-METHODS = [("generator/render.py", "python"), ("templates/**.html", "jinja2")]
+METHODS = [("generator/render.py", "python"), ("templates/**.html", "jinja2"), ("templates/**.css", "jinja2")]
 
 
 def sheet_messages() -> set[str]:
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(ROOT), METHODS, options_map={"templates/**.html": {"extensions": "jinja2.ext.i18n"}},
+        str(ROOT), METHODS, options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern in ("templates/**.html", "templates/**.css")},
         keywords={"_": None, "gettext": None},
     ):
         if "/generator/" in _file or _file.startswith(("generator", "templates")):
@@ -24,7 +24,7 @@ def sheet_messages() -> set[str]:
 
 def test_there_are_words_to_translate():
     messages = sheet_messages()
-    assert {"Worksheet", "Answer key", "Name", "queries"} <= messages
+    assert {"Worksheet", "Answer key", "Name", "queries", "page"} <= messages
 
 
 def test_every_catalog_is_complete():

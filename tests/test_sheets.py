@@ -205,3 +205,21 @@ def _head_grids_of(problem):
     from generator.render import _head_grids
 
     return _head_grids(problem, solve(problem), 0, True, lambda text: text)
+
+
+def test_a_combined_file_joined_from_parts_keeps_order_bookmarks_and_metadata(run, tmp_path):
+    from generator.sheets import PART_SHEETS
+
+    count = PART_SHEETS + 3
+    r = run("generate", "--count", str(count), "--seed", "8", "--out", str(tmp_path), "--lang", "es")
+    assert r.code == 0, r.err
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    for name, kind in (("worksheets.pdf", "worksheet"), ("answer-keys.pdf", "key")):
+        reader = PdfReader(tmp_path / name)
+        assert len(reader.pages) == count
+        texts = [page.extract_text() for page in reader.pages]
+        for i, sheet in enumerate(manifest["sheets"]):
+            assert sheet[kind]["first_page"] == i + 1 and sheet["code"] in texts[i]
+        marks = reader.outline
+        assert len(marks) == count and [reader.get_destination_page_number(m) for m in marks] == list(range(count))
+        assert reader.trailer["/Root"]["/Lang"] == "es" and reader.metadata["/Title"] == "Autoatención a mano"
