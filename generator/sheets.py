@@ -7,8 +7,7 @@ import re
 import signal
 import time
 import unicodedata
-from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -185,10 +184,12 @@ def _job_process() -> None:
 
 
 def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, bytes, list[int]]]:
-    """Each task's result, in order; in `jobs` processes when there is more than one task.
+    """Each task's result, in order; rendered by this process and `jobs - 1` job processes.
 
-    A file is always rendered whole by one process, so its bytes do not depend on `jobs`.
-    Each job process keeps its renderer (fonts, parsed stylesheet) for all its tasks.
+    This process renders too rather than wait: it is already running (a job process first
+    spends most of a second importing WeasyPrint), and it leaves no third process competing
+    for the cores. A file is always rendered whole by one process, so its bytes do not
+    depend on `jobs`; each process keeps its renderer (fonts, parsed stylesheet).
     """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
@@ -197,17 +198,31 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
                 progress(len(task.sheets))
             yield task, data, pages
         return
+    helpers = min(jobs - 1, len(tasks) - 1)
+    ahead = 2 * helpers  # tasks queued for the job processes: none idles, few wait in memory
     # Spawned (not forked) processes are our own children, so they can be stopped for sure.
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context, initializer=_job_process)
-    # Submitted one by one (not pool.map, which cancels what is pending when stopped, and then
-    # trips over the cancelled futures while we stop the processes).
-    pending = deque((task, pool.submit(render_task, task)) for task in tasks)
+    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=context, initializer=_job_process)
+    queued: dict[int, Future] = {}
+    rendered: dict[int, tuple[bytes, list[int]]] = {}
+    claimed = 0  # tasks handed out so far, to the job processes or to this one, in order
+
+    def feed() -> None:
+        nonlocal claimed
+        # Submitted one by one (not pool.map, which cancels what is pending when stopped, and
+        # then trips over the cancelled futures while we stop the processes).
+        while claimed < len(tasks) and len(queued) < ahead:
+            queued[claimed] = pool.submit(render_task, tasks[claimed])
+            claimed += 1
+
     try:
-        while pending:
-            task, future = pending.popleft()  # a finished future is dropped with its PDF bytes
-            data, pages = future.result()
-            del future
+        for i, task in enumerate(tasks):
+            feed()
+            while i not in rendered and not (i in queued and queued[i].done()) and claimed < len(tasks):
+                rendered[claimed] = render_task(tasks[claimed])  # the next task, here, meanwhile
+                claimed += 1
+                feed()
+            data, pages = rendered.pop(i) if i in rendered else queued.pop(i).result()
             if progress:
                 progress(len(task.sheets))
             yield task, data, pages
