@@ -38,15 +38,21 @@ class Row:
     ok: Optional[bool] = None
 
 
-def median_ms(work: Callable[[], object], repeats: int) -> float:
-    """Median wall time of `repeats` runs of `work`, in milliseconds (after one warm-up)."""
-    work()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def median_ms(works: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median wall time of each work over `repeats` rounds, in milliseconds (after a warm-up).
+
+    The works take turns within each round, so that a change in the host's load weighs on
+    all of them alike and their ratios hold.
+    """
+    times: dict[str, list[float]] = {name: [] for name in works}
+    for work in works.values():
         work()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
+    for _ in range(repeats):
+        for name, work in works.items():
+            start = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - start)
+    return {name: 1000 * statistics.median(t) for name, t in times.items()}
 
 
 def page_costs(repeats: int) -> list[Row]:
@@ -56,13 +62,16 @@ def page_costs(repeats: int) -> list[Row]:
 
     r = renderer()
     blank = "<html><body><p>x <span style='font-family: \"Sheet Mono\"'>1</span></p></body></html>"
-    floor = median_ms(lambda: r.pdf([r.render(blank)]), repeats)
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
-    pages = {}
-    for key in (False, True):
-        html = sheet_html(problem, solution, Student("Ada Lovelace"), Settings(), key=key)
-        pages[key] = median_ms(lambda: r.pdf([r.render(html)]), repeats)
+    html = {key: sheet_html(problem, solution, Student("Ada Lovelace"), Settings(), key=key) for key in (False, True)}
+    ms = median_ms({
+        "floor": lambda: r.pdf([r.render(blank)]),
+        "worksheet": lambda: r.pdf([r.render(html[False])]),
+        "key": lambda: r.pdf([r.render(html[True])]),
+    }, repeats)
+    floor = ms["floor"]
+    pages = {False: ms["worksheet"], True: ms["key"]}
     return [
         Row("(a) blank page floor (render + write)", floor, "ms"),
         Row("(b) worksheet page (render + write)", pages[False], "ms"),
@@ -165,7 +174,7 @@ def draw_and_solve(count: int, repeats: int) -> Row:
         for problem in draw(options, 1, count):
             solve(problem)
 
-    rate = count / (median_ms(work, repeats) / 1000)
+    rate = count / (median_ms({"draw": work}, repeats)["draw"] / 1000)
     return Row("(f) draw + solve, medium preset, one core", rate, "problems/s", ">= 5000", rate >= 5000)
 
 
