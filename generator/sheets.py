@@ -11,10 +11,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from generator import __version__
-from generator.draw import DrawOptions, draw
 from generator.engine import solve
 from generator.errors import AttnsheetError
 from generator.files import check_free, ensure_folder, write_atomic
@@ -23,6 +22,9 @@ from generator.problem import Problem, Solution, dumps, problem_to_json, solutio
 from generator.render import (
     Settings, Student, document_html, page_css_text, sheet_view, stylesheet_text, templates_dir,
 )
+
+if TYPE_CHECKING:
+    from generator.draw import DrawOptions
 
 MANIFEST_FORMAT = "attnsheet/manifest@1"
 
@@ -81,6 +83,9 @@ class Written:
 
 def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0) -> tuple[Sheet, ...]:
     """Draw and solve one problem per student (blank students for a plain --count)."""
+    # Imported here: job processes, which only render, need neither the drawing nor numpy.
+    from generator.draw import draw
+
     problems = draw(options, seed, count=len(students), start=start)
     return tuple(
         Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
