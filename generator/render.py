@@ -595,9 +595,16 @@ def _head_panels(grids: dict) -> dict:
 def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
     """One head as the template draws it: its panels, and where the rules box goes."""
     grids = _head_grids(problem, solution, h, key, _)
-    return {**_head_panels(grids), "stacked": grids["stacked"], "beside": grids["beside"],
-            "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT, "rules_top_pt": grids["proj"].height_pt + RULES_GAP_PT,
-            "proj_width_pt": grids["proj"].width_pt}
+    panels = _head_panels(grids)
+    view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "proj_width_pt": grids["proj"].width_pt,
+            "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
+    if not grids["stacked"]:
+        # The rules box follows its panel in the flow, pulled up beside or below the projections
+        # (placing the panel absolutely instead costs WeasyPrint a few milliseconds a page).
+        height = panels["both" if "both" in panels else "proj"].height_pt
+        top = 0.0 if grids["beside"] else grids["proj"].height_pt + RULES_GAP_PT
+        view["rules_margin_pt"] = round(top - height, 2)
+    return view
 
 
 def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
