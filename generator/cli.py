@@ -21,7 +21,7 @@ from generator.files import ensure_folder, write_atomic
 from generator.i18n import languages
 from generator.render import PAPERS, Settings, Student
 from generator.roster import clean_text, parse_roster
-from generator.sheets import Batch, Interrupted, generate, make_sheets
+from generator.sheets import Batch, Interrupted, generate, make_sheets, request_stop
 from generator.metrics import metrics, stats_text
 from generator.problem import Problem, dumps, parse_problems, problem_to_json, solution_to_json
 from generator.text import solution_text
@@ -364,14 +364,18 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: stop cleanly, then exit 143."""
 
 
-def _on_sigterm(signum, frame) -> None:
-    raise Terminated()
+def _on_signal(signum, frame) -> None:
+    error = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    request_stop(error)  # in case a library swallows what we raise (see request_stop)
+    raise error
 
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the CLI, turning every expected error into one line on stderr."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, _on_signal)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when SIGINT is ignored
+            signal.signal(signal.SIGINT, _on_signal)
     try:
         cli.main(args=argv, prog_name="attnsheet", standalone_mode=False)
     except click.UsageError as error:

@@ -124,6 +124,7 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     has twice as many documents as sheets).
     """
     start = time.perf_counter()
+    _stops.clear()
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
     targets = plan["worksheets"] + plan["keys"] + [manifest_path]
@@ -159,6 +160,26 @@ class Task:
     """Answer keys rather than worksheets."""
     settings: Settings
     """Paper, language, title, worked examples."""
+
+
+_stops: list[BaseException] = []
+
+
+def request_stop(error: BaseException) -> None:
+    """Remember that the user or the system asked the batch to stop (from a signal handler).
+
+    The handler raises `error` as well, but WeasyPrint catches every exception while it draws
+    an SVG, and would drop it: the batch also checks here after each task it renders itself.
+    """
+    _stops.append(error)
+
+
+def _render_here(task: Task) -> tuple[bytes, list[int]]:
+    """`render_task` in this process, then the stop asked for meanwhile, if any."""
+    result = render_task(task)
+    if _stops:
+        raise _stops[-1]
+    return result
 
 
 def render_task(task: Task) -> tuple[bytes, list[int]]:
@@ -198,7 +219,7 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
     """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
-            data, pages = render_task(task)
+            data, pages = _render_here(task)
             if progress:
                 progress(len(task.sheets))
             yield task, data, pages
@@ -224,7 +245,7 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
         for i, task in enumerate(tasks):
             feed()
             while i not in rendered and not (i in queued and queued[i].done()) and claimed < len(tasks):
-                rendered[claimed] = render_task(tasks[claimed])  # the next task, here, meanwhile
+                rendered[claimed] = _render_here(tasks[claimed])  # the next task, here, meanwhile
                 claimed += 1
                 feed()
             data, pages = rendered.pop(i) if i in rendered else queued.pop(i).result()
