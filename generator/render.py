@@ -509,6 +509,7 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
+@functools.lru_cache(maxsize=256)  # a sheet's worksheet and key often meet in one process
 def qr_png(code: str) -> str:
     """A QR code of a sheet code as a PNG data URL: a tiny image is far cheaper to lay out than SVG."""
     buffer = io.BytesIO()
