@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import shutil
 import signal
+import tempfile
 import time
 import unicodedata
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -204,9 +206,14 @@ class Interrupted(BatchError):
     """The user (SIGINT) or the system (SIGTERM) stopped the batch."""
 
 
-def _job_process() -> None:
-    """Start of a job process: the parent alone answers Ctrl-C, and stops its jobs itself."""
+def _job_process(scratch: str) -> None:
+    """Start of a job process: the parent alone answers Ctrl-C, and stops its jobs itself.
+
+    Temporary files (WeasyPrint's copies of the fonts) go in `scratch`, which the parent
+    removes: a job process stopped in the middle of a page cannot clean up after itself.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tempfile.tempdir = scratch
 
 
 def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, bytes, list[int]]]:
@@ -228,7 +235,9 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
     ahead = 2 * helpers  # tasks queued for the job processes: none idles, few wait in memory
     # Spawned (not forked) processes are our own children, so they can be stopped for sure.
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=context, initializer=_job_process)
+    scratch = tempfile.mkdtemp(prefix="attnsheet-jobs-")
+    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=context, initializer=_job_process,
+                               initargs=(scratch,))
     queued: dict[int, Future] = {}
     rendered: dict[int, tuple[bytes, list[int]]] = {}
     claimed = 0  # tasks handed out so far, to the job processes or to this one, in order
@@ -258,7 +267,10 @@ def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, b
             child.terminate()
         pool.shutdown(wait=True)
         raise
-    pool.shutdown()
+    else:
+        pool.shutdown()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 PART_SHEETS = 8

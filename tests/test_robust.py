@@ -57,11 +57,12 @@ def test_source_date_epoch_is_honoured(tmp_path):
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "SOURCE_DATE_EPOCH" in bad.stderr
 
 
-def start_batch(out: Path, jobs: str) -> subprocess.Popen:
+def start_batch(out: Path, jobs: str, scratch: Path | None = None) -> subprocess.Popen:
     # A fresh session with the default SIGINT handler, as from a terminal.
+    env = {**os.environ, "TMPDIR": str(scratch)} if scratch else None
     return subprocess.Popen(
         [*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out", str(out), "--jobs", jobs],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
@@ -90,12 +91,15 @@ def check_stopped(out: Path, proc: subprocess.Popen, code: int, what: str) -> No
 @pytest.mark.parametrize("sig, code, jobs", [(signal.SIGINT, 130, "2"), (signal.SIGTERM, 143, "2"),
                                              (signal.SIGTERM, 143, "1")])
 def test_a_stopped_batch_leaves_only_whole_files(tmp_path, sig, code, jobs):
-    proc = start_batch(tmp_path, jobs)
-    wait_for_files(tmp_path, proc, 4)
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    scratch.mkdir()
+    proc = start_batch(out, jobs, scratch)
+    wait_for_files(out, proc, 4)
     proc.send_signal(sig)
-    check_stopped(tmp_path, proc, code, "interrupted")
+    check_stopped(out, proc, code, "interrupted")
     time.sleep(0.2)
     assert not [p for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]  # no job left behind
+    assert not list(scratch.iterdir())  # nor its temporary files (WeasyPrint's copies of the fonts)
 
 
 def _parent(pid: str) -> int:
