@@ -129,19 +129,29 @@ class TreeRSS:
         return self.peak_kb / 1024
 
 
-def run_generate(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak tree RSS (MB) of one `attnsheet generate` run, start-up included."""
+def measure(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak tree RSS (MB) of one attnsheet run, start-up included.
+
+    The output goes to a temporary folder (a file in it for `draw`); a failed run stops the
+    benchmark with its message.
+    """
     with tempfile.TemporaryDirectory() as out:
+        target = out if args[0] == "generate" else f"{out}/problems.json"
         start = time.perf_counter()
-        proc = subprocess.Popen([*ATTNSHEET, "generate", "--seed", "2026", "--out", out, *args],
+        proc = subprocess.Popen([*ATTNSHEET, *args, "--out", target],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
         rss = TreeRSS(proc.pid)
         _, err = proc.communicate()
         seconds = time.perf_counter() - start
         peak = rss.stop()
         if proc.returncode != 0:
-            raise SystemExit(f"attnsheet generate {' '.join(args)} failed: {err.decode().strip()}")
+            raise SystemExit(f"attnsheet {' '.join(args)} failed: {err.decode().strip()}")
     return seconds, peak
+
+
+def run_generate(args: list[str]) -> tuple[float, float]:
+    """`measure` of one `attnsheet generate` run with the benchmark's seed."""
+    return measure(["generate", "--seed", "2026", *args])
 
 
 def batches(sheets: int) -> list[Row]:

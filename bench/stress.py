@@ -7,29 +7,11 @@ job processes, sampled from /proc. "Flat" compares a run with one a quarter of i
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import ATTNSHEET, ROOT, TreeRSS  # noqa: E402
-
-import subprocess  # noqa: E402
-import time  # noqa: E402
-
-
-def measure(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak tree RSS (MB) of one attnsheet run; fails loudly if it fails."""
-    with tempfile.TemporaryDirectory() as out:
-        full = [*ATTNSHEET, *args, *(["--out", out] if args[0] == "generate" else ["--out", f"{out}/p.json"])]
-        start = time.perf_counter()
-        proc = subprocess.Popen(full, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        rss = TreeRSS(proc.pid)
-        _, err = proc.communicate()
-        seconds, peak = time.perf_counter() - start, rss.stop()
-    if proc.returncode != 0:
-        raise SystemExit(f"FAILED: attnsheet {' '.join(args)}: {err.decode().strip()}")
-    return seconds, peak
+from run import measure  # noqa: E402
 
 
 def main() -> int:

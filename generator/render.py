@@ -160,7 +160,7 @@ class GridView:
     @property
     def width_pt(self) -> float:
         """The grid's width, with room for the outer brackets."""
-        return round((self.cols * CHAR_PT + 2 * EDGE_PT) * self.scale, 2)
+        return round(_raster_width(self.cols) * self.scale, 2)
 
     @property
     def height_pt(self) -> float:
@@ -174,6 +174,11 @@ EDGE_PT = 3.5
 """Room for the outer brackets, each side of a grid."""
 CAPTION_CHAR = 0.75
 """A caption character (7.5 pt) in matrix characters (10 pt)."""
+
+
+def _raster_width(cols: int) -> float:
+    """Width of a raster `cols` characters wide, with room for the outer brackets (at scale 1)."""
+    return cols * CHAR_PT + 2 * EDGE_PT
 
 
 def _caption_chars(m: MatrixView) -> int:
@@ -388,7 +393,7 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
                      CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
         for kind, raster in sorted(rasters.items(), key=lambda item: STYLES.index(item[0]))
     )
-    width, height = cols * CHAR_PT + 2 * EDGE_PT, rows * LINE_PT + 1  # the bottom brackets' half width
+    width, height = _raster_width(cols), rows * LINE_PT + 1  # the bottom brackets' half width
     return PanelView(
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
         drawing=drawing.svg(width, height, scale), layers=layers,
@@ -407,9 +412,12 @@ def band_panels(g: GridView) -> list[PanelView]:
 
 def side_by_side(left: GridView, right: GridView) -> PanelView:
     """Two grids of the same scale as one panel, side by side, as far apart as two columns."""
-    shift = left.cols + GAP
-    cells = list(left.cells) + [replace(c, col=c.col + shift) for c in right.cells]
-    return panel(cells, shift + right.cols, max(left.rows, right.rows), left.scale)
+    cells = list(left.cells) + [replace(c, col=c.col + left.cols + GAP) for c in right.cells]
+    return panel(cells, _side_by_side_cols(left, right), max(left.rows, right.rows), left.scale)
+
+
+def _side_by_side_cols(left: GridView, right: GridView) -> int:
+    return left.cols + GAP + right.cols
 
 
 def _center(text: str, width: int) -> str:
@@ -581,7 +589,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
 
 def side_by_side_width(left: GridView, right: GridView) -> float:
     """Width of `side_by_side(left, right)`."""
-    return round(((left.cols + GAP + right.cols) * CHAR_PT + 2 * EDGE_PT) * left.scale, 2)
+    return round(_raster_width(_side_by_side_cols(left, right)) * left.scale, 2)
 
 
 def _head_panels(grids: dict) -> dict:
