@@ -57,18 +57,28 @@ def median_ms(works: dict[str, Callable[[], object]], repeats: int) -> dict[str,
 
 def page_costs(repeats: int) -> list[Row]:
     """(a) the blank-page floor, (b) a default worksheet page and a key page."""
+    from generator.paint import Painter
     from generator.pdf import renderer
-    from generator.render import Settings, Student, sheet_html
+    from generator.render import Settings, Student, document_html, page_css_text, sheet_view
 
     r = renderer()
     blank = "<html><body><p>x <span style='font-family: \"Sheet Mono\"'>1</span></p></body></html>"
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
-    html = {key: sheet_html(problem, solution, Student("Ada Lovelace"), Settings(), key=key) for key in (False, True)}
+    settings = Settings()
+    css = page_css_text(settings)
+    page = {}
+    for key in (False, True):
+        # As `generate` renders a page: its HTML with the panels left to paint, then layout,
+        # painting and the PDF. What is timed is what the floor times: render and write.
+        painter = Painter()
+        view = sheet_view(problem, solution, Student("Ada Lovelace"), settings, key)
+        html = document_html([view], settings, page_css=False, paint=painter)
+        page[key] = lambda html=html, painter=painter: r.pdf([r.render(html, css, painter)])
     ms = median_ms({
         "floor": lambda: r.pdf([r.render(blank)]),
-        "worksheet": lambda: r.pdf([r.render(html[False])]),
-        "key": lambda: r.pdf([r.render(html[True])]),
+        "worksheet": page[False],
+        "key": page[True],
     }, repeats)
     floor = ms["floor"]
     pages = {False: ms["worksheet"], True: ms["key"]}

@@ -10,15 +10,22 @@ import base64
 import functools
 import logging
 import mimetypes
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional, Sequence
 from urllib.parse import unquote, urlsplit
 
+import pydyf
 from weasyprint import CSS, HTML
 from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from generator.render import PNG_DATA, templates_dir
+from generator.paint import ANCHOR, EmbeddedFont, Painter, Placement, font_key, fonts_for, page_operators
+from generator.render import PNG_DATA, Settings, document_html, page_css_text, templates_dir
+
+PX_PT = 0.75
+"""A CSS pixel (WeasyPrint's unit for positions) in points."""
 
 # WeasyPrint reports what it could not load through logging; the CLI speaks for itself.
 logging.getLogger("weasyprint").addHandler(logging.NullHandler())
@@ -57,21 +64,118 @@ class Renderer:
         self.fonts = FontConfiguration()
         self.stylesheet = CSS(filename=str(root / "sheet.css"), url_fetcher=self.fetcher, font_config=self.fonts)
 
-    def render(self, html: str, page_css: str = "") -> Document:
-        """Lay out one HTML page set, with the page style `page_css` (parsed once per text)."""
+    def render(self, html: str, page_css: str = "", painter: Optional[Painter] = None) -> Rendered:
+        """Lay out one HTML page set, with the page style `page_css` (parsed once per text).
+
+        `painter` is the one `html` was made with, if any: its panels are found on the pages.
+        """
         stylesheets = [self.stylesheet, self._page_stylesheet(page_css)] if page_css else [self.stylesheet]
-        return HTML(string=html, base_url=self.base_url, url_fetcher=self.fetcher).render(
+        document = HTML(string=html, base_url=self.base_url, url_fetcher=self.fetcher).render(
             stylesheets=stylesheets, font_config=self.fonts
         )
+        return Rendered(document, _placements(document, painter) if painter else ((),) * len(document.pages))
 
     @functools.lru_cache(maxsize=8)  # one per paper and language a batch uses  # noqa: B019
     def _page_stylesheet(self, text: str) -> CSS:
         return CSS(string=text, base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts)
 
-    def pdf(self, documents: list[Document]) -> bytes:
-        """The pages of `documents`, in order, as one PDF with shared fonts."""
-        pages = [page for doc in documents for page in doc.pages]
-        return documents[0].copy(pages).write_pdf()
+    def sheet(self, view: dict, settings: Settings) -> Rendered:
+        """One sheet (from `render.sheet_view`) laid out, its panels to be painted."""
+        painter = Painter()
+        html = document_html([view], settings, page_css=False, paint=painter)
+        return self.render(html, page_css_text(settings), painter)
+
+    def pdf(self, rendered: Sequence[Rendered]) -> bytes:
+        """The pages of `rendered`, in order, as one PDF with shared fonts, panels painted."""
+        pages = [page for r in rendered for page in r.document.pages]
+        placements = [pls for r in rendered for pls in r.placements]
+        document = rendered[0].document.copy(pages)
+        if not any(placements):
+            return document.write_pdf()
+        heights = [page.height * PX_PT for page in pages]
+        return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A laid-out document, and the panels to paint on each of its pages."""
+
+    document: Document
+    placements: tuple[tuple[Placement, ...], ...]
+    """By page."""
+
+
+def _placements(document: Document, painter: Painter) -> tuple[tuple[Placement, ...], ...]:
+    """Where WeasyPrint placed each of the painter's panels, page by page.
+
+    The boxes' ids come back as the pages' anchors; they are taken out again, so that they do
+    not become named destinations in the PDF.
+    """
+    placed = []
+    for page in document.pages:
+        here = []
+        for name in [name for name in page.anchors if name.startswith(ANCHOR)]:
+            x1, y1, x2, y2 = page.anchors.pop(name)
+            pl = painter.place(name, x1 * PX_PT, y1 * PX_PT)
+            if abs((y2 - y1) * PX_PT - pl.panel.height_pt) > 0.5:
+                raise RuntimeError(f"panel {name} was cut by a page break")
+            here.append(pl)
+        placed.append(tuple(here))
+    if sum(map(len, placed)) != len(painter.slots):
+        raise RuntimeError("a panel was not laid out")
+    return tuple(placed)
+
+
+def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: list[float]) -> None:
+    """Paint the panels on WeasyPrint's pages (its finisher: the PDF is built, not yet written)."""
+    fonts = fonts_for(pl for pls in placements for pl in pls)
+    # A content stream may leave its graphics state changed: WeasyPrint's is wrapped in q/Q,
+    # so that ours starts from PDF's initial state.
+    save, restore = pydyf.Stream([b"q"]), pydyf.Stream([b"Q"])
+    pdf.add_object(save)
+    pdf.add_object(restore)
+    font_refs = {font_key(weight): _embed(pdf, font) for weight, font in fonts.items()}
+    for number, pls, height in zip(pdf.pages["Kids"][::3], placements, heights):
+        if not pls:
+            continue
+        page = pdf.objects[number]
+        content = pydyf.Stream([page_operators(pls, height, fonts)], compress=True)
+        pdf.add_object(content)
+        page["Contents"] = pydyf.Array([save.reference, page["Contents"], restore.reference, content.reference])
+        resources = pdf.objects[_number(page["Resources"])]
+        pdf.objects[_number(resources["Font"])].update(font_refs)
+
+
+def _number(reference: bytes) -> int:
+    """The object number of a reference such as b"12 0 R"."""
+    return int(reference.split()[0])
+
+
+def _embed(pdf: pydyf.PDF, font: EmbeddedFont) -> bytes:
+    """A panel font as a Type 0 font with Identity-H encoding (two-byte glyph ids); its reference."""
+    program = pydyf.Stream([font.program], {"Filter": "/FlateDecode", "Length1": font.length})
+    to_unicode = pydyf.Stream([font.to_unicode], compress=True)
+    pdf.add_object(program)
+    pdf.add_object(to_unicode)
+    descriptor = pydyf.Dictionary({
+        "Type": "/FontDescriptor", "FontName": f"/{font.name}", "Flags": 5,  # fixed pitch, symbolic
+        "FontBBox": pydyf.Array(font.bbox), "ItalicAngle": 0, "Ascent": font.ascent, "Descent": font.descent,
+        "CapHeight": font.cap_height, "StemV": 80, "FontFile2": program.reference,
+    })
+    pdf.add_object(descriptor)
+    cid_font = pydyf.Dictionary({
+        "Type": "/Font", "Subtype": "/CIDFontType2", "BaseFont": f"/{font.name}",
+        "CIDSystemInfo": pydyf.Dictionary({"Registry": pydyf.String("Adobe"), "Ordering": pydyf.String("Identity"),
+                                           "Supplement": 0}),
+        "FontDescriptor": descriptor.reference, "DW": font.advance, "CIDToGIDMap": "/Identity",
+    })
+    pdf.add_object(cid_font)
+    type0 = pydyf.Dictionary({
+        "Type": "/Font", "Subtype": "/Type0", "BaseFont": f"/{font.name}", "Encoding": "/Identity-H",
+        "DescendantFonts": pydyf.Array([cid_font.reference]), "ToUnicode": to_unicode.reference,
+    })
+    pdf.add_object(type0)
+    return type0.reference
 
 
 @functools.lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import jinja2
 import segno
@@ -255,8 +255,27 @@ CAPTION_DROP_PT = 2.5
 """Captions sit this much below the middle of their line, close to the body they name."""
 
 
-STYLES = ("given", "answers", "captions")
-"""The text styles of a panel, in drawing order (see .layer in sheet.css)."""
+@dataclass(frozen=True)
+class TextStyle:
+    """How one layer's text is printed."""
+
+    colour: str
+    """Its ink."""
+    weight: int
+    """400 regular, 700 bold."""
+    size: float
+    """Size relative to a panel's matrix font (10 pt at scale 1)."""
+
+
+STYLES = {
+    "given": TextStyle("#1b1b1b", 400, 1.0),
+    "answers": TextStyle("#0b4fa8", 700, 1.0),
+    "captions": TextStyle("#5a5a5a", 400, CAPTION_CHAR),
+}
+"""The text styles of a panel, in drawing order; the one place they are defined (the HTML
+layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
+FONT_PT = 10.0
+"""A panel's matrix font, at scale 1 (one character is CHAR_PT wide, one line LINE_PT high)."""
 
 
 @dataclass(frozen=True)
@@ -264,13 +283,62 @@ class Layer:
     """Lines of text laid over a panel, all in one style (a style per layer: no inline boxes)."""
 
     kind: str
-    """given, answers or captions (see .layer in sheet.css)."""
+    """given, answers or captions (see STYLES)."""
     left_pt: float
     """Its raster's left, from the panel's left."""
     top_pt: float
     """Its first line's top, from the panel's top."""
     text: str
     """Its lines, joined by newlines; spaces place each value in its column."""
+
+    @property
+    def style(self) -> TextStyle:
+        """How it is printed."""
+        return STYLES[self.kind]
+
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Everything on a panel that is not text, grouped by colour; in raster points (scale 1),
+    x from the raster's left (the outer brackets reach EDGE_PT further out), y from its top."""
+
+    width: float
+    """The canvas, outer brackets' room included."""
+    height: float
+    """The canvas's height."""
+    fills: tuple[tuple[str, tuple[tuple[float, float, float, float], ...]], ...]
+    """(colour, rectangles as x, y, width, height), drawn first, in order."""
+    strokes: tuple[tuple[str, float, tuple[tuple[Point, ...], ...]], ...]
+    """(colour, line width, polylines), drawn over the fills, in order."""
+
+    def svg(self, scale: float) -> Markup:
+        """The shapes as one inline SVG, drawn at `scale`."""
+        width, height = self.width, self.height
+        paths = [f'<path fill="{fill}" d="{"".join(_svg_rect(r) for r in rects)}"/>' for fill, rects in self.fills]
+        paths += [f'<path fill="none" stroke="{colour}" stroke-width="{_n(w)}" d="{"".join(map(_svg_line, lines))}"/>'
+                  for colour, w, lines in self.strokes]
+        return Markup(
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width * scale)}pt" height="{_n(height * scale)}pt"'
+            f' viewBox="{_n(-EDGE_PT)} 0 {_n(width)} {_n(height)}">{"".join(paths)}</svg>'
+        )
+
+
+def _svg_rect(r: tuple[float, float, float, float]) -> str:
+    x, y, w, h = r
+    return f"M{_n(x)} {_n(y)}h{_n(w)}v{_n(h)}h{_n(-w)}z"
+
+
+def _svg_line(points: tuple[Point, ...]) -> str:
+    """A polyline, with the short H and V forms where it runs straight across or down."""
+    (x, y), rest = points[0], points[1:]
+    d = f"M{_n(x)} {_n(y)}"
+    for nx, ny in rest:
+        d += f"H{_n(nx)}" if ny == y else f"V{_n(ny)}" if nx == x else f"L{_n(nx)} {_n(ny)}"
+        x, y = nx, ny
+    return d
 
 
 @dataclass(frozen=True)
@@ -283,10 +351,15 @@ class PanelView:
     """Height of the panel."""
     scale: float
     """Size relative to the standard 10 pt matrices."""
-    drawing: Markup
-    """The inline SVG of everything that is not text (our own numbers only, never user text)."""
+    shapes: Shapes
+    """Everything that is not text (our own numbers only, never user text)."""
     layers: tuple[Layer, ...]
     """Text, one layer per style."""
+
+    @property
+    def drawing(self) -> Markup:
+        """The shapes as inline SVG, for HTML."""
+        return self.shapes.svg(self.scale)
 
 
 class _Raster:
@@ -317,17 +390,17 @@ class _Raster:
 
 
 class _Drawing:
-    """SVG paths grouped by style: one path per colour, however many matrices share it."""
+    """Shapes grouped by style: one path per colour, however many matrices share it."""
 
     def __init__(self) -> None:
-        self.fills: dict[str, list[str]] = {}
-        self.strokes: dict[tuple[str, float], list[str]] = {}
+        self.fills: dict[str, list[tuple[float, float, float, float]]] = {}
+        self.strokes: dict[tuple[str, float], list[tuple[Point, ...]]] = {}
 
     def rect(self, fill: str, x: float, y: float, w: float, h: float) -> None:
-        self.fills.setdefault(fill, []).append(f"M{_n(x)} {_n(y)}h{_n(w)}v{_n(h)}h{_n(-w)}z")
+        self.fills.setdefault(fill, []).append((x, y, w, h))
 
-    def line(self, stroke: str, width: float, d: str) -> None:
-        self.strokes.setdefault((stroke, width), []).append(d)
+    def line(self, stroke: str, width: float, *points: Point) -> None:
+        self.strokes.setdefault((stroke, width), []).append(points)
 
     def matrix(self, m: MatrixView, x: float, y: float) -> None:
         """A body whose text starts at (x, y): tint, writing boxes, struck-out cells, brackets."""
@@ -337,24 +410,25 @@ class _Drawing:
         pad = 0.6 if m.boxes else GIVEN_PAD_PT  # half a bracket's width, or room to breathe
         self.rect(tone.tint, x - pad, y, w + 2 * pad, h)
         if m.boxes:
-            d = "".join(f"M{_n(x + j * cw)} {_n(y)}v{_n(h)}" for j in range(1, m.cols))
-            d += "".join(f"M{_n(x)} {_n(y + i * ch)}h{_n(w)}" for i in range(m.rows + 1))
-            self.line(BOX_LINE, 0.5, d)
+            for j in range(1, m.cols):
+                self.line(BOX_LINE, 0.5, (x + j * cw, y), (x + j * cw, y + h))
+            for i in range(m.rows + 1):
+                self.line(BOX_LINE, 0.5, (x, y + i * ch), (x + w, y + i * ch))
         for i, j in m.masked:
             cx, cy = x + j * cw, y + i * ch
             self.rect(MASK_FILL, cx, cy, cw, ch)
-            self.line(MASK_LINE, 0.6, f"M{_n(cx)} {_n(cy + ch)}l{_n(cw)} {_n(-ch)}")
+            self.line(MASK_LINE, 0.6, (cx, cy + ch), (cx + cw, cy))
         left, right = x - pad, x + w + pad
-        self.line(tone.ink, 1.2, f"M{_n(left + SERIF_PT)} {_n(y)}H{_n(left)}V{_n(y + h)}H{_n(left + SERIF_PT)}"
-                                 f"M{_n(right - SERIF_PT)} {_n(y)}H{_n(right)}V{_n(y + h)}H{_n(right - SERIF_PT)}")
+        self.line(tone.ink, 1.2, (left + SERIF_PT, y), (left, y), (left, y + h), (left + SERIF_PT, y + h))
+        self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
 
-    def svg(self, width: float, height: float, scale: float) -> Markup:
-        paths = [f'<path fill="{fill}" d="{"".join(d)}"/>' for fill, d in self.fills.items()]
-        paths += [f'<path fill="none" stroke="{stroke}" stroke-width="{_n(w)}" d="{"".join(d)}"/>'
-                  for (stroke, w), d in sorted(self.strokes.items(), key=lambda s: s[0][0] != BOX_LINE)]
-        return Markup(
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width * scale)}pt" height="{_n(height * scale)}pt"'
-            f' viewBox="{_n(-EDGE_PT)} 0 {_n(width)} {_n(height)}">{"".join(paths)}</svg>'
+    def shapes(self, width: float, height: float) -> Shapes:
+        # Writing boxes first: brackets and strokes of struck-out cells go over their ends.
+        strokes = sorted(self.strokes.items(), key=lambda s: s[0][0] != BOX_LINE)
+        return Shapes(
+            width=width, height=height,
+            fills=tuple((fill, tuple(rects)) for fill, rects in self.fills.items()),
+            strokes=tuple((colour, w, tuple(lines)) for (colour, w), lines in strokes),
         )
 
 
@@ -388,15 +462,16 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
                 layer.put(c.body_row + k, c.col, line)
         drawing.matrix(m, c.col * CHAR_PT, c.body_row * LINE_PT)
     line_pt, left_pt = LINE_PT * scale, EDGE_PT * scale
+    order = list(STYLES)
     layers = tuple(
-        raster.layer(kind, left_pt, CHAR_PT * scale * (CAPTION_CHAR if kind == "captions" else 1), line_pt,
+        raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size, line_pt,
                      CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
-        for kind, raster in sorted(rasters.items(), key=lambda item: STYLES.index(item[0]))
+        for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
     )
     width, height = _raster_width(cols), rows * LINE_PT + 1  # the bottom brackets' half width
     return PanelView(
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
-        drawing=drawing.svg(width, height, scale), layers=layers,
+        shapes=drawing.shapes(width, height), layers=layers,
     )
 
 
@@ -772,12 +847,14 @@ def _rules(problem: Problem, key: bool, _) -> list[str]:
     return ["• " + line for line in lines]
 
 
-def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "", page_css: bool = True) -> str:
+def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
+                  paint: Optional[Callable[[PanelView], object]] = None) -> str:
     """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
 
     `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
     PDF output passes the stylesheet and the page style (`page_css=False`, see `page_css_text`)
-    separately, each parsed once per process.
+    separately, each parsed once per process. `paint` takes panels over for PDF output (see
+    `generator.paint.Painter`): it returns each one's slot, an anchor and the layers left to HTML.
     """
     template = environment(settings.lang).get_template("sheet.html")
     return template.render(
@@ -787,6 +864,7 @@ def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "
         version=__version__,
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
         page_css=page_css,
+        paint=paint,
     )
 
 

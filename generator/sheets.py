@@ -189,13 +189,9 @@ def render_task(task: Task) -> tuple[bytes, list[int]]:
     from generator.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
     r = renderer()
-    page_css = page_css_text(task.settings)
-    docs = [
-        r.render(document_html([sheet_view(s.problem, s.solution, s.student, task.settings, task.key)],
-                               task.settings, page_css=False), page_css)
-        for s in task.sheets
-    ]
-    return r.pdf(docs), [len(d.pages) for d in docs]
+    rendered = [r.sheet(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), task.settings)
+                for s in task.sheets]
+    return r.pdf(rendered), [len(d.document.pages) for d in rendered]
 
 
 class BatchError(AttnsheetError):

@@ -1,0 +1,91 @@
+"""Painted panels: a page whose grids generator.paint paints looks and reads like the page
+WeasyPrint draws from the same HTML with the grids in it (both rasterised and compared)."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+
+import pytest
+from PIL import Image, ImageChops
+from pypdf import PdfReader
+
+from generator.draw import DrawOptions, draw
+from generator.engine import solve
+from generator.paint import Painter
+from generator.pdf import renderer
+from generator.render import Layer, PanelView, Settings, Student, document_html, page_css_text, sheet_view
+
+CASES = {
+    "column": (DrawOptions(), Settings()),
+    "row": (DrawOptions(convention="row"), Settings(lang="es")),
+    "multihead": (DrawOptions(heads=2, output_projection=True), Settings(worked=True)),
+    "causal": (DrawOptions(causal=True, preset="hard"), Settings(paper="letter")),
+    # Too wide for the page: scaled down, one band at a time, over several pages.
+    "big": (DrawOptions(tokens=8, d_model=10, d_k=4, d_v=4), Settings(paper="letter")),
+}
+
+
+def both(view: dict, settings: Settings) -> tuple[bytes, bytes]:
+    """The sheet painted, and drawn by WeasyPrint alone from the HTML with the grids in it."""
+    r = renderer()
+    painted = r.pdf([r.sheet(view, settings)])
+    drawn = r.pdf([r.render(document_html([view], settings, page_css=False), page_css_text(settings))])
+    return painted, drawn
+
+
+def raster(pdf: bytes, tmp_path, name: str) -> list[Image.Image]:
+    (tmp_path / f"{name}.pdf").write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-r", "100", "-gray", "-png", str(tmp_path / f"{name}.pdf"), str(tmp_path / name)],
+                   check=True)
+    return [Image.open(p) for p in sorted(tmp_path.glob(f"{name}-*.png"))]
+
+
+@pytest.mark.skipif(not shutil.which("pdftoppm"), reason="needs poppler-utils (make test installs it)")
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("key", [False, True])
+def test_a_painted_page_looks_like_the_page_weasyprint_draws(case, key, tmp_path):
+    options, settings = CASES[case]
+    problem = draw(options, 7)[0]
+    view = sheet_view(problem, solve(problem), Student("Ada Lovelace"), settings, key)
+    painted, drawn = both(view, settings)
+    ours, theirs = raster(painted, tmp_path, "painted"), raster(drawn, tmp_path, "drawn")
+    assert len(ours) == len(theirs) and (case != "big" or len(ours) > 1)
+    for a, b in zip(ours, theirs):
+        # Anti-aliasing may differ a little at an edge; a glyph or a line out of place by even
+        # half a point leaves pixels a full shade apart.
+        off = ImageChops.difference(a, b).point(lambda v: 255 if v > 80 else 0)
+        assert off.getbbox() is None, (case, key, off.getbbox())
+    words = [sorted(page.extract_text().split()) for page in PdfReader(io.BytesIO(painted)).pages]
+    assert words == [sorted(page.extract_text().split()) for page in PdfReader(io.BytesIO(drawn)).pages]
+
+
+def test_painted_values_can_be_read_back_and_leave_no_destinations():
+    problem = draw(DrawOptions(), 2026)[0]
+    solution = solve(problem)
+    view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
+    painted, _ = both(view, Settings())
+    reader = PdfReader(io.BytesIO(painted))
+    text = reader.pages[0].extract_text()
+    for row in solution.heads[0].A:
+        for x in row:
+            assert f"{x.numerator}/{x.denominator}".replace("-", "−") in text
+    # The ids that find the panels on the page are not left behind as named destinations.
+    assert reader.named_destinations == {}
+
+
+def test_a_layer_the_panel_font_cannot_print_is_left_to_weasyprint():
+    given = Layer("given", 0.0, 0.0, "1  −2\n3/4")
+    caption = Layer("captions", 0.0, 20.0, "Ω  omega")  # not in the panel font: DejaVu prints it
+    panel = PanelView(width_pt=50.0, height_pt=40.0, scale=1.0, shapes=_no_shapes(), layers=(given, caption))
+    painter = Painter()
+    slot = painter(panel)
+    assert slot.layers == (caption,)
+    assert painter.place(slot.anchor, 10.0, 20.0).layers == (given,)
+
+
+def _no_shapes():
+    from generator.render import Shapes
+
+    return Shapes(width=57.0, height=40.0, fills=(), strokes=())
