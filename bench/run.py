@@ -66,7 +66,6 @@ def page_costs(repeats: int) -> list[Row]:
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
     settings = Settings()
-    css = page_css_text(settings)
     page = {}
     for key in (False, True):
         # As `generate` renders a page: its HTML with the panels left to paint, then layout,
@@ -74,7 +73,8 @@ def page_costs(repeats: int) -> list[Row]:
         painter = Painter()
         view = sheet_view(problem, solution, Student("Ada Lovelace"), settings, key)
         html = document_html([view], settings, page_css=False, paint=painter)
-        page[key] = lambda html=html, painter=painter: r.pdf([r.render(html, css, painter)])
+        css = page_css_text(settings, footer=not painter.paints_footer)
+        page[key] = lambda html=html, css=css, painter=painter: r.pdf([r.render(html, css, painter)])
     ms = median_ms({
         "floor": lambda: r.pdf([r.render(blank)]),
         "worksheet": page[False],

@@ -19,20 +19,23 @@ import hashlib
 import io
 import zlib
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Optional, Sequence, Union
 
 from fontTools import subset as ft_subset
 from fontTools.ttLib import TTFont
 
-from generator.render import EDGE_PT, FONT_PT, LINE_PT, STYLES, Layer, PanelView, Shapes, templates_dir
+from generator.render import (
+    CODE, CODE_LABEL, CODE_RIGHT_PT, CODE_TOPS_PT, EDGE_PT, FONT_PT, FOOT, LINE_PT, QR_PT, Ink, Layer, PanelView,
+    Shapes, qr_shapes, templates_dir,
+)
 
 MONO_FILES = {400: "fonts/NotoSansMono-Regular.subset.ttf", 700: "fonts/NotoSansMono-Bold.subset.ttf"}
 """The panel font ("Sheet Mono" in sheet.css), by weight, under templates/."""
 BASE_CHARS = frozenset("0123456789 −-/.")
 """Always in a file's subset, whatever its numbers: a batch's files then share a few subsets,
 each made once per process (captions differ little from sheet to sheet)."""
-ANCHOR = "attnsheet-panel-"
-"""Prefix of the ids that mark the panels' boxes."""
+ANCHOR = "attnsheet-"
+"""Prefix of the ids of the boxes we paint in."""
 
 
 @dataclass(frozen=True)
@@ -44,33 +47,86 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class Placement:
-    """A panel to paint, its top left corner where WeasyPrint placed its box (points, from the
-    page's top left), and the layers we paint."""
+class PanelMark:
+    """A panel to paint, with the layers we paint (the others are in the HTML)."""
 
     panel: PanelView
     layers: tuple[Layer, ...]
-    x: float
-    y: float
+
+
+@dataclass(frozen=True)
+class BadgeMark:
+    """The header's top right: the words "Sheet code", the code and its QR code."""
+
+    code: str
+    label: str
+
+
+@dataclass(frozen=True)
+class FootMark:
+    """The footer of every page: the code at the left, "page n / m" at the right."""
+
+    code: str
+    word: str
+    """"page", in the sheet's language."""
+
+
+Mark = Union[PanelMark, BadgeMark, FootMark]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A mark where WeasyPrint placed its box: points from the page's top left, and the page's
+    number among its document's pages."""
+
+    mark: Mark
+    box: tuple[float, float, float, float]
+    """Left, top, right, bottom."""
+    page: int
+    pages: int
 
 
 class Painter:
-    """Takes over the panels of one HTML document (the `paint` of `render.document_html`)."""
+    """Takes over the panels, the code and the footer of one HTML document (see the `paint` of
+    `render.document_html`): what the panel font can print, it paints; the rest stays HTML."""
 
     def __init__(self) -> None:
-        self.slots: dict[str, tuple[PanelView, tuple[Layer, ...]]] = {}
-        """Anchor: the panel, and the layers to paint."""
+        self.marks: dict[str, Mark] = {}
+        """By anchor, the id of the box each is painted in."""
 
     def __call__(self, p: PanelView) -> Slot:
-        anchor = f"{ANCHOR}{len(self.slots) + 1}"
+        anchor = f"{ANCHOR}panel-{len(self.marks) + 1}"
         ours = tuple(layer for layer in p.layers if mono(layer.style.weight).prints(layer.text))
-        self.slots[anchor] = (p, ours)
+        self.marks[anchor] = PanelMark(p, ours)
         return Slot(anchor, tuple(layer for layer in p.layers if layer not in ours))
 
-    def place(self, anchor: str, x: float, y: float) -> Placement:
-        """The panel of `anchor`, placed."""
-        p, layers = self.slots[anchor]
-        return Placement(p, layers, x, y)
+    def badge(self, code: str, label: str) -> Optional[str]:
+        """The anchor of the code's box, or None: the label is not in the panel font."""
+        if not (mono(CODE_LABEL.weight).prints(label) and mono(CODE.weight).prints(code)):
+            return None
+        return self._add("badge", BadgeMark(code, label))
+
+    def foot(self, code: str, word: str) -> Optional[str]:
+        """The anchor of the footer's box (fixed: on every page), or None: `word` is not in the panel font."""
+        if not mono(FOOT.weight).prints(f"attnsheet · {code} {word} 0123456789/"):
+            return None
+        return self._add("foot", FootMark(code, word))
+
+    @property
+    def paints_footer(self) -> bool:
+        """Whether the page style must leave the footer out."""
+        return any(isinstance(mark, FootMark) for mark in self.marks.values())
+
+    def _add(self, name: str, mark: Mark) -> str:
+        anchor = ANCHOR + name
+        if anchor in self.marks:
+            raise ValueError(f"one {name} per painted document")  # a painter paints one sheet
+        self.marks[anchor] = mark
+        return anchor
+
+    def place(self, anchor: str, box: tuple[float, float, float, float], page: int = 1, pages: int = 1) -> Placement:
+        """The mark of `anchor`, placed."""
+        return Placement(self.marks[anchor], box, page, pages)
 
 
 @dataclass(frozen=True)
@@ -169,12 +225,21 @@ def _to_unicode(gids: dict[str, int]) -> bytes:
     return b"\n".join(lines)
 
 
+def _texts(mark: Mark, pages: int = 1) -> Iterable[tuple[int, str]]:
+    """The text a mark prints, by weight (`pages`: the most pages a footer numbers)."""
+    if isinstance(mark, PanelMark):
+        return ((layer.style.weight, layer.text) for layer in mark.layers)
+    if isinstance(mark, BadgeMark):
+        return ((CODE_LABEL.weight, mark.label), (CODE.weight, mark.code))
+    return ((FOOT.weight, f"attnsheet · {mark.code}{_page_text(mark, pages, pages)}"),)
+
+
 def fonts_for(placements: Iterable[Placement]) -> dict[int, EmbeddedFont]:
     """The subsets a file's placements need, by weight."""
     chars: dict[int, set[str]] = {}
     for pl in placements:
-        for layer in pl.layers:
-            chars.setdefault(layer.style.weight, set()).update(layer.text)
+        for weight, text in _texts(pl.mark, pl.pages):
+            chars.setdefault(weight, set()).update(text)
     return {weight: mono(weight).subset(BASE_CHARS | (used - {"\n"})) for weight, used in sorted(chars.items())}
 
 
@@ -193,23 +258,69 @@ def _rgb(colour: str) -> str:
     return " ".join(_n(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
 
 
+def _page_text(mark: FootMark, page: int, pages: int) -> str:
+    return f"{mark.word} {page} / {pages}"
+
+
 def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont]) -> bytes:
     """PDF operators that paint `placements` on a page `page_height` points high.
 
     They expect PDF's initial graphics state (the caller wraps the page's other content in q/Q).
     """
     ops: list[str] = []
+    for pl in placements:  # shapes first: no text is ever under a tint
+        left, top = pl.box[:2]
+        if isinstance(pl.mark, PanelMark):
+            scale = pl.mark.panel.scale
+            _shapes(ops, pl.mark.panel.shapes, scale, left + EDGE_PT * scale, page_height - top)
+        elif isinstance(pl.mark, BadgeMark):
+            shapes = qr_shapes(pl.mark.code)
+            _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
     for pl in placements:
-        _shapes(ops, pl.panel.shapes, pl.panel.scale, pl.x, page_height - pl.y)
-    for pl in placements:
-        for layer in pl.layers:
-            _text(ops, layer, pl, page_height, fonts[layer.style.weight])
+        mark = pl.mark
+        if isinstance(mark, PanelMark):
+            for layer in mark.layers:
+                _layer(ops, layer, pl, page_height, fonts[layer.style.weight])
+        elif isinstance(mark, BadgeMark):
+            right, top = pl.box[2] - CODE_RIGHT_PT, pl.box[1]
+            for ink, text, line_top in zip((CODE_LABEL, CODE), (mark.label, mark.code), CODE_TOPS_PT):
+                font = fonts[ink.weight]
+                _line(ops, font, ink, right - _width(font, ink, text), page_height - (top + line_top) - _ascent(font, ink),
+                      text)
+        else:
+            font, (left, top, right, bottom) = fonts[FOOT.weight], pl.box
+            # Centred in the bottom margin, as a margin box centres its line (line-height: normal).
+            middle = (top + bottom) / 2 + (_ascent(font, FOOT) + font.descent * FOOT.size / 1000) / 2
+            _line(ops, font, FOOT, left, page_height - middle, f"attnsheet · {mark.code}")
+            text = _page_text(mark, pl.page, pl.pages)
+            _line(ops, font, FOOT, right - _width(font, FOOT, text), page_height - middle, text)
     return "\n".join(ops).encode("ascii")
 
 
+def _ascent(font: EmbeddedFont, ink: Ink) -> float:
+    return font.ascent * ink.size / 1000
+
+
+def _width(font: EmbeddedFont, ink: Ink, text: str) -> float:
+    """Advance of a line of `text`; CSS letter spacing follows every letter, the last one too."""
+    return len(text) * (font.advance * ink.size / 1000 + ink.spacing)
+
+
+def _line(ops: list[str], font: EmbeddedFont, ink: Ink, x: float, y: float, text: str) -> None:
+    """One line of text, its baseline's left at (x, y) in PDF's coordinates."""
+    # Character spacing outlives ET (it is part of the graphics state): set every time.
+    ops.append(f"BT /{font_key(ink.weight)} {_n(ink.size)} Tf {_rgb(ink.colour)} rg {_n(ink.spacing)} Tc "
+               f"1 0 0 1 {_n(x)} {_n(y)} Tm <{_glyphs(font, text)}> Tj ET")
+
+
+def _glyphs(font: EmbeddedFont, text: str) -> str:
+    gids = font.gids
+    return "".join(f"{gids[ch]:04x}" for ch in text)
+
+
 def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: float) -> None:
-    """Rectangles and lines in the panel's raster points, y down from the panel's top."""
-    ops.append(f"q {_n(scale)} 0 0 {_n(-scale)} {_n(left + EDGE_PT * scale)} {_n(top)} cm")
+    """Rectangles and lines at `scale`, their origin at (left, top) in PDF's coordinates, y down."""
+    ops.append(f"q {_n(scale)} 0 0 {_n(-scale)} {_n(left)} {_n(top)} cm")
     for colour, rects in shapes.fills:
         ops.append(f"{_rgb(colour)} rg")
         ops += [f"{_n(x)} {_n(y)} {_n(w)} {_n(h)} re" for x, y, w, h in rects]
@@ -223,23 +334,22 @@ def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: floa
     ops.append("Q")
 
 
-def _text(ops: list[str], layer: Layer, pl: Placement, page_height: float, font: EmbeddedFont) -> None:
+def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font: EmbeddedFont) -> None:
     """A layer's lines, each at its baseline; leading spaces become an offset, not glyphs."""
-    style, scale = layer.style, pl.panel.scale
+    style, scale = layer.style, pl.mark.panel.scale
     size = FONT_PT * scale * style.size
     line = LINE_PT * scale  # a layer's lines keep the panel's pitch, whatever its font size
     char = size * font.advance / 1000
     # The baseline of a line box, as CSS places it: half the leading above the font's ascent.
     ascent, descent = font.ascent * size / 1000, -font.descent * size / 1000
     baseline = (line - ascent - descent) / 2 + ascent
-    ops.append(f"BT /{font_key(style.weight)} {_n(size)} Tf {_rgb(style.colour)} rg")
-    gids = font.gids
+    left, top = pl.box[:2]
+    ops.append(f"BT /{font_key(style.weight)} {_n(size)} Tf {_rgb(style.colour)} rg 0 Tc")
     for k, text in enumerate(layer.text.split("\n")):
         body = text.lstrip(" ")
         if not body:
             continue
-        x = pl.x + layer.left_pt + (len(text) - len(body)) * char
-        y = page_height - (pl.y + layer.top_pt + k * line + baseline)
-        glyphs = "".join(f"{gids[ch]:04x}" for ch in body)
-        ops.append(f"1 0 0 1 {_n(x)} {_n(y)} Tm <{glyphs}> Tj")
+        x = left + layer.left_pt + (len(text) - len(body)) * char
+        y = page_height - (top + layer.top_pt + k * line + baseline)
+        ops.append(f"1 0 0 1 {_n(x)} {_n(y)} Tm <{_glyphs(font, body)}> Tj")
     ops.append("ET")

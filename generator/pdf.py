@@ -6,7 +6,6 @@ only module that imports WeasyPrint.
 
 from __future__ import annotations
 
-import base64
 import functools
 import logging
 import mimetypes
@@ -21,8 +20,8 @@ from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from generator.paint import ANCHOR, EmbeddedFont, Painter, Placement, font_key, fonts_for, page_operators
-from generator.render import PNG_DATA, Settings, document_html, page_css_text, templates_dir
+from generator.paint import ANCHOR, EmbeddedFont, PanelMark, Painter, Placement, font_key, fonts_for, page_operators
+from generator.render import Settings, document_html, page_css_text, templates_dir
 
 PX_PT = 0.75
 """A CSS pixel (WeasyPrint's unit for positions) in points."""
@@ -33,18 +32,14 @@ logging.getLogger("weasyprint").propagate = False
 
 
 class AssetFetcher(URLFetcher):
-    """Serves files from the templates folder and our own inline PNGs; refuses every other URL."""
+    """Serves files from the templates folder; refuses every other URL."""
 
     def __init__(self, root: Path) -> None:
-        super().__init__(allowed_protocols=("file", "data"), allow_redirects=False, fail_on_errors=False)
+        super().__init__(allowed_protocols=("file",), allow_redirects=False, fail_on_errors=False)
         self.root = root.resolve()
         self.refused: list[str] = []
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
-        if url.startswith(PNG_DATA):
-            # The QR codes render makes: data in the URL itself, no file and no network.
-            return URLFetcherResponse(url[:64], base64.b64decode(url[len(PNG_DATA):], validate=True),
-                                      headers={"Content-Type": "image/png"})
         parts = urlsplit(url)
         path = Path(unquote(parts.path)).resolve() if parts.scheme == "file" and not parts.netloc else None
         if path is None or not path.is_relative_to(self.root) or not path.is_file():
@@ -83,7 +78,7 @@ class Renderer:
         """One sheet (from `render.sheet_view`) laid out, its panels to be painted."""
         painter = Painter()
         html = document_html([view], settings, page_css=False, paint=painter)
-        return self.render(html, page_css_text(settings), painter)
+        return self.render(html, page_css_text(settings, footer=not painter.paints_footer), painter)
 
     def pdf(self, rendered: Sequence[Rendered]) -> bytes:
         """The pages of `rendered`, in order, as one PDF with shared fonts, panels painted."""
@@ -106,23 +101,25 @@ class Rendered:
 
 
 def _placements(document: Document, painter: Painter) -> tuple[tuple[Placement, ...], ...]:
-    """Where WeasyPrint placed each of the painter's panels, page by page.
+    """Where WeasyPrint placed the boxes of the painter's marks, page by page.
 
     The boxes' ids come back as the pages' anchors; they are taken out again, so that they do
     not become named destinations in the PDF.
     """
-    placed = []
-    for page in document.pages:
+    placed, found = [], set()
+    pages = len(document.pages)
+    for number, page in enumerate(document.pages, 1):
         here = []
         for name in [name for name in page.anchors if name.startswith(ANCHOR)]:
-            x1, y1, x2, y2 = page.anchors.pop(name)
-            pl = painter.place(name, x1 * PX_PT, y1 * PX_PT)
-            if abs((y2 - y1) * PX_PT - pl.panel.height_pt) > 0.5:
-                raise RuntimeError(f"panel {name} was cut by a page break")
+            box = tuple(v * PX_PT for v in page.anchors.pop(name))
+            pl = painter.place(name, box, number, pages)
+            if isinstance(pl.mark, PanelMark) and abs(box[3] - box[1] - pl.mark.panel.height_pt) > 0.5:
+                raise RuntimeError(f"{name} was cut by a page break")
             here.append(pl)
+            found.add(name)
         placed.append(tuple(here))
-    if sum(map(len, placed)) != len(painter.slots):
-        raise RuntimeError("a panel was not laid out")
+    if found != set(painter.marks):
+        raise RuntimeError(f"not laid out: {', '.join(sorted(set(painter.marks) - found))}")
     return tuple(placed)
 
 

@@ -8,9 +8,7 @@ table cells (WeasyPrint's cost grows with boxes and lines). Nothing here writes 
 
 from __future__ import annotations
 
-import base64
 import functools
-import io
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -34,8 +32,6 @@ CHAR_PT = 6.0
 """Width of one character of the 10 pt monospaced matrix font (0.6 em)."""
 LINE_PT = 16.0
 """Height of one line of a matrix: a writing box is this tall."""
-PNG_DATA = "data:image/png;base64,"
-"""Prefix of the only data URL a sheet holds: its QR code."""
 
 
 def templates_dir() -> Path:
@@ -276,6 +272,35 @@ STYLES = {
 layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
 FONT_PT = 10.0
 """A panel's matrix font, at scale 1 (one character is CHAR_PT wide, one line LINE_PT high)."""
+
+
+@dataclass(frozen=True)
+class Ink:
+    """Our own text outside the panels, in the panel font: the sheet code and the footer."""
+
+    size: float
+    """In points."""
+    weight: int
+    colour: str
+    spacing: float = 0.0
+    """Letter spacing, in points."""
+
+    def css(self) -> Markup:
+        """The same as CSS declarations, for HTML."""
+        spacing = f"; letter-spacing: {_n(self.spacing)}pt" if self.spacing else ""
+        return Markup(f"font: {self.weight} {_n(self.size)}pt 'Sheet Mono'; color: {self.colour}{spacing}")
+
+
+CODE_LABEL, CODE = Ink(7.0, 400, "#6b6b6b"), Ink(11.0, 700, "#1b1b1b", 0.5)
+"""The header's top right: the words "Sheet code", then the code, left of its QR code."""
+CODE_TOPS_PT = (8.0, 18.0)
+"""Tops of their lines, from the header's top."""
+CODE_RIGHT_PT = 48.0
+"""Their right edge, from the header's right (the QR code is QR_PT wide)."""
+FOOT = Ink(7.5, 400, "#555555")
+"""The footer: the sheet code bottom left, the page number bottom right."""
+MARGINS_MM = (12, 13, 14, 13)
+"""The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
 
 
 @dataclass(frozen=True)
@@ -592,12 +617,35 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
+QR_PT = 42.52
+"""A QR code's side (15 mm)."""
+
+
 @functools.lru_cache(maxsize=256)  # a sheet's worksheet and key often meet in one process
-def qr_png(code: str) -> str:
-    """A QR code of a sheet code as a PNG data URL: a tiny image is far cheaper to lay out than SVG."""
-    buffer = io.BytesIO()
-    segno.make(code, error="m", micro=False).save(buffer, kind="png", scale=4, border=0)
-    return PNG_DATA + base64.b64encode(buffer.getvalue()).decode("ascii")
+def qr_shapes(code: str) -> Shapes:
+    """A sheet code's QR code: its dark modules, a run of them per rectangle, in modules."""
+    rows = segno.make(code, error="m", micro=False).matrix
+    runs = []
+    for y, row in enumerate(rows):
+        x = 0
+        while x < len(row):
+            if row[x]:
+                end = x
+                while end < len(row) and row[end]:
+                    end += 1
+                runs.append((float(x), float(y), float(end - x), 1.0))
+                x = end
+            else:
+                x += 1
+    return Shapes(width=float(len(rows)), height=float(len(rows)), fills=(("#000000", tuple(runs)),), strokes=())
+
+
+def qr_svg(code: str) -> Markup:
+    """A sheet code's QR code as one inline SVG path (HTML output; PDF pages paint it)."""
+    shapes = qr_shapes(code)
+    d = "".join(_svg_rect(r) for _, rects in shapes.fills for r in rects)
+    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(shapes.width)} '
+                  f'{_n(shapes.height)}" shape-rendering="crispEdges"><path d="{d}"/></svg>')
 
 
 # --- sheets -----------------------------------------------------------------------------------
@@ -818,7 +866,6 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "key": key,
         "student": student,
         "code": problem.code or "",
-        "qr": qr_png(problem.code) if problem.code else "",
         "worked": _worked(problem, solution, _) if key and settings.worked else None,
         "rules": _rules(problem, key, _),
     }
@@ -865,12 +912,18 @@ def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
         page_css=page_css,
         paint=paint,
+        code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
+        margins=MARGINS_MM, foot=FOOT, footer=True,  # for page.css
     )
 
 
-def page_css_text(settings: Settings) -> str:
-    """The page style (paper size, footer) that `document_html` embeds unless told not to."""
-    return environment(settings.lang).get_template("page.css").render(page_size=PAPERS[settings.paper])
+def page_css_text(settings: Settings, footer: bool = True) -> str:
+    """The page style (paper size, margins, footer) that `document_html` embeds unless told not to.
+
+    `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`).
+    """
+    return environment(settings.lang).get_template("page.css").render(
+        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, footer=footer)
 
 
 def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:

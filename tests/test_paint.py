@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from generator.draw import DrawOptions, draw
 from generator.engine import solve
-from generator.paint import Painter
+from generator.paint import PanelMark, Painter
 from generator.pdf import renderer
 from generator.render import Layer, PanelView, Settings, Student, document_html, page_css_text, sheet_view
 
@@ -82,7 +82,41 @@ def test_a_layer_the_panel_font_cannot_print_is_left_to_weasyprint():
     painter = Painter()
     slot = painter(panel)
     assert slot.layers == (caption,)
-    assert painter.place(slot.anchor, 10.0, 20.0).layers == (given,)
+    assert painter.place(slot.anchor, (10.0, 20.0, 60.0, 60.0)).mark == PanelMark(panel, (given,))
+
+
+def test_a_code_or_footer_the_panel_font_cannot_print_stays_html():
+    painter = Painter()
+    assert painter.badge("74ZU-J2H", "Ω code") is None and painter.foot("74ZU-J2H", "Ω") is None
+    assert not painter.paints_footer and painter.marks == {}
+    assert painter.badge("74ZU-J2H", "Código") and painter.foot("74ZU-J2H", "página") and painter.paints_footer
+    with pytest.raises(ValueError):
+        painter.foot("74ZU-J2H", "page")  # one footer per document: it is on every page
+
+
+def test_every_page_of_a_long_sheet_has_its_painted_footer():
+    options, settings = CASES["big"]
+    problem = draw(options, 7)[0]
+    view = sheet_view(problem, solve(problem), Student("Ada"), settings, True)
+    painted, _ = both(view, settings)
+    pages = PdfReader(io.BytesIO(painted)).pages
+    assert len(pages) > 1
+    for number, page in enumerate(pages, 1):
+        text = page.extract_text()
+        assert f"page {number} / {len(pages)}" in text and f"attnsheet · {problem.code}" in text
+
+
+def test_the_qr_code_paints_exactly_the_dark_modules():
+    import segno
+
+    from generator.render import qr_shapes
+
+    code = draw(DrawOptions(), 7)[0].code
+    dark = {(x, y) for y, row in enumerate(segno.make(code, error="m", micro=False).matrix)
+            for x, v in enumerate(row) if v}
+    (colour, rects), = qr_shapes(code).fills
+    painted = [(int(x) + k, int(y)) for x, y, w, h in rects for k in range(int(w)) if h == 1]
+    assert sorted(painted) == sorted(dark) and colour == "#000000"
 
 
 def _no_shapes():
