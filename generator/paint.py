@@ -95,7 +95,7 @@ class Painter:
         """By anchor, the id of the box each is painted in."""
 
     def __call__(self, p: PanelView) -> Slot:
-        anchor = f"{ANCHOR}panel-{len(self.marks) + 1}"
+        anchor = f"{ANCHOR}panel-{sum(isinstance(m, PanelMark) for m in self.marks.values()) + 1}"
         ours = tuple(layer for layer in p.layers if mono(layer.style.weight).prints(layer.text))
         self.marks[anchor] = PanelMark(p, ours)
         return Slot(anchor, tuple(layer for layer in p.layers if layer not in ours))
@@ -141,6 +141,8 @@ class EmbeddedFont:
     """The TrueType file's length, before deflating."""
     gids: dict[str, int]
     """Glyph id of each character."""
+    hex_ids: dict[str, str]
+    """The same, as four hexadecimal digits."""
     to_unicode: bytes
     """The ToUnicode CMap: glyph ids back to text, for search, copy and screen readers."""
     advance: float
@@ -196,6 +198,7 @@ class MonoFont:
         scale = 1000 / self.upem
         return EmbeddedFont(
             name=f"{tag}+{self.postscript}", program=zlib.compress(program, 9), length=len(program), gids=gids,
+            hex_ids={ch: f"{gid:04x}" for ch, gid in gids.items()},
             to_unicode=_to_unicode(gids), advance=round(self.advance * 1000, 3),
             ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
             cap_height=round(self.cap_height * 1000),
@@ -250,6 +253,8 @@ def font_key(weight: int) -> str:
 
 def _n(x: float) -> str:
     """A number in a content stream: short, never in exponent form."""
+    if x == int(x):  # most: the raster is in whole points
+        return str(int(x))
     text = f"{x:.3f}".rstrip("0").rstrip(".")
     return "0" if text in ("", "-0") else text
 
@@ -314,8 +319,8 @@ def _line(ops: list[str], font: EmbeddedFont, ink: Ink, x: float, y: float, text
 
 
 def _glyphs(font: EmbeddedFont, text: str) -> str:
-    gids = font.gids
-    return "".join(f"{gids[ch]:04x}" for ch in text)
+    """Text as the hexadecimal string of its glyph ids (Identity-H: two bytes a glyph)."""
+    return "".join(map(font.hex_ids.__getitem__, text))
 
 
 def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: float) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import mimetypes
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -136,7 +137,8 @@ def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: lis
         if not pls:
             continue
         page = pdf.objects[number]
-        content = pydyf.Stream([page_operators(pls, height, fonts)], compress=True)
+        # zlib's default level: level 9 (pydyf's) takes 2.5x as long for 1.5% less.
+        content = pydyf.Stream([zlib.compress(page_operators(pls, height, fonts), 6)], {"Filter": "/FlateDecode"})
         pdf.add_object(content)
         page["Contents"] = pydyf.Array([save.reference, page["Contents"], restore.reference, content.reference])
         resources = pdf.objects[_number(page["Resources"])]
