@@ -325,7 +325,14 @@ def _glyphs(font: EmbeddedFont, text: str) -> str:
 
 def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: float) -> None:
     """Rectangles and lines at `scale`, their origin at (left, top) in PDF's coordinates, y down."""
-    ops.append(f"q {_n(scale)} 0 0 {_n(-scale)} {_n(left)} {_n(top)} cm")
+    ops.append(f"q {_n(scale)} 0 0 {_n(-scale)} {_n(left)} {_n(top)} cm\n{_shape_operators(shapes)}\nQ")
+
+
+@functools.lru_cache(maxsize=128)
+def _shape_operators(shapes: Shapes) -> str:
+    """The shapes in their own coordinates. Cached: a sheet's worksheet and key, and sheets of
+    the same shape, share their drawings (and a sheet's two pages their QR code)."""
+    ops = []
     for colour, rects in shapes.fills:
         ops.append(f"{_rgb(colour)} rg")
         ops += [f"{_n(x)} {_n(y)} {_n(w)} {_n(h)} re" for x, y, w, h in rects]
@@ -336,7 +343,7 @@ def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: floa
             (x, y), rest = points[0], points[1:]
             ops.append(f"{_n(x)} {_n(y)} m " + " ".join(f"{_n(px)} {_n(py)} l" for px, py in rest))
         ops.append("S")
-    ops.append("Q")
+    return "\n".join(ops)
 
 
 def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font: EmbeddedFont) -> None:
