@@ -69,7 +69,10 @@ class Renderer:
         document = HTML(string=html, base_url=self.base_url, url_fetcher=self.fetcher).render(
             stylesheets=stylesheets, font_config=self.fonts
         )
-        return Rendered(document, _placements(document, painter) if painter else ((),) * len(document.pages))
+        placements = _placements(document, painter) if painter else ((),) * len(document.pages)
+        if placements is None:
+            raise Unpaintable("a painted box was cut by a page break")
+        return Rendered(document, placements)
 
     @functools.lru_cache(maxsize=8)  # one per paper and language a batch uses  # noqa: B019
     def _page_stylesheet(self, text: str) -> CSS:
@@ -79,7 +82,11 @@ class Renderer:
         """One sheet (from `render.sheet_view`) laid out, its panels to be painted."""
         painter = Painter()
         html = document_html([view], settings, page_css=False, paint=painter)
-        return self.render(html, page_css_text(settings, footer=not painter.paints_footer), painter)
+        try:
+            return self.render(html, page_css_text(settings, footer=not painter.paints_footer), painter)
+        except Unpaintable:
+            # A panel taller than what is left of a page: WeasyPrint draws the whole sheet.
+            return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
 
     def pdf(self, rendered: Sequence[Rendered]) -> bytes:
         """The pages of `rendered`, in order, as one PDF with shared fonts, panels painted."""
@@ -101,8 +108,13 @@ class Rendered:
     """By page."""
 
 
-def _placements(document: Document, painter: Painter) -> tuple[tuple[Placement, ...], ...]:
-    """Where WeasyPrint placed the boxes of the painter's marks, page by page.
+class Unpaintable(Exception):
+    """A box to paint in did not land whole on one page."""
+
+
+def _placements(document: Document, painter: Painter) -> Optional[tuple[tuple[Placement, ...], ...]]:
+    """Where WeasyPrint placed the boxes of the painter's marks, page by page; None when one of
+    them was cut by a page break, or is missing.
 
     The boxes' ids come back as the pages' anchors; they are taken out again, so that they do
     not become named destinations in the PDF.
@@ -115,13 +127,11 @@ def _placements(document: Document, painter: Painter) -> tuple[tuple[Placement, 
             box = tuple(v * PX_PT for v in page.anchors.pop(name))
             pl = painter.place(name, box, number, pages)
             if isinstance(pl.mark, PanelMark) and abs(box[3] - box[1] - pl.mark.panel.height_pt) > 0.5:
-                raise RuntimeError(f"{name} was cut by a page break")
+                return None
             here.append(pl)
             found.add(name)
         placed.append(tuple(here))
-    if found != set(painter.marks):
-        raise RuntimeError(f"not laid out: {', '.join(sorted(set(painter.marks) - found))}")
-    return tuple(placed)
+    return tuple(placed) if found == set(painter.marks) else None
 
 
 def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: list[float]) -> None:

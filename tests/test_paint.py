@@ -123,3 +123,33 @@ def _no_shapes():
     from generator.render import Shapes
 
     return Shapes(width=57.0, height=40.0, fills=(), strokes=())
+
+
+def test_a_panel_cut_by_a_page_break_is_not_painted():
+    from types import SimpleNamespace
+
+    from generator.pdf import PX_PT, _placements
+
+    p = PanelView(width_pt=60.0, height_pt=300.0, scale=1.0, shapes=_no_shapes(), layers=())
+    painter = Painter()
+    anchor = painter(p).anchor
+    whole = SimpleNamespace(anchors={anchor: (10, 20, 90, 20 + 300 / PX_PT)})
+    assert _placements(SimpleNamespace(pages=[whole]), painter)[0][0].box[3] == pytest.approx(20 * PX_PT + 300)
+    cut = SimpleNamespace(anchors={anchor: (10, 20, 90, 20 + 120 / PX_PT)})  # the rest is on the next page
+    assert _placements(SimpleNamespace(pages=[cut, SimpleNamespace(anchors={})]), painter) is None
+    assert _placements(SimpleNamespace(pages=[SimpleNamespace(anchors={})]), painter) is None  # never laid out
+
+
+def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatch):
+    import generator.pdf
+
+    problem = draw(DrawOptions(), 7)[0]
+    solution = solve(problem)
+    view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
+    monkeypatch.setattr(generator.pdf, "_placements", lambda document, painter: None)
+    r = renderer()
+    rendered = r.sheet(view, Settings())
+    assert rendered.placements == ((),)
+    text = PdfReader(io.BytesIO(r.pdf([rendered]))).pages[0].extract_text()
+    assert problem.code in text and "page 1 / 1" in text
+    assert all(f"{x.numerator}/{x.denominator}".replace("-", "−") in text for x in solution.heads[0].A[0])
