@@ -153,3 +153,15 @@ def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatc
     text = PdfReader(io.BytesIO(r.pdf([rendered]))).pages[0].extract_text()
     assert problem.code in text and "page 1 / 1" in text
     assert all(f"{x.numerator}/{x.denominator}".replace("-", "−") in text for x in solution.heads[0].A[0])
+
+
+def test_a_batch_shares_one_font_subset_per_weight():
+    from generator.paint import fonts_for
+
+    r = renderer()
+    subsets = set()
+    for problem in draw(DrawOptions(), 3, 12):  # twelve sheet codes, twelve sets of numbers
+        for key in (False, True):
+            rendered = r.sheet(sheet_view(problem, solve(problem), Student("Ada"), Settings(), key), Settings())
+            subsets.update(id(font) for font in fonts_for(pl for page in rendered.placements for pl in page).values())
+    assert len(subsets) == 2  # regular and bold: made once each, ~20 ms apiece
