@@ -525,6 +525,9 @@ def _center(text: str, width: int) -> str:
     return " " * left + text + " " * (width - len(text) - left)
 
 
+# Cached: a page writes a few dozen distinct values, each measured and then written, and
+# Fraction arithmetic is slow. typed: 1, 1.0 and Fraction(1) are written differently.
+@functools.lru_cache(maxsize=4096, typed=True)
 def _text(x: Cell) -> str:
     """A value as written on the sheet: integers, p/q fractions, a true minus sign."""
     if x is None:
@@ -537,6 +540,7 @@ def _text(x: Cell) -> str:
     return str(x).replace("-", "−")
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def _decimal(x: Cell) -> str:
     if x is None:
         return ""
