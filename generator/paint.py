@@ -1,15 +1,16 @@
-"""Panels painted straight into PDF pages: WeasyPrint lays each page out, we draw its grids.
+"""Panels, the sheet code and the footer painted straight into PDF pages.
 
 `render.panel` has already placed every value of a grid on a raster of monospaced characters,
-over a few rectangles and lines: nothing is left to lay out. WeasyPrint would still spend ~0.4
-ms on each of a page's ~100 text lines and parse the grid's SVG again on every page; written
-here as PDF operators, a whole grid costs a fraction of a millisecond. WeasyPrint keeps the
-rest of the page (header, rules, footer) and leaves each panel's box empty, with an id that
-tells us where it landed (see templates/macros.html and `generator.pdf`).
+over a few rectangles and lines: nothing is left to lay out. WeasyPrint would still spend
+~0.3 ms on each of a page's ~100 text lines and parse the grid's SVG again for every page;
+written here as PDF operators, a whole grid costs about a millisecond. The sheet code, its
+QR code and the footer are our own text and shapes too. WeasyPrint lays out the page and
+draws the rest (title, the student's lines, the rules), leaving an empty box with an id
+where each of ours goes (see templates/macros.html and sheet_body.html, and `generator.pdf`).
 
-Pure: neither WeasyPrint nor the PDF objects, only operator bytes and font data. Text is in
-the panel's own monospaced font, embedded as a subset with a ToUnicode map, so the values
-can still be searched, copied and read aloud.
+Pure: neither WeasyPrint nor PDF objects, only operator bytes and font data. Text is in the
+panel font, embedded as a subset with a ToUnicode map, so the values can still be searched,
+copied and read aloud; what that font cannot print stays in the HTML for WeasyPrint.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import hashlib
 import io
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from fontTools import subset as ft_subset
@@ -109,7 +111,8 @@ class Painter:
         return self._add("badge", BadgeMark(code, label))
 
     def foot(self, code: str, word: str) -> Optional[str]:
-        """The anchor of the footer's box (fixed: on every page), or None: `word` is not in the panel font."""
+        """The anchor of the footer's box (fixed, so on every page), or None: `word` is not in
+        the panel font."""
         if not mono(FOOT.weight).prints(f"attnsheet · {code} {word} 0123456789/"):
             return None
         return self._add("foot", FootMark(code, word))
@@ -154,6 +157,7 @@ class EmbeddedFont:
     descent: float
     """Below the baseline, negative, in thousandths of the size."""
     cap_height: float
+    """Height of capitals, in thousandths of the size."""
     bbox: tuple[int, int, int, int]
     """In thousandths of the size."""
 
@@ -161,7 +165,7 @@ class EmbeddedFont:
 class MonoFont:
     """One weight of the panel font: what it can print, and its subsets."""
 
-    def __init__(self, path) -> None:
+    def __init__(self, path: Path) -> None:
         self.data = path.read_bytes()
         font = TTFont(io.BytesIO(self.data))
         self.upem = font["head"].unitsPerEm
@@ -292,8 +296,8 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             right, top = pl.box[2] - CODE_RIGHT_PT, pl.box[1]
             for ink, text, line_top in zip((CODE_LABEL, CODE), (mark.label, mark.code), CODE_TOPS_PT):
                 font = fonts[ink.weight]
-                _line(ops, font, ink, right - _width(font, ink, text), page_height - (top + line_top) - _ascent(font, ink),
-                      text)
+                baseline = top + line_top + _ascent(font, ink)  # line-height: normal, so no leading
+                _line(ops, font, ink, right - _width(font, ink, text), page_height - baseline, text)
         else:
             font, (left, top, right, bottom) = fonts[FOOT.weight], pl.box
             # Centred in the bottom margin, as a margin box centres its line (line-height: normal).
