@@ -12,6 +12,8 @@ from typing import Sequence
 
 import pikepdf
 
+from generator.paint import FONT_KEY
+
 
 def merge(parts: Sequence[bytes]) -> bytes:
     """The pages of `parts`, in order, with the first part's metadata and every part's bookmarks."""
@@ -29,6 +31,7 @@ def merge(parts: Sequence[bytes]) -> bytes:
         offset = len(out.pages)
         marks += [(title, offset + index) for title, index in _bookmarks(source)]
         out.pages.extend(source.pages)
+    _share_painted_fonts(out)
     if marks:
         with out.open_outline() as outline:
             outline.root.extend(pikepdf.OutlineItem(title, index) for title, index in marks)
@@ -36,6 +39,20 @@ def merge(parts: Sequence[bytes]) -> bytes:
     # A content-based /ID and no timestamps of qpdf's own: the same parts give the same bytes.
     out.save(buffer, deterministic_id=True)
     return buffer.getvalue()
+
+
+def _share_painted_fonts(pdf: pikepdf.Pdf) -> None:
+    """One copy of each panel font subset, where every part brought its own.
+
+    Their names are tagged from a hash of the font program (see generator.paint), so the same
+    name is the same font; WeasyPrint's own subsets differ from part to part and stay.
+    """
+    first: dict[str, pikepdf.Object] = {}
+    for page in pdf.pages:
+        fonts = page.obj.get("/Resources", {}).get("/Font", {})
+        for key in [key for key in fonts.keys() if key.startswith(f"/{FONT_KEY}")]:
+            font = fonts[key]
+            fonts[key] = first.setdefault(str(font.BaseFont), font)
 
 
 def _bookmarks(source: pikepdf.Pdf) -> list[tuple[str, int]]:

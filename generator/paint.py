@@ -252,9 +252,13 @@ def fonts_for(placements: Iterable[Placement]) -> dict[int, EmbeddedFont]:
     return {weight: mono(weight).subset(BASE_CHARS | (used - {"\n"})) for weight, used in sorted(chars.items())}
 
 
+FONT_KEY = "AttnMono"
+"""What the names of the panel fonts in a page's resources start with."""
+
+
 def font_key(weight: int) -> str:
     """The name a page's resources give the panel font of `weight`."""
-    return f"AttnMono{weight}"
+    return f"{FONT_KEY}{weight}"
 
 
 def _n(x: float) -> str:

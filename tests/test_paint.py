@@ -165,3 +165,23 @@ def test_a_batch_shares_one_font_subset_per_weight():
             rendered = r.sheet(sheet_view(problem, solve(problem), Student("Ada"), Settings(), key), Settings())
             subsets.update(id(font) for font in fonts_for(pl for page in rendered.placements for pl in page).values())
     assert len(subsets) == 2  # regular and bold: made once each, ~20 ms apiece
+
+
+def test_a_combined_file_keeps_one_copy_of_each_panel_font():
+    import pikepdf
+
+    from generator.merge import merge
+
+    r = renderer()
+    parts = []
+    for problems in (draw(DrawOptions(), 3, 2), draw(DrawOptions(), 4, 2)):
+        parts.append(r.pdf([r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings())
+                            for p in problems]))
+    joined = pikepdf.open(io.BytesIO(merge(parts)))
+    fonts: dict[str, set] = {}
+    for page in joined.pages:
+        for key, font in page.Resources.Font.items():
+            fonts.setdefault(key, set()).add(font.objgen)
+    assert len(fonts["/AttnMono400"]) == len(fonts["/AttnMono700"]) == 1
+    texts = [page.extract_text() for page in PdfReader(io.BytesIO(merge(parts))).pages]
+    assert len(texts) == 4 and all("page 1 / 1" in t and "attention" in t for t in texts)
