@@ -57,9 +57,8 @@ def median_ms(works: dict[str, Callable[[], object]], repeats: int) -> dict[str,
 
 def page_costs(repeats: int) -> list[Row]:
     """(a) the blank-page floor, (b) a default worksheet page and a key page."""
-    from generator.paint import Painter
-    from generator.pdf import renderer
-    from generator.render import Settings, Student, document_html, page_css_text, sheet_view
+    from generator.pdf import painted_html, renderer
+    from generator.render import Settings, Student, sheet_view
 
     r = renderer()
     blank = "<html><body><p>x <span style='font-family: \"Sheet Mono\"'>1</span></p></body></html>"
@@ -68,13 +67,10 @@ def page_costs(repeats: int) -> list[Row]:
     settings = Settings()
     page = {}
     for key in (False, True):
-        # As `generate` renders a page: its HTML with the panels left to paint, then layout,
+        # As `generate` renders a page: its HTML with the boxes to paint in, then layout,
         # painting and the PDF. What is timed is what the floor times: render and write.
-        painter = Painter()
-        view = sheet_view(problem, solution, Student("Ada Lovelace"), settings, key)
-        html = document_html([view], settings, page_css=False, paint=painter)
-        css = page_css_text(settings, footer=not painter.paints_footer)
-        page[key] = lambda html=html, css=css, painter=painter: r.pdf([r.render(html, css, painter)])
+        prepared = painted_html(sheet_view(problem, solution, Student("Ada Lovelace"), settings, key), settings)
+        page[key] = lambda prepared=prepared: r.pdf([r.render(*prepared)])
     ms = median_ms({
         "floor": lambda: r.pdf([r.render(blank)]),
         "worksheet": page[False],

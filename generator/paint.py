@@ -28,13 +28,13 @@ from fontTools.ttLib import TTFont
 
 from generator.codes import ALPHABET
 from generator.render import (
-    CODE, CODE_LABEL, CODE_RIGHT_PT, CODE_TOPS_PT, EDGE_PT, FONT_PT, FOOT, LINE_PT, QR_PT, Ink, Layer, PanelView,
+    CODE, CODE_LABEL, CODE_RIGHT_PT, CODE_TOPS_PT, EDGE_PT, FOOT, FOOT_PREFIX, LINE_PT, QR_PT, Ink, Layer, PanelView,
     Shapes, qr_shapes, templates_dir,
 )
 
 MONO_FILES = {400: "fonts/NotoSansMono-Regular.subset.ttf", 700: "fonts/NotoSansMono-Bold.subset.ttf"}
 """The panel font ("Sheet Mono" in sheet.css), by weight, under templates/."""
-BASE_CHARS = frozenset("0123456789 −-/.·attnsheet" + ALPHABET)
+BASE_CHARS = frozenset("0123456789 −-/." + FOOT_PREFIX + ALPHABET)
 """Always in a file's subset, whatever its numbers and sheet code: a batch's files then share
 a subset or two per weight, each made once per process (captions change only with the
 language); making one takes ~20 ms."""
@@ -73,6 +73,13 @@ class FootMark:
     code: str
     word: str
     """"page", in the sheet's language."""
+
+    @property
+    def left(self) -> str:
+        return FOOT_PREFIX + self.code
+
+    def right(self, page: int, pages: int) -> str:
+        return f"{self.word} {page} / {pages}"
 
 
 Mark = Union[PanelMark, BadgeMark, FootMark]
@@ -113,9 +120,10 @@ class Painter:
     def foot(self, code: str, word: str) -> Optional[str]:
         """The anchor of the footer's box (fixed, so on every page), or None: `word` is not in
         the panel font."""
-        if not mono(FOOT.weight).prints(f"attnsheet · {code} {word} 0123456789/"):
+        mark = FootMark(code, word)
+        if not mono(FOOT.weight).prints(mark.left + mark.right(1234567890, 0)):
             return None
-        return self._add("foot", FootMark(code, word))
+        return self._add("foot", mark)
 
     @property
     def paints_footer(self) -> bool:
@@ -149,7 +157,7 @@ class EmbeddedFont:
     hex_ids: dict[str, str]
     """The same, as four hexadecimal digits."""
     to_unicode: bytes
-    """The ToUnicode CMap: glyph ids back to text, for search, copy and screen readers."""
+    """The ToUnicode CMap, deflated: glyph ids back to text, for search, copy and screen readers."""
     advance: float
     """Every glyph's advance, in thousandths of the size."""
     ascent: float
@@ -205,7 +213,7 @@ class MonoFont:
         return EmbeddedFont(
             name=f"{tag}+{self.postscript}", program=zlib.compress(program, 9), length=len(program), gids=gids,
             hex_ids={ch: f"{gid:04x}" for ch, gid in gids.items()},
-            to_unicode=_to_unicode(gids), advance=round(self.advance * 1000, 3),
+            to_unicode=zlib.compress(_to_unicode(gids), 9), advance=round(self.advance * 1000, 3),
             ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
             cap_height=round(self.cap_height * 1000),
             bbox=tuple(round(v * scale) for v in (head.xMin, head.yMin, head.xMax, head.yMax)),
@@ -240,7 +248,7 @@ def _texts(mark: Mark, pages: int = 1) -> Iterable[tuple[int, str]]:
         return ((layer.style.weight, layer.text) for layer in mark.layers)
     if isinstance(mark, BadgeMark):
         return ((CODE_LABEL.weight, mark.label), (CODE.weight, mark.code))
-    return ((FOOT.weight, f"attnsheet · {mark.code}{_page_text(mark, pages, pages)}"),)
+    return ((FOOT.weight, mark.left + mark.right(pages, pages)),)
 
 
 def fonts_for(placements: Iterable[Placement]) -> dict[int, EmbeddedFont]:
@@ -269,12 +277,9 @@ def _n(x: float) -> str:
     return "0" if text in ("", "-0") else text
 
 
+@functools.lru_cache(maxsize=64)
 def _rgb(colour: str) -> str:
     return " ".join(_n(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
-
-
-def _page_text(mark: FootMark, page: int, pages: int) -> str:
-    return f"{mark.word} {page} / {pages}"
 
 
 def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont]) -> bytes:
@@ -300,20 +305,23 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             right, top = pl.box[2] - CODE_RIGHT_PT, pl.box[1]
             for ink, text, line_top in zip((CODE_LABEL, CODE), (mark.label, mark.code), CODE_TOPS_PT):
                 font = fonts[ink.weight]
-                baseline = top + line_top + _ascent(font, ink)  # line-height: normal, so no leading
+                baseline = top + line_top + _baseline(font, ink.size)  # line-height: normal
                 _line(ops, font, ink, right - _width(font, ink, text), page_height - baseline, text)
         else:
             font, (left, top, right, bottom) = fonts[FOOT.weight], pl.box
-            # Centred in the bottom margin, as a margin box centres its line (line-height: normal).
-            middle = (top + bottom) / 2 + (_ascent(font, FOOT) + font.descent * FOOT.size / 1000) / 2
-            _line(ops, font, FOOT, left, page_height - middle, f"attnsheet · {mark.code}")
-            text = _page_text(mark, pl.page, pl.pages)
-            _line(ops, font, FOOT, right - _width(font, FOOT, text), page_height - middle, text)
+            # A margin box centres its line in the margin: as a line as tall as the margin.
+            baseline = page_height - (top + _baseline(font, FOOT.size, bottom - top))
+            _line(ops, font, FOOT, left, baseline, mark.left)
+            text = mark.right(pl.page, pl.pages)
+            _line(ops, font, FOOT, right - _width(font, FOOT, text), baseline, text)
     return "\n".join(ops).encode("ascii")
 
 
-def _ascent(font: EmbeddedFont, ink: Ink) -> float:
-    return font.ascent * ink.size / 1000
+def _baseline(font: EmbeddedFont, size: float, line: float = 0.0) -> float:
+    """A line box's baseline from its top, as CSS places it: half the leading above the
+    font's ascent (no leading when `line` is 0, line-height: normal)."""
+    ascent, descent = font.ascent * size / 1000, -font.descent * size / 1000
+    return ((line - ascent - descent) / 2 if line else 0.0) + ascent
 
 
 def _width(font: EmbeddedFont, ink: Ink, text: str) -> float:
@@ -359,12 +367,10 @@ def _shape_operators(shapes: Shapes) -> str:
 def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font: EmbeddedFont) -> None:
     """A layer's lines, each at its baseline; leading spaces become an offset, not glyphs."""
     style, scale = layer.style, pl.mark.panel.scale
-    size = FONT_PT * scale * style.size
+    size = style.size * scale
     line = LINE_PT * scale  # a layer's lines keep the panel's pitch, whatever its font size
     char = size * font.advance / 1000
-    # The baseline of a line box, as CSS places it: half the leading above the font's ascent.
-    ascent, descent = font.ascent * size / 1000, -font.descent * size / 1000
-    baseline = (line - ascent - descent) / 2 + ascent
+    baseline = _baseline(font, size, line)
     left, top = pl.box[:2]
     ops.append(f"BT /{font_key(style.weight)} {_n(size)} Tf {_rgb(style.colour)} rg 0 Tc")
     for k, text in enumerate(layer.text.split("\n")):

@@ -80,10 +80,8 @@ class Renderer:
 
     def sheet(self, view: dict, settings: Settings) -> Rendered:
         """One sheet (from `render.sheet_view`) laid out, its panels to be painted."""
-        painter = Painter()
-        html = document_html([view], settings, page_css=False, paint=painter)
         try:
-            return self.render(html, page_css_text(settings, footer=not painter.paints_footer), painter)
+            return self.render(*painted_html(view, settings))
         except Unpaintable:
             # A panel taller than what is left of a page: WeasyPrint draws the whole sheet.
             return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
@@ -97,6 +95,13 @@ class Renderer:
             return document.write_pdf()
         heights = [page.height * PX_PT for page in pages]
         return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+
+
+def painted_html(view: dict, settings: Settings) -> tuple[str, str, Painter]:
+    """A sheet's HTML with the boxes to paint in, its page style, and the painter that will."""
+    painter = Painter()
+    html = document_html([view], settings, page_css=False, paint=painter)
+    return html, page_css_text(settings, footer=not painter.paints_footer), painter
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,7 @@ def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: lis
     pdf.add_object(save)
     pdf.add_object(restore)
     font_refs = {font_key(weight): _embed(pdf, font) for weight, font in fonts.items()}
+    font_dicts = set()  # WeasyPrint shares one between its pages
     for number, pls, height in zip(pdf.pages["Kids"][::3], placements, heights):
         if not pls:
             continue
@@ -151,8 +157,9 @@ def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: lis
         content = pydyf.Stream([zlib.compress(page_operators(pls, height, fonts), 6)], {"Filter": "/FlateDecode"})
         pdf.add_object(content)
         page["Contents"] = pydyf.Array([save.reference, page["Contents"], restore.reference, content.reference])
-        resources = pdf.objects[_number(page["Resources"])]
-        pdf.objects[_number(resources["Font"])].update(font_refs)
+        font_dicts.add(_number(pdf.objects[_number(page["Resources"])]["Font"]))
+    for number in font_dicts:
+        pdf.objects[number].update(font_refs)
 
 
 def _number(reference: bytes) -> int:
@@ -163,7 +170,7 @@ def _number(reference: bytes) -> int:
 def _embed(pdf: pydyf.PDF, font: EmbeddedFont) -> bytes:
     """A panel font as a Type 0 font with Identity-H encoding (two-byte glyph ids); its reference."""
     program = pydyf.Stream([font.program], {"Filter": "/FlateDecode", "Length1": font.length})
-    to_unicode = pydyf.Stream([font.to_unicode], compress=True)
+    to_unicode = pydyf.Stream([font.to_unicode], {"Filter": "/FlateDecode"})
     pdf.add_object(program)
     pdf.add_object(to_unicode)
     descriptor = pydyf.Dictionary({

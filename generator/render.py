@@ -251,36 +251,18 @@ CAPTION_DROP_PT = 2.5
 """Captions sit this much below the middle of their line, close to the body they name."""
 
 
-@dataclass(frozen=True)
-class TextStyle:
-    """How one layer's text is printed."""
-
-    colour: str
-    """Its ink."""
-    weight: int
-    """400 regular, 700 bold."""
-    size: float
-    """Size relative to a panel's matrix font (10 pt at scale 1)."""
-
-
-STYLES = {
-    "given": TextStyle("#1b1b1b", 400, 1.0),
-    "answers": TextStyle("#0b4fa8", 700, 1.0),
-    "captions": TextStyle("#5a5a5a", 400, CAPTION_CHAR),
-}
-"""The text styles of a panel, in drawing order; the one place they are defined (the HTML
-layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
 FONT_PT = 10.0
 """A panel's matrix font, at scale 1 (one character is CHAR_PT wide, one line LINE_PT high)."""
 
 
 @dataclass(frozen=True)
 class Ink:
-    """Our own text outside the panels, in the panel font: the sheet code and the footer."""
+    """How some of our own text is printed, in the panel font ("Sheet Mono")."""
 
     size: float
-    """In points."""
+    """In points (for a panel's layers: at scale 1)."""
     weight: int
+    """400 regular, 700 bold."""
     colour: str
     spacing: float = 0.0
     """Letter spacing, in points."""
@@ -291,6 +273,13 @@ class Ink:
         return Markup(f"font: {self.weight} {_n(self.size)}pt 'Sheet Mono'; color: {self.colour}{spacing}")
 
 
+STYLES = {
+    "given": Ink(FONT_PT, 400, "#1b1b1b"),
+    "answers": Ink(FONT_PT, 700, "#0b4fa8"),
+    "captions": Ink(FONT_PT * CAPTION_CHAR, 400, "#5a5a5a"),
+}
+"""The text styles of a panel's layers, in drawing order; the one place they are defined (the
+HTML layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
 CODE_LABEL, CODE = Ink(7.0, 400, "#6b6b6b"), Ink(11.0, 700, "#1b1b1b", 0.5)
 """The header's top right: the words "Sheet code", then the code, left of its QR code."""
 CODE_TOPS_PT = (8.0, 18.0)
@@ -299,6 +288,8 @@ CODE_RIGHT_PT = 48.0
 """Their right edge, from the header's right (the QR code is QR_PT wide)."""
 FOOT = Ink(7.5, 400, "#555555")
 """The footer: the sheet code bottom left, the page number bottom right."""
+FOOT_PREFIX = "attnsheet · "
+"""Before the sheet code, bottom left."""
 MARGINS_MM = (12, 13, 14, 13)
 """The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
 
@@ -317,7 +308,7 @@ class Layer:
     """Its lines, joined by newlines; spaces place each value in its column."""
 
     @property
-    def style(self) -> TextStyle:
+    def style(self) -> Ink:
         """How it is printed."""
         return STYLES[self.kind]
 
@@ -489,7 +480,7 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
     line_pt, left_pt = LINE_PT * scale, EDGE_PT * scale
     order = list(STYLES)
     layers = tuple(
-        raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size, line_pt,
+        raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size / FONT_PT, line_pt,
                      CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
         for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
     )
@@ -917,7 +908,7 @@ def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "
         page_css=page_css,
         paint=paint,
         code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
-        margins=MARGINS_MM, foot=FOOT, footer=True,  # for page.css
+        margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=True,  # for page.css
     )
 
 
@@ -927,7 +918,7 @@ def page_css_text(settings: Settings, footer: bool = True) -> str:
     `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`).
     """
     return environment(settings.lang).get_template("page.css").render(
-        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, footer=footer)
+        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=footer)
 
 
 def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:
