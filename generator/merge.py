@@ -16,9 +16,8 @@ from generator.paint import FONT_KEY
 
 
 def merge(parts: Sequence[bytes]) -> bytes:
-    """The pages of `parts`, in order, with the first part's metadata and every part's bookmarks."""
-    if len(parts) == 1:
-        return parts[0]
+    """The pages of `parts` (two or more), in order, with the first part's metadata and every
+    part's bookmarks."""
     sources = [pikepdf.open(io.BytesIO(part)) for part in parts]
     out = pikepdf.new()
     first = sources[0]

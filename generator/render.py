@@ -639,8 +639,9 @@ def qr_svg(code: str) -> Markup:
     """A sheet code's QR code as one inline SVG path (HTML output; PDF pages paint it)."""
     shapes = qr_shapes(code)
     d = "".join(_svg_rect(r) for _, rects in shapes.fills for r in rects)
-    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(shapes.width)} '
-                  f'{_n(shapes.height)}" shape-rendering="crispEdges"><path d="{d}"/></svg>')
+    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{_n(QR_PT)}pt" height="{_n(QR_PT)}pt"'
+                  f' viewBox="0 0 {_n(shapes.width)} {_n(shapes.height)}" shape-rendering="crispEdges">'
+                  f'<path d="{d}"/></svg>')
 
 
 # --- sheets -----------------------------------------------------------------------------------

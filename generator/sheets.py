@@ -22,7 +22,7 @@ from generator.files import check_free, ensure_folder, write_atomic
 from generator.metrics import metrics
 from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
 from generator.render import (
-    Settings, Student, document_html, page_css_text, sheet_view, stylesheet_text, templates_dir,
+    Settings, Student, document_html, sheet_view, stylesheet_text, templates_dir,
 )
 
 if TYPE_CHECKING:
