@@ -23,10 +23,8 @@ from generator import __version__
 from generator.engine import hand_divisor
 from generator.i18n import translations
 from generator.numbers import Cell, decimal_str, normalize
+from generator.model import PAPERS, Settings, Student
 from generator.problem import Problem, Solution, transpose
-
-PAPERS = {"a4": "A4", "letter": "letter"}
-"""Paper names and their CSS page sizes."""
 
 CHAR_PT = 6.0
 """Width of one character of the 10 pt monospaced matrix font (0.6 em)."""
@@ -38,34 +36,6 @@ def templates_dir() -> Path:
     """Where the templates live: inside the installed package, or at the repository's top."""
     packaged = Path(__file__).resolve().parent / "templates"
     return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "templates"
-
-
-@dataclass(frozen=True)
-class Student:
-    """Who a sheet is for; empty fields leave blank lines to fill by hand."""
-
-    name: str = ""
-    """Printed on the Name line."""
-    id: str = ""
-    """Student id from the roster, if any."""
-    group: str = ""
-    """Printed on the Group line."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What every sheet of a batch shares."""
-
-    paper: str = "a4"
-    """a4 or letter."""
-    lang: str = "en"
-    """Language of every word on the sheet."""
-    title: str = ""
-    """Title printed at the top; empty for the default."""
-    worked: bool = False
-    """Keys also write out one dot product and one column's softmax."""
-    timestamp: str = ""
-    """W3C date-time written into the files, or empty for none (reproducible by default)."""
 
 
 @dataclass(frozen=True)

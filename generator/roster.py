@@ -7,7 +7,7 @@ import io
 import unicodedata
 
 from generator.errors import AttnsheetError
-from generator.render import Student
+from generator.model import Student
 
 MAX_FIELD = 200
 """Longest name, id or group kept: a sheet's line holds about 40 characters anyway."""
