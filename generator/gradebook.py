@@ -1,0 +1,161 @@
+"""A class's grading: each answers file matched to its sheet, graded, and summed up in a gradebook."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from generator.answers import AnswersError, Pending, grade_to_json
+from generator.errors import AttnsheetError
+from generator.grade import Grade, grade
+from generator.model import Student
+from generator.problem import Problem, dumps, problem_from_json
+from generator.roster import clean_text
+
+MANIFEST_FORMAT = "attnsheet/manifest@1"
+
+
+def code_key(code: str) -> str:
+    """A code as typed, in one spelling: case and hyphens do not matter."""
+    return "".join(code.split()).replace("-", "").upper()
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One sheet of a manifest: enough to grade it."""
+
+    code: str
+    """Its code, as printed."""
+    problem: Problem
+    """Its problem."""
+    student: Student
+    """Who it was printed for."""
+
+
+def read_manifest(text: str, label: str) -> dict[str, Listed]:
+    """The sheets of a manifest@1 file, by code key."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise AnswersError(f"{label}: not valid JSON") from None
+    if not isinstance(value, dict) or value.get("format") != MANIFEST_FORMAT:
+        raise AnswersError(f"{label}: not an attnsheet manifest (expected format {MANIFEST_FORMAT!r})")
+    sheets = value.get("sheets")
+    if not isinstance(sheets, list):
+        raise AnswersError(f"{label}: no list of sheets")
+    listed: dict[str, Listed] = {}
+    for i, sheet in enumerate(sheets):
+        where = f"{label}: sheets[{i}]"
+        if not isinstance(sheet, dict) or not isinstance(sheet.get("code"), str):
+            raise AnswersError(f"{where}: expected an object with a code")
+        try:
+            problem = problem_from_json(sheet.get("problem"))
+        except AttnsheetError as error:
+            raise AnswersError(f"{where}.problem: {error}") from None
+        student = sheet.get("student") or {}
+        if not isinstance(student, dict):
+            raise AnswersError(f"{where}.student: expected an object")
+        listed[code_key(sheet["code"])] = Listed(
+            sheet["code"], problem,
+            Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
+        )
+    return listed
+
+
+def _drawn(code: str, where: str) -> tuple[str, Problem]:
+    """The problem a drawn sheet's code rebuilds, and the code's printed spelling."""
+    from generator.draw import decode_code, draw  # the drawing (and numpy) only when a code needs it
+
+    try:
+        decoded = decode_code(code)
+    except AttnsheetError as error:
+        raise AnswersError(f"{where}: {error}") from None
+    return decoded.code, draw(decoded.options, decoded.seed, count=1, start=decoded.index)[0]
+
+
+def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
+              manifest_label: str = "the manifest") -> list[Grade]:
+    """Grade every sheet's answers; the same sheet twice, or one not in the manifest, is an error.
+
+    A manifest supplies each sheet's problem and student; without one, a drawn code rebuilds its
+    problem, and answers that carry their problem need neither.
+    """
+    seen: dict[str, str] = {}
+    grades = []
+    for pending in pendings:
+        student, code = pending.student, pending.code
+        if pending.problem is not None:
+            problem = pending.problem
+            code = code or problem.code
+        elif manifest is not None:
+            listed = manifest.get(code_key(code))
+            if listed is None:
+                raise AnswersError(f"{pending.where}: sheet {code[:40]!r} is not in {manifest_label}")
+            problem, code = listed.problem, listed.code
+            if student == Student():
+                student = listed.student
+        else:
+            code, problem = _drawn(code, pending.where)
+        key = code_key(code) if code else dumps(problem.X)
+        if key in seen:
+            raise AnswersError(f"{pending.where}: sheet {code or '(no code)'} is graded twice "
+                               f"(also in {seen[key]})")
+        seen[key] = pending.where
+        grades.append(grade(problem, pending.answers(problem, student, code), carry=carry))
+    return grades
+
+
+def step_label(head: Optional[int], step: str, heads: int) -> str:
+    """A step's column name in the gradebook: 'Q', or 'h2 Q' on several heads; 'Z concat', 'output'."""
+    if head is None:
+        return "Z concat" if step == "Z" else step
+    return f"h{head} {step}" if heads > 1 else step
+
+
+def _cell(text: str) -> str:
+    """Spreadsheet-safe text: a field that would start a formula is prefixed with a quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def gradebook_csv(grades: Sequence[Grade]) -> str:
+    """One row per sheet: code, name, id, group, points, total, percent, then points per step."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    labels: list[str] = []
+    for g in grades:
+        heads = max((s.head or 0 for s in g.steps), default=0)
+        for s in g.steps:
+            label = step_label(s.head, s.step, heads)
+            if label not in labels:
+                labels.append(label)
+    writer.writerow(["code", "name", "id", "group", "points", "total", "percent", *labels])
+    for g in grades:
+        heads = max((s.head or 0 for s in g.steps), default=0)
+        by_label = {step_label(s.head, s.step, heads): s.points for s in g.steps}
+        writer.writerow([_cell(g.code or ""), _cell(g.student.name), _cell(g.student.id), _cell(g.student.group),
+                         g.points, g.total, f"{g.percent:.1f}", *[by_label.get(label, "") for label in labels]])
+    return buffer.getvalue()
+
+
+def summary_lines(grades: Sequence[Grade]) -> list[str]:
+    """One line per sheet (name, code, points/total, percent) and one for the class."""
+    width = max((len(g.student.name) for g in grades), default=0)
+    # Codes from a file reach the terminal: cleaned as roster text is (no escape sequences).
+    lines = [f"{(g.student.name or '-'):<{max(width, 1)}}  {clean_text(g.code or '') or '(no code)'}  "
+             f"{g.points}/{g.total}  {g.percent:.1f}%" for g in grades]
+    if len(grades) > 1:
+        percents = [g.percent for g in grades]
+        lines.append(f"class: {len(grades)} sheets, mean {statistics.mean(percents):.1f}%, "
+                     f"median {statistics.median(percents):.1f}%, lowest {min(percents):.1f}%, "
+                     f"highest {max(percents):.1f}%")
+    return lines
+
+
+def grades_json(grades: Sequence[Grade]) -> Any:
+    """grade@1 for one sheet, or a list of them for several."""
+    docs = [grade_to_json(g) for g in grades]
+    return docs[0] if len(docs) == 1 else docs
