@@ -194,10 +194,46 @@ def draw_and_solve(count: int, repeats: int) -> Row:
     return Row("(f) draw + solve, medium preset, one core", rate, "problems/s", ">= 5000", rate >= 5000)
 
 
+def key_answers_json(problem, solution, slip: bool) -> str:
+    """A sheet's answers@1 as text, filled with its key's values; `slip` makes one Q cell wrong
+    and carries it into Q_copy and the scores' first column, as a student would."""
+    from generator.numbers import encode, encode_matrix
+
+    heads = []
+    for h in solution.heads:
+        g = {k: encode_matrix(getattr(h, k)) for k in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")}
+        g.update(sums=[encode(x) for x in h.sums], Q_copy=encode_matrix(h.Q),
+                 K_T=[list(r) for r in zip(*encode_matrix(h.K))], V_copy=encode_matrix(h.V))
+        if slip:
+            g["Q"][0][0] += 1
+            g["Q_copy"][0][0] += 1
+        heads.append(g)
+    import json
+
+    return json.dumps({"format": "attnsheet/answers@1", "code": problem.code, "heads": heads})
+
+
+def grading(count: int, repeats: int) -> Row:
+    """(g) Grade `count` default sheets from answers@1 text, solving each sheet, on one core."""
+    from generator.answers import parse_answers
+    from generator.grade import grade
+
+    problems = draw(DrawOptions(), 3, count)
+    texts = [key_answers_json(p, solve(p), slip=i % 2 == 1) for i, p in enumerate(problems)]
+
+    def work():
+        for p, text in zip(problems, texts):
+            (pending,) = parse_answers(text, "bench")
+            grade(p, pending.answers(p, pending.student, p.code))
+
+    rate = count / (median_ms({"grade": work}, repeats)["grade"] / 1000)
+    return Row("(g) grading, default sheets, one core", rate, "sheets/s", ">= 2000", rate >= 2000)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
-    parser.add_argument("--only", choices=["pages", "batches", "draw"], help="measure one group only")
+    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade"], help="measure one group only")
     args = parser.parse_args(argv)
     rows: list[Row] = []
     if args.only in (None, "pages"):
@@ -206,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += batches(100 if args.quick else 1000)
     if args.only in (None, "draw"):
         rows.append(draw_and_solve(1000 if args.quick else 5000, 3))
+    if args.only in (None, "grade"):
+        rows.append(grading(500 if args.quick else 2000, 3))
     width = max(len(r.name) for r in rows)
     print(f"{'measure':<{width}}  {'value':>9}  {'unit':<10}  {'target':<14}  ok")
     for r in rows:

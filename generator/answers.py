@@ -86,6 +86,11 @@ def read_cell_text(text: str) -> Entry:
     return Entry("value", exact=exact, decimal=decimal, raw=raw[:40])
 
 
+@functools.lru_cache(maxsize=2048)
+def _small_int(value: int) -> Entry:
+    return Entry("value", exact=value, raw=str(value))
+
+
 def read_cell(value: Any) -> Entry:
     """A cell of answers@1: null or "" (blank), a JSON integer, or a string (see read_cell_text)."""
     if value is None:
@@ -93,6 +98,8 @@ def read_cell(value: Any) -> Entry:
     if isinstance(value, bool):
         return Entry("unreadable", raw=str(value).lower())
     if isinstance(value, int):
+        if -1000 < value < 1000:
+            return _small_int(value)
         if abs(value) >= 10**MAX_DIGITS:
             return Entry("unreadable", raw=str(value)[:40])
         return Entry("value", exact=value, raw=str(value))

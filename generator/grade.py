@@ -208,8 +208,9 @@ class _Chain:
                 c = carried[i][j] if carried is not None else t
                 e = entries[i][j]
                 if (i, j) in masked:
+                    # Later steps skip masked cells; the true value keeps a right sheet's inputs true.
                     vrow.append("masked")
-                    urow.append(None)
+                    urow.append(t)
                     continue
                 if e.kind != "value":
                     vrow.append(e.kind)
@@ -317,31 +318,41 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
                 "sums": (tuple(sol_row.sums),), "A": sol["A"], "Z": sol["Z"]}
         used: dict[str, Values] = {}
 
-        def run(name: str, carried, mask: frozenset = frozenset()) -> None:
-            e = written(grids, name, shapes[name])
+        def run(name: str, inputs: tuple[str, ...], carried_from, mask: frozenset = frozenset()) -> None:
+            # Where the student's inputs are the true ones, so is the carried value: no arithmetic.
+            same = all(_same(used[i], true[i]) for i in inputs)
+            carried = None if same else carried_from()
             if carried is not None and _same(carried, true[name]):
-                carried = None  # the student's own numbers give the true values: nothing to carry
+                carried = None
+            e = written(grids, name, shapes[name])
             verdicts, used[name] = chain.step(e, true[name], carried, mask)
             record(h + 1, name, verdicts, true[name], carried)
 
+        def sums() -> Values:
+            columns = list(zip(*used["powers"]))
+            return [[_dot([x for i, x in enumerate(col) if (i, j) not in masked], [1] * len(col))
+                     for j, col in enumerate(columns)]]
+
+        def attention() -> Values:
+            total = used["sums"][0]
+            return [[None if p is None or total[j] in (None, 0) else _guarded(divide, p, total[j])
+                     for j, p in enumerate(r)] for r in used["powers"]]
+
+        def weighted() -> Values:
+            a = [[0 if (i, j) in masked else x for j, x in enumerate(r)] for i, r in enumerate(used["A"])]
+            return _product(used["V_copy"], a)
+
         for name in ("Q", "K", "V"):
-            run(name, None)  # products of the given data: their carried value is the true one
-        run("Q_copy", used["Q"])
-        run("K_T", [list(r) for r in zip(*used["K"])])
-        run("V_copy", used["V"])
-        run("scores", _product(used["K_T"], used["Q_copy"]), masked)
-        run("scaled", [[_scale(x, d_k, rules) for x in r] for r in used["scores"]], masked)
-        run("powers", [[_power(x, rules) for x in r] for r in used["scaled"]], masked)
-        columns = list(zip(*used["powers"]))
-        sums = [_dot([x for i, x in enumerate(col) if (i, j) not in masked], [1] * len(col))
-                for j, col in enumerate(columns)]
-        run("sums", [sums])
-        total = used["sums"][0]
-        a_carried = [[None if p is None or total[j] in (None, 0) else _guarded(divide, p, total[j])
-                      for j, p in enumerate(r)] for r in used["powers"]]
-        run("A", a_carried, masked)
-        a_used = [[0 if (i, j) in masked else x for j, x in enumerate(r)] for i, r in enumerate(used["A"])]
-        run("Z", _product(used["V_copy"], a_used))
+            run(name, (), lambda: None)  # products of the given data: their carried value is the true one
+        run("Q_copy", ("Q",), lambda: used["Q"])
+        run("K_T", ("K",), lambda: [list(r) for r in zip(*used["K"])])
+        run("V_copy", ("V",), lambda: used["V"])
+        run("scores", ("K_T", "Q_copy"), lambda: _product(used["K_T"], used["Q_copy"]), masked)
+        run("scaled", ("scores",), lambda: [[_scale(x, d_k, rules) for x in r] for r in used["scores"]], masked)
+        run("powers", ("scaled",), lambda: [[_power(x, rules) for x in r] for r in used["scaled"]], masked)
+        run("sums", ("powers",), sums)
+        run("A", ("powers", "sums"), attention, masked)
+        run("Z", ("V_copy", "A"), weighted)
         heads_used.append(used["Z"])
 
     if final_shapes:
@@ -353,10 +364,11 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
         record(None, "Z", verdicts, concat_true, carried)
         if "output" in final_shapes:
             out_true = t(solution.output)
-            W_O = t(problem.W_O)
-            out_carried = _product([list(r) for r in W_O], concat_used)
             e = written(answers.final, "output", final_shapes["output"])
-            carried = None if _same(out_carried, out_true) else out_carried
+            carried = None
+            if not _same(concat_used, concat_true):
+                out_carried = _product([list(r) for r in t(problem.W_O)], concat_used)
+                carried = None if _same(out_carried, out_true) else out_carried
             verdicts, _ = chain.step(e, out_true, carried)
             record(None, "output", verdicts, out_true, carried)
     return Grade(steps=tuple(steps), carry=carry, code=answers.code, student=answers.student)
