@@ -16,7 +16,7 @@ from generator.grade import BLANK, FINAL_STEPS, HEAD_STEPS, Answers, Entry, Grad
 from generator.model import Student
 from generator.numbers import normalize
 from generator.problem import Problem, problem_from_json, problem_to_json
-from generator.roster import clean_text
+from generator.usertext import clean_text
 
 ANSWERS_FORMAT = "attnsheet/answers@1"
 GRADE_FORMAT = "attnsheet/grade@1"

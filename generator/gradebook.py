@@ -14,7 +14,7 @@ from generator.errors import AttnsheetError
 from generator.grade import Grade, grade
 from generator.model import Student
 from generator.problem import Problem, dumps, problem_from_json
-from generator.roster import clean_text
+from generator.usertext import clean_text
 
 MANIFEST_FORMAT = "attnsheet/manifest@1"
 

@@ -25,6 +25,13 @@ MAX_ENTRY = 1_000_000
 MAX_HEADS = 16
 """Largest number of heads."""
 
+MAX_SCORE_CELLS = 4096
+"""Largest heads × tokens² (score cells) of one problem: 16 heads of 16 tokens, or one of 64.
+The work and the size of a solution grow with it (a maximal 16 × 64² one took 5 s and 130 MB)."""
+
+MAX_CODE = 64
+"""Longest `code` read from a problem file."""
+
 IntMatrix = tuple[tuple[int, ...], ...]
 
 _KEYS = ("format", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
@@ -107,6 +114,12 @@ class Problem:
             raise ProblemError("heads: expected at least one head")
         if len(self.heads) > MAX_HEADS:
             raise ProblemError(f"heads: at most {MAX_HEADS} heads, got {len(self.heads)}")
+        cells = len(self.heads) * self.n_tokens**2
+        if cells > MAX_SCORE_CELLS:
+            raise ProblemError(
+                f"too much work: {len(self.heads)} head(s) × {self.n_tokens}² tokens is {cells} score cells; "
+                f"at most {MAX_SCORE_CELLS}"
+            )
         row = self.convention == "row"
         # Check every shape in the column convention; in the row one, look at the transposes.
         t = transpose if row else (lambda m: m)
@@ -261,7 +274,7 @@ def _object(value: Any, where: str, keys: tuple[str, ...]) -> dict:
         raise ProblemError(f"{where}: expected an object, got {_kind(value)}")
     unknown = [k for k in value if k not in keys]
     if unknown:
-        raise ProblemError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(keys)})")
+        raise ProblemError(f"{where}: unknown key {unknown[0][:60]!r} (allowed: {', '.join(keys)})")
     return value
 
 
@@ -315,11 +328,14 @@ def problem_from_json(value: Any, where: str = "problem") -> Problem:
     if obj.get("W_O") is not None:
         W_O = _int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
     code = obj.get("code")
-    if code is not None and not isinstance(code, str):
-        raise ProblemError(f"{prefix}code: expected a string, got {_kind(code)}")
+    if code is not None and not _printable(code):
+        # A code is printed on sheets and terminals: no escape sequences, no broken Unicode.
+        raise ProblemError(f"{prefix}code: expected printable text of at most {MAX_CODE} characters")
     metrics = obj.get("metrics")
     if metrics is not None and not isinstance(metrics, dict):
         raise ProblemError(f"{prefix}metrics: expected an object, got {_kind(metrics)}")
+    if metrics is not None and not _encodable(metrics):
+        raise ProblemError(f"{prefix}metrics: holds text that is not valid Unicode")
     try:
         return Problem(
             X=X,
@@ -338,6 +354,19 @@ def problem_from_json(value: Any, where: str = "problem") -> Problem:
         if prefix:
             raise ProblemError(f"{prefix}{error}") from None
         raise
+
+
+def _printable(code: Any) -> bool:
+    return isinstance(code, str) and len(code) <= MAX_CODE and code.isprintable()
+
+
+def _encodable(value: Any) -> bool:
+    """Whether a JSON value can be written out again as UTF-8 (a lone surrogate cannot)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, TypeError):
+        return False
+    return True
 
 
 def problem_to_json(problem: Problem) -> dict:
@@ -402,8 +431,8 @@ def dumps(value: Any, indent: int = 2, _level: int = 0) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-MAX_TEXT = 16 * 1024 * 1024
-"""Largest problem file read, in characters: far beyond any real problem or batch."""
+MAX_TEXT = 256 * 1024 * 1024
+"""Largest problem file read, in characters: `draw --count 100000` writes about 90 MiB."""
 
 
 def _reject_constant(name: str) -> None:
@@ -418,8 +447,13 @@ def parse_problems(text: str) -> list[Problem]:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
         raise ProblemError(f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
-    except (ValueError, RecursionError) as error:
-        raise ProblemError(f"not valid JSON: {str(error).splitlines()[0]}") from None
+    except RecursionError:
+        raise ProblemError("not valid JSON: nested too deeply") from None
+    except ValueError as error:
+        if "integer string conversion" in str(error):
+            raise ProblemError("an integer with more than 4300 digits; entries are at most "
+                               f"{MAX_ENTRY:,} in magnitude") from None
+        raise ProblemError(f"not valid JSON: {str(error).splitlines()[0][:120]}") from None
     if isinstance(value, list):
         if not value:
             raise ProblemError("expected a problem or a non-empty list of problems, got an empty list")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 import re
 import shutil
 import signal
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 from generator import __version__
 from generator.engine import solve
 from generator.errors import AttnsheetError
-from generator.files import check_free, ensure_folder, write_atomic
+from generator.files import check_free, check_writable, remove_files, target_kind, write_atomic
 from generator.metrics import metrics
 from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
 from generator.render import (
@@ -65,8 +67,9 @@ class Batch:
     """Every option, recorded in the manifest."""
     seed: Optional[int] = None
     """The batch's seed, recorded in the manifest."""
-    jobs: int = 1
-    """Processes rendering PDF files at once."""
+    jobs: Optional[int] = 1
+    """Processes rendering PDF files at once; None for one per CPU. Never more than the CPUs:
+    beyond them a job process only adds its start-up (and each runs `ldconfig` as it starts)."""
     names: tuple[str, str, str] = ("worksheets", "answer-keys", "manifest")
     """File stems of the combined worksheets, the combined keys and the manifest."""
 
@@ -81,6 +84,8 @@ class Written:
     """PDF pages written (0 for HTML)."""
     seconds: float
     """Wall time of the whole batch."""
+    removed: tuple[Path, ...] = ()
+    """Files of an earlier batch in the same folder that this one replaced (with --force)."""
 
 
 def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0) -> tuple[Sheet, ...]:
@@ -131,7 +136,10 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     manifest_path = batch.out / f"{batch.names[2]}.json"
     targets = plan["worksheets"] + plan["keys"] + [manifest_path]
     check_free(targets, batch.force)
-    ensure_folder(batch.out)
+    # Every folder is made and tried now: an unwritable one fails before any rendering.
+    for folder in dict.fromkeys(path.parent for path in targets):
+        check_writable(folder)
+    stale = _stale_files(batch.out, manifest_path, targets) if batch.force else []
     try:
         if batch.fmt == "html":
             written, pages, places = _write_html(batch, plan, progress)
@@ -142,7 +150,34 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     except KeyboardInterrupt:
         # Stopped outside the rendering loop (which says more): every file on disk is whole.
         raise Interrupted("interrupted: the files already written are complete; the manifest was not written") from None
-    return Written(files=tuple(written) + (manifest_path,), pages=pages, seconds=time.perf_counter() - start)
+    remove_files(stale)
+    return Written(files=tuple(written) + (manifest_path,), pages=pages, seconds=time.perf_counter() - start,
+                   removed=tuple(stale))
+
+
+def _stale_files(out: Path, manifest_path: Path, targets: list[Path]) -> list[Path]:
+    """Worksheets and keys an earlier batch of this tool left in `out` (its manifest lists
+    them) that this batch will not write: with --split --force they would stay beside the new."""
+    if target_kind(manifest_path) != "file":
+        return []
+    try:
+        earlier = json.loads(manifest_path.read_text(encoding="utf-8"))
+        places = [sheet[kind]["file"] for sheet in earlier["sheets"] for kind in ("worksheet", "key")]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # not a manifest of ours: nothing is known to be ours to remove
+    if earlier.get("format") != MANIFEST_FORMAT:
+        return []
+    keep = {path.resolve() for path in targets}
+    stale = []
+    for name in dict.fromkeys(places):
+        relative = Path(name) if isinstance(name, str) else None
+        # Only plain relative names inside the folder, as a manifest of ours writes them.
+        if relative is None or relative.is_absolute() or ".." in relative.parts:
+            continue
+        path = out / relative
+        if path.resolve() not in keep and target_kind(path) == "file":
+            stale.append(path)
+    return stale
 
 
 def _views(sheet: Sheet, settings: Settings) -> tuple[dict, dict]:
@@ -292,7 +327,9 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
     filled = {path: 0 for path in files}  # pages already rendered for each file
     try:
-        for task, data, pages in _run_tasks(tasks, batch.jobs, progress):
+        cpus = os.cpu_count() or 1
+        jobs = min(batch.jobs or cpus, cpus)
+        for task, data, pages in _run_tasks(tasks, jobs, progress):
             for sheet, n in zip(task.sheets, pages):
                 counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
                 filled[task.path] += n

@@ -84,11 +84,18 @@ def test_missing_file(run, tmp_path):
 
 
 def test_directory_and_unreadable_and_binary(run, tmp_path):
-    assert run("solve", str(tmp_path)).code in (1, 2)
+    # A missing file, a folder and bytes that are not text are all bad input: exit 1, one line.
+    # (Exit 2 for a folder before issue 15: it was a usage error of Click's.)
+    for path in (tmp_path, tmp_path / "missing.json"):
+        r = run("solve", str(path))
+        assert r.code == 1 and r.err.count("\n") == 1 and "cannot read" in r.err, r.err
     binary = tmp_path / "b.json"
-    binary.write_bytes(b"\xff\xfe\x00garbage")
+    binary.write_bytes(b"\xff\x00garbage")
     r = run("solve", str(binary))
     assert r.code == 1 and "not UTF-8" in r.err
+    utf16 = tmp_path / "u.json"
+    utf16.write_bytes(WORKED.read_text().encode("utf-16"))  # a byte-order mark says which
+    assert run("solve", str(utf16)).code == 0
 
 
 def test_usage_errors_exit_2_in_one_line(run):

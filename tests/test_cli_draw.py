@@ -95,9 +95,13 @@ def test_every_shape_option_reaches_the_problem(run):
         (("--preset", "insane"), 2, "--preset"),
         (("--x-range", "3..1"), 2, "--x-range"),
         (("--x-range", "a..b"), 2, "--x-range"),
-        (("--w-range", "-20..2"), 1, "--w-range"),
-        (("--max-score", "40"), 1, "--max-score"),
-        (("--max-sum", "0"), 1, "--max-sum"),
+        # Misused options exit 2, as the README says (they exited 1 before issue 15).
+        (("--w-range", "-20..2"), 2, "--w-range"),
+        (("--x-range", "0..10"), 2, "--x-range"),
+        (("--max-score", "40"), 2, "--max-score"),
+        (("--max-score", "-3"), 2, "--max-score"),
+        (("--max-score", "-1"), 2, "--max-score"),  # below the medium preset's smallest score
+        (("--max-sum", "0"), 2, "--max-sum"),
         (("--preset", "easy", "--d-model", "16", "--tokens", "12"), 1, "cannot draw"),
     ],
 )

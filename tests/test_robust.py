@@ -207,11 +207,18 @@ BAD_OPTIONS = [
     (("generate", "--d-k", "99"), 2),
     (("generate", "--x-range", "5..1"), 2),
     (("generate", "--x-range", "1"), 2),
-    (("generate", "--w-range", "-50..50"), 1),
-    (("generate", "--max-score", "99"), 1),
+    # Misused options exit 2 (these two exited 1 before issue 15), as do these new ones.
+    (("generate", "--w-range", "-50..50"), 2),
+    (("generate", "--max-score", "99"), 2),
+    (("generate", "--max-score", "-3"), 2),
+    (("generate", "--max-sum", "0"), 2),
+    (("generate", "--x-range", "0..10"), 2),
+    (("generate", "--out", ""), 2),
+    (("draw", "--out", ""), 2),
+    (("generate", "--encoding", "nope", "--roster", "x.csv"), 2),
     (("generate", "--title", "t" * 121), 2),
     (("generate", "--roster", "/nonexistent/roster.csv"), 1),
-    (("generate", "--roster", "/"), 2),
+    (("generate", "--roster", "/"), 1),  # a folder is an unreadable input, like a missing one
     (("generate", "--out", "/proc/attnsheet-out"), 1),
     (("generate", "--out", "/etc/passwd/sub"), 1),
     (("generate", "--preset", "easy", "--d-model", "16", "--tokens", "12"), 1),
@@ -221,6 +228,8 @@ BAD_OPTIONS = [
     (("draw", "--seed", "abc"), 2),
     (("solve",), 2),
     (("solve", "/nonexistent.json"), 1),
+    (("solve", "/"), 1),
+    (("grade", "/"), 1),
     (("bogus",), 2),
 ]
 
@@ -260,11 +269,14 @@ def test_full_disk_is_one_line_and_leaves_nothing(run, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_huge_problem_file(run, tmp_path):
+def test_huge_problem_file(run, tmp_path, monkeypatch):
+    import generator.cli.common as common
+
+    monkeypatch.setattr(common, "MAX_INPUT_BYTES", 1024 * 1024)
     big = tmp_path / "big.json"
-    big.write_bytes(b"[" + b"1," * (9 * 1024 * 1024) + b"1]")
+    big.write_bytes(b"[" + b"1," * (1024 * 1024) + b"1]")
     r = run("solve", str(big))
-    assert r.code == 1 and "larger than 16 MiB" in r.err
+    assert r.code == 1 and "larger than 1 MiB" in r.err
 
 
 JSON = st.recursive(

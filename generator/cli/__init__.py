@@ -1,0 +1,99 @@
+"""The attnsheet command line: parse options, call the library, report in one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Optional
+
+import click
+
+from generator import __version__
+from generator.cli.common import unexpected
+from generator.cli.grading import answers_command, grade_command
+from generator.cli.problems import draw_command, solve_command
+from generator.cli.sheets import generate_command, key_command
+from generator.errors import AttnsheetError
+from generator.sheets import Interrupted, request_stop
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="attnsheet")
+def cli() -> None:
+    """Self-attention worksheets and exact answer keys, worked by hand.
+
+    \b
+    Example:
+      attnsheet solve generator/examples/classic.json
+    """
+
+
+for _command in (solve_command, draw_command, generate_command, key_command, answers_command, grade_command):
+    cli.add_command(_command)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (the terminal closed), handled like Ctrl-C: stop cleanly, then exit."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.exit_code = 128 + signum
+
+
+def _on_signal(signum, frame) -> None:
+    error = KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+    request_stop(error)  # in case a library swallows what we raise (see request_stop)
+    raise error
+
+
+def _exit_code(error: BaseException) -> int:
+    return error.exit_code if isinstance(error, Terminated) else 130
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"attnsheet: {message}", err=True)
+    sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """After a failed write to stdout, point it at /dev/null so that the exit's flush is quiet."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Entry point: run the CLI, turning every expected error into one line on stderr."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_signal)
+        if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
+            signal.signal(signal.SIGHUP, _on_signal)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when SIGINT is ignored
+            signal.signal(signal.SIGINT, _on_signal)
+    try:
+        cli.main(args=argv, prog_name="attnsheet", standalone_mode=False)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full disk or a closed pipe is found here, not at exit
+    except click.UsageError as error:
+        _fail(f"error: {error.format_message()}", 2)
+    except click.ClickException as error:
+        _fail(f"error: {error.format_message()}", error.exit_code)
+    except Interrupted as error:
+        _fail(str(error), _exit_code(error.__context__) if error.__context__ else 130)
+    except AttnsheetError as error:
+        _fail(f"error: {error}", 1)
+    except (click.Abort, KeyboardInterrupt) as error:
+        _fail("interrupted; nothing was written", _exit_code(error))
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): nothing more to say, and nowhere to say it.
+        _silence_stdout()
+        sys.exit(1)
+    except OSError as error:
+        # Writing to stdout failed (a full disk: `> /dev/full`); every file we write says so itself.
+        _silence_stdout()
+        _fail(f"error: cannot write to stdout: {error.strerror or error}", 1)
+    except MemoryError as error:
+        _fail(f"error: {unexpected(error)}", 1)

@@ -1,0 +1,228 @@
+"""What every command shares: reading inputs, writing to stdout, option types and option sets."""
+
+from __future__ import annotations
+
+import codecs
+import datetime
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+import click
+
+from generator.draw import MAX_SCORE_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
+from generator.errors import AttnsheetError, InputError
+from generator.files import OutputError
+from generator.i18n import languages
+from generator.model import PAPERS
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+"""Largest input file read: `draw --count 100000` writes about 90 MiB."""
+
+
+def decode(data: bytes, label: str, encoding: Optional[str] = None) -> str:
+    """Bytes as text: UTF-16 with a byte-order mark, UTF-8 (with or without one), or `encoding`."""
+    if encoding is not None:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise InputError(f"cannot read {label}: not {encoding} text (byte {error.start})") from None
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as error:
+            raise InputError(f"cannot read {label}: not UTF-16 text (byte {error.start})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"cannot read {label}: not UTF-8 text (byte {error.start}); a spreadsheet's export may be in "
+            f"another encoding: try --encoding cp1252 (Windows) or --encoding latin-1"
+            if encoding is None and label != "stdin" else
+            f"cannot read {label}: not UTF-8 text (byte {error.start})"
+        ) from None
+
+
+def read_bytes(path: str) -> bytes:
+    """A file's bytes, or stdin's for '-'; a missing, unreadable or folder input is one InputError."""
+    label = "stdin" if path == "-" else path
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise InputError("cannot read stdin: it is closed")
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+    except IsADirectoryError:
+        raise InputError(f"cannot read {label}: it is a folder, not a file") from None
+    except OSError as error:
+        raise InputError(f"cannot read {label}: {error.strerror or error}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"cannot read {label}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
+def read_text(path: str, encoding: Optional[str] = None) -> str:
+    """A text file's content (see `decode`), or stdin's for '-'."""
+    return decode(read_bytes(path), "stdin" if path == "-" else path, encoding)
+
+
+def emit(text: str) -> None:
+    """Write data to stdout; a closed stdout is an error, not silence."""
+    if sys.stdout is None:
+        raise OutputError("cannot write to stdout: it is closed")
+    click.echo(text, nl=False)
+
+
+def say(message: str) -> None:
+    """One line of information for the user, on stderr so stdout stays data."""
+    click.echo(f"attnsheet: {message}", err=True)
+
+
+class InFile(click.Path):
+    """An input file name: whether it can be read is checked when it is read (exit 1, not 2)."""
+
+    def __init__(self, dash: bool = False) -> None:
+        super().__init__(allow_dash=dash, path_type=None)
+
+
+class OutPath(click.Path):
+    """An output file or folder name; an empty one (the current folder, by accident) is refused."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("must not be empty", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def check_encoding(ctx, param, value: Optional[str]) -> Optional[str]:
+    """--encoding names a codec Python knows."""
+    if value is not None:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise click.BadParameter(f"unknown encoding {value[:40]!r} (for example utf-8, cp1252, latin-1)")
+    return value
+
+
+class RangeType(click.ParamType):
+    """LO..HI, two integers within -VALUE_LIMIT..VALUE_LIMIT."""
+
+    name = "LO..HI"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        lo, sep, hi = str(value).partition("..")
+        try:
+            if not sep:
+                raise ValueError
+            pair = (int(lo), int(hi))
+        except ValueError:
+            self.fail(f"expected LO..HI such as 0..2, got {value[:40]!r}", param, ctx)
+        if pair[0] > pair[1]:
+            self.fail(f"LO must not exceed HI, got {value!r}", param, ctx)
+        if not -VALUE_LIMIT <= pair[0] <= pair[1] <= VALUE_LIMIT:
+            self.fail(f"expected values within -{VALUE_LIMIT}..{VALUE_LIMIT}, got {value!r}", param, ctx)
+        return pair
+
+
+def draw_options(command: Callable) -> Callable:
+    """The shape, preset and rule options shared by `draw` and `generate`."""
+    options = [
+        click.option("--preset", type=click.Choice(PRESET_NAMES), default="medium", show_default=True,
+                     help="Value ranges and guarantees: how hard the arithmetic is."),
+        click.option("--tokens", type=click.IntRange(1, 12), default=4, show_default=True, help="Tokens n."),
+        click.option("--d-model", type=click.IntRange(1, 16), default=6, show_default=True,
+                     help="Features per token."),
+        click.option("--d-k", type=click.IntRange(1, 8), default=3, show_default=True, help="Query/key size."),
+        click.option("--d-v", type=click.IntRange(1, 8), default=3, show_default=True, help="Value size."),
+        click.option("--heads", type=click.IntRange(1, 4), default=1, show_default=True, help="Attention heads."),
+        click.option("--output-projection", is_flag=True, help="Add an output projection W_O."),
+        click.option("--causal", is_flag=True, help="Causal mask: query j sees keys 1..j only."),
+        click.option("--convention", type=click.Choice(["column", "row"]), default="column", show_default=True,
+                     help="column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
+        click.option("--rules", type=click.Choice(["hand", "exact"]), default="hand", show_default=True,
+                     help="hand: floor(x/2) and 3^x; exact: /√d_k and e^x."),
+        click.option("--x-range", type=RangeType(), default=None, help="Override: X entries in LO..HI, e.g. 0..3."),
+        click.option("--w-range", type=RangeType(), default=None, help="Override: weights in LO..HI, e.g. -1..2."),
+        click.option("--max-score", type=click.IntRange(-1, MAX_SCORE_LIMIT), default=None,
+                     help="Override: largest scaled score (3^N)."),
+        click.option("--max-sum", type=click.IntRange(1, 100_000), default=None,
+                     help="Override: largest column sum of powers."),
+        click.option("--allow-negative-exponents", is_flag=True,
+                     help="Allow scaled scores of -1, so 3^-1 = 1/3 appears."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+DRAW_OPTION_NAMES = (
+    "preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
+    "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents",
+)
+
+
+def options_from(params: dict) -> DrawOptions:
+    """DrawOptions from the CLI's parsed parameters; a combination they refuse is a usage error."""
+    try:
+        return DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
+    except DrawError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
+    """Options among `names` that the user typed (not left at their defaults)."""
+    return [
+        name for name in names
+        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+    ]
+
+
+def sheet_options(command: Callable) -> Callable:
+    """Paper, language and output options shared by `generate` and `key`."""
+    options = [
+        click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=Path("output"),
+                     show_default=True, help="Folder to write into (created if missing)."),
+        click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
+                     help="Paper size."),
+        click.option("--lang", type=click.Choice(languages()), default="en", show_default=True,
+                     help="Language of the sheets."),
+        click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
+                     help="Write PDF, or HTML (with the fonts copied beside it)."),
+        click.option("--worked", is_flag=True, help="Keys also work out one dot product and one softmax."),
+        click.option("--force", is_flag=True, help="Overwrite files that already exist."),
+        click.option("--timestamp", "stamp", is_flag=True,
+                     help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",),
+        click.option("--jobs", type=click.IntRange(1, 64), default=None, show_default="CPUs",
+                     help="Processes rendering PDF files at once, at most the CPUs (output is the same "
+                          "for any number)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def timestamp(asked: bool) -> str:
+    """The time to stamp files with: none unless asked, SOURCE_DATE_EPOCH when it is set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not asked and epoch is None:
+        return ""
+    if epoch is None:
+        moment = datetime.datetime.now(datetime.timezone.utc)
+    else:
+        try:
+            moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch[:40]!r}") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def unexpected(error: Exception) -> AttnsheetError:
+    """An error of the system (memory, a stream) as one line."""
+    if isinstance(error, MemoryError):
+        return AttnsheetError("out of memory; try a smaller input or batch")
+    return AttnsheetError(str(error).splitlines()[0][:200])

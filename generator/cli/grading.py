@@ -1,0 +1,103 @@
+"""`attnsheet answers` and `attnsheet grade`: answer skeletons to fill, and grading with error carried forward."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from generator.answers import parse_answers, skeleton
+from generator.cli.common import InFile, OutPath, emit, read_text, say
+from generator.draw import decode_code, draw
+from generator.errors import InputError
+from generator.files import check_free, check_writable, write_atomic
+from generator.gradebook import Listed, code_key, grade_all, gradebook_csv, grades_json, read_manifest, summary_lines
+from generator.problem import dumps
+
+
+def load_manifest(path: Optional[str]) -> Optional[dict[str, Listed]]:
+    """The sheets of a manifest file, by code, or None when no manifest was given."""
+    return None if path is None else read_manifest(read_text(path), path)
+
+
+@click.command("answers")
+@click.argument("code", required=False)
+@click.option("--manifest", type=InFile(), default=None,
+              help="A batch's manifest.json: its sheets' problems and students.")
+@click.option("--all", "every", is_flag=True, help="One skeleton per sheet of --manifest, as a JSON list.")
+@click.option("--out", type=OutPath(dir_okay=False, allow_dash=True, path_type=Path), default=None,
+              help="Write the JSON to this file instead of stdout (- is stdout).")
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+def answers_command(code, manifest, every, out, force) -> None:
+    """Write the empty attnsheet/answers@1 skeleton of sheet CODE, to fill with what a student wrote.
+
+    Every grid is in the shape and layout the sheet prints, every cell null. A cell takes an
+    integer, a fraction such as "3/8", a decimal ("0.38", "0,38") or both ("3/8 0.38").
+
+    \b
+    Example:
+      attnsheet answers 72Y2-F --out ana.json
+      attnsheet answers --manifest output/manifest.json --all --out class-answers.json
+    """
+    sheets = load_manifest(manifest)
+    if every:
+        if sheets is None or code is not None:
+            raise click.UsageError("--all writes one skeleton per sheet of --manifest; give --manifest and no CODE")
+        value = [skeleton(s.problem, s.code, s.student) for s in sheets.values()]
+    elif code is None:
+        raise click.UsageError("give a sheet CODE, or --manifest M --all")
+    elif sheets is not None:
+        listed = sheets.get(code_key(code))
+        if listed is None:
+            raise InputError(f"sheet {code[:40]!r} is not in {manifest}")
+        value = skeleton(listed.problem, listed.code, listed.student)
+    else:
+        decoded = decode_code(code)
+        (problem,) = draw(decoded.options, decoded.seed, count=1, start=decoded.index)
+        value = skeleton(problem, decoded.code)
+    text = dumps(value) + "\n"
+    if out is None or str(out) == "-":
+        emit(text)
+    else:
+        write_atomic(out, text.encode(), force=force)
+        say(f"wrote {len(value) if every else 1} answer skeleton{'s' if every else ''} to {out}")
+
+
+@click.command("grade")
+@click.argument("answer_files", metavar="ANSWERS...", nargs=-1, required=True,
+                type=InFile(dash=True))
+@click.option("--manifest", type=InFile(), default=None,
+              help="A batch's manifest.json: each sheet's problem and student.")
+@click.option("--json", "as_json", is_flag=True, help="Print attnsheet/grade@1 JSON (a list for several sheets).")
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
+              help="Also write gradebook.csv and grades.json into this folder.")
+@click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
+@click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
+def grade_command(answer_files, manifest, as_json, out, no_carry, force) -> None:
+    """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
+
+    A step done right from the student's own wrong numbers earns its point ("carried"). Each
+    sheet is found from its code: a drawn code rebuilds it; --manifest supplies any sheet of a
+    batch, with its student. Prints one line per sheet and one for the class.
+
+    \b
+    Example:
+      attnsheet grade ana.json ben.json --manifest output/manifest.json
+      attnsheet grade class.csv --manifest output/manifest.json --out grades
+    """
+    sheets = load_manifest(manifest)
+    pendings = []
+    for path in answer_files:
+        label = "stdin" if path == "-" else path
+        pendings += parse_answers(read_text(path), label)
+    grades = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest))
+    if out is not None:
+        targets = {out / "gradebook.csv": gradebook_csv(grades), out / "grades.json": dumps(grades_json(grades)) + "\n"}
+        check_free(list(targets), force)
+        check_writable(out)
+        for path, text in targets.items():
+            write_atomic(path, text.encode("utf-8"), force=force)
+    emit((dumps(grades_json(grades)) if as_json else "\n".join(summary_lines(grades))) + "\n")
+    if out is not None:
+        say(f"wrote gradebook.csv and grades.json to {out}")

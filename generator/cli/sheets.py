@@ -1,0 +1,123 @@
+"""`attnsheet generate` and `attnsheet key`: worksheets, answer keys and their manifest."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from generator.cli.common import (
+    DRAW_OPTION_NAMES, InFile, check_encoding, draw_options, options_from, read_text, say, sheet_options, timestamp,
+)
+from generator.draw import MAX_COUNT, MAX_SEED, decode_code, fresh_seed
+from generator.files import check_writable
+from generator.model import Settings, Student
+from generator.roster import parse_roster
+from generator.usertext import MAX_TITLE, clean_text
+from generator.sheets import Batch, generate, make_sheets
+
+
+def report(written, sheets: int, out: Path) -> None:
+    """The one-line summary at the end of a batch."""
+    pages = f", {written.pages} pages" if written.pages else ""
+    removed = f"; removed {len(written.removed)} files of the earlier batch" if written.removed else ""
+    say(f"wrote {len(written.files)} files to {out} ({sheets} sheet{'s' if sheets != 1 else ''}{pages}) "
+        f"in {written.seconds:.1f} s{removed}")
+
+
+def run_batch(batch: Batch) -> None:
+    """Generate a batch with a progress bar on a terminal, and nothing extra otherwise."""
+    total = len(batch.sheets)
+    if sys.stderr is not None and sys.stderr.isatty() and total > 1:
+        with click.progressbar(length=2 * total, label="rendering", file=sys.stderr) as bar:
+            written = generate(batch, progress=bar.update)
+    else:
+        written = generate(batch)
+    report(written, total, batch.out)
+
+
+def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, count: Optional[int]) -> list[Student]:
+    """The students of --roster (warnings said, or refused with --strict), or --count blank ones."""
+    if roster is None:
+        return [Student()] * (count or 1)
+    read = parse_roster(read_text(roster, encoding), label=roster, strict=strict)
+    for warning in read.warnings:
+        say(f"warning: {warning}")
+    say(f"read {len(read.students)} student{'s' if len(read.students) != 1 else ''} from {roster}")
+    return list(read.students)
+
+
+@click.command("generate")
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=None,
+              help="Number of sheets (default 1); or use --roster.")
+@click.option("--roster", type=InFile(), default=None,
+              help="CSV with a 'name' column (optional 'id', 'group'): one named sheet per row.")
+@click.option("--encoding", default=None, callback=check_encoding,
+              help="The roster's text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
+@click.option("--strict", is_flag=True, help="Refuse a roster with unbalanced quotes or ragged rows.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
+              help="Seed of the batch; without it a fresh one is chosen and printed.")
+@draw_options
+@click.option("--title", default="", help=f"Title printed on every sheet (at most {MAX_TITLE} characters).")
+@click.option("--split", is_flag=True, help="One file per student and per key, not two combined files.")
+@sheet_options
+@click.pass_context
+def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, title, split, out, paper, lang, fmt,
+                     worked, force, stamp, jobs, **params) -> None:
+    """Print worksheets and matching answer keys for a class, with a manifest for grading.
+
+    Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
+    keys/NN-name.pdf) and manifest.json into --out. Every sheet carries its code, which
+    rebuilds it with `attnsheet key CODE`.
+
+    \b
+    Example:
+      attnsheet generate --count 30 --preset easy --out period3
+      attnsheet generate --roster class.csv --lang es --paper letter --split
+    """
+    if count is not None and roster is not None:
+        raise click.UsageError("use --count or --roster, not both")
+    if len(title) > MAX_TITLE:
+        raise click.UsageError(f"--title: at most {MAX_TITLE} characters, got {len(title)}")
+    title = clean_text(title)
+    options = options_from(params)
+    students = read_students(roster, encoding, strict, count)
+    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp))
+    check_writable(out)  # an unwritable destination fails before any work
+    fresh = seed is None
+    seed = fresh_seed() if fresh else seed
+    sheets = make_sheets(options, seed, students)
+    if fresh:
+        say(f"seed {seed} (rebuild this batch with --seed {seed})")
+    recorded = {name: ctx.params[name] for name in DRAW_OPTION_NAMES}
+    recorded.update(count=len(students), roster=roster, title=title,
+                    split=split, paper=paper, lang=lang, format=fmt, worked=worked)
+    batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt,
+                  force=force, options=recorded, seed=seed, jobs=jobs)
+    run_batch(batch)
+
+
+@click.command("key")
+@click.argument("code")
+@sheet_options
+def key_command(code, out, paper, lang, fmt, worked, force, stamp, jobs) -> None:
+    """Rebuild one sheet's worksheet and answer key from its CODE alone.
+
+    Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
+    into --out.
+
+    \b
+    Example:
+      attnsheet key 72Y2-F --out rebuilt --worked
+    """
+    decoded = decode_code(code)
+    (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
+    settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
+    recorded = {"code": decoded.code, "paper": paper, "lang": lang, "format": fmt, "worked": worked}
+    stem = decoded.code
+    batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
+                  options=recorded, seed=decoded.seed, jobs=jobs,
+                  names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
+    run_batch(batch)
