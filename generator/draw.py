@@ -140,6 +140,8 @@ VALUE_LIMIT = 9
 """--x-range and --w-range stay within -9..9."""
 MAX_SCORE_LIMIT = 12
 """--max-score at most 3^12: already far past hand size."""
+MAX_SUM_LIMIT = 100_000
+"""--max-sum at most this."""
 
 
 @dataclass(frozen=True)
@@ -199,8 +201,8 @@ class DrawOptions:
             raise DrawError(
                 f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}"
             )
-        if self.max_sum is not None and not 1 <= self.max_sum <= 100_000:
-            raise DrawError(f"--max-sum: expected 1 to 100000, got {self.max_sum}")
+        if self.max_sum is not None and not 1 <= self.max_sum <= MAX_SUM_LIMIT:
+            raise DrawError(f"--max-sum: expected 1 to {MAX_SUM_LIMIT}, got {self.max_sum}")
 
     def limits(self) -> Preset:
         """The preset with every override applied."""
@@ -221,23 +223,53 @@ class DrawOptions:
 
 # --- guarantees, checked on many candidates at once ------------------------------------------
 
-# Each guarantee's wording, and the options that relax it, for the "cannot draw" message.
-GUARANTEES = {
-    "x_zero": ("no all-zero row or column in X", "widen --x-range or use fewer --tokens"),
-    "x_same": ("no two tokens identical", "widen --x-range, raise --d-model or use fewer --tokens"),
-    "v_window": ("every row of V varied and within the preset's window", "narrow --x-range or --w-range"),
-    "v_zero": ("no all-zero column in V", "widen --w-range or --x-range"),
-    "qk_window": ("every row of Q and K non-zero and within the preset's window",
-                  "raise --max-score, or narrow --x-range or --w-range"),
-    "qk_zero": ("no all-zero column in Q or K", "widen --w-range or --x-range"),
-    "high": ("every scaled score at most the --max-score", "raise --max-score or lower --d-model or --d-k"),
-    "low": ("no scaled score below the smallest allowed", "add --allow-negative-exponents"),
-    "top": ("each head's largest scaled score reaches the preset's top", "lower --max-score"),
-    "sum": ("every column sum within --max-sum", "raise --max-sum or lower --max-score"),
-    "uniform": ("at least half of the queries attend non-uniformly", "widen --w-range or raise --max-score"),
-    "heads_same": ("no two heads identical", "widen --w-range"),
-    "o_zero": ("no all-zero row or column in W_O", "widen --w-range"),
+def _room(table: Table) -> bool:
+    """Whether a value range can still be widened within -VALUE_LIMIT..VALUE_LIMIT."""
+    return min(table.values) > -VALUE_LIMIT or max(table.values) < VALUE_LIMIT
+
+
+# The options that can relax a guarantee, each with when it would change anything: advice never
+# names an option already at its limit, or one the chosen preset makes useless.
+RELAXERS: dict[str, Callable[["DrawOptions", Preset], bool]] = {
+    "widen --x-range": lambda o, lim: _room(lim.x),
+    "narrow --x-range": lambda o, lim: len(lim.x.values) > 2,
+    "widen --w-range": lambda o, lim: _room(lim.w),
+    "narrow --w-range": lambda o, lim: len(lim.w.values) > 2,
+    "use fewer --tokens": lambda o, lim: o.tokens > 1,
+    "raise --d-model": lambda o, lim: o.d_model < LIMITS["d_model"][1],
+    "lower --d-model": lambda o, lim: o.d_model > 1,
+    "lower --d-k": lambda o, lim: o.d_k > 1,
+    "raise --max-score": lambda o, lim: lim.max_scaled < MAX_SCORE_LIMIT,
+    "lower --max-score": lambda o, lim: lim.max_scaled > max(lim.min_scaled, 0),
+    "raise --max-sum": lambda o, lim: lim.max_sum < MAX_SUM_LIMIT,
+    "add --allow-negative-exponents": lambda o, lim: lim.min_scaled >= 0,
 }
+
+# Each guarantee's wording, and the options that may relax it, for the "cannot draw" message.
+GUARANTEES = {
+    "x_zero": ("no all-zero row or column in X", ("widen --x-range", "use fewer --tokens")),
+    "x_same": ("no two tokens identical", ("widen --x-range", "raise --d-model", "use fewer --tokens")),
+    "v_window": ("every row of V varied and within the preset's window", ("narrow --x-range", "narrow --w-range")),
+    "v_zero": ("no all-zero column in V", ("widen --w-range", "widen --x-range")),
+    "qk_window": ("every row of Q and K non-zero and within the preset's window",
+                  ("raise --max-score", "narrow --x-range", "narrow --w-range")),
+    "qk_zero": ("no all-zero column in Q or K", ("widen --w-range", "widen --x-range")),
+    "high": ("every scaled score at most the --max-score", ("raise --max-score", "lower --d-model", "lower --d-k")),
+    "low": ("no scaled score below the smallest allowed", ("add --allow-negative-exponents",)),
+    "top": ("each head's largest scaled score reaches the preset's top", ("lower --max-score",)),
+    "sum": ("every column sum within --max-sum", ("raise --max-sum", "lower --max-score", "use fewer --tokens")),
+    "uniform": ("at least half of the queries attend non-uniformly", ("widen --w-range", "raise --max-score")),
+    "heads_same": ("no two heads identical", ("widen --w-range",)),
+    "o_zero": ("no all-zero row or column in W_O", ("widen --w-range",)),
+}
+
+
+def advice(name: str, o: "DrawOptions", lim: Preset) -> str:
+    """What the user can do about a guarantee that failed, among the options that would help."""
+    useful = [relax for relax in GUARANTEES[name][1] if RELAXERS[relax](o, lim)]
+    if not useful:
+        return "no option relaxes it further for this shape: try a smaller shape or another preset"
+    return ", or ".join(useful)
 
 
 def _zero_lines(m: np.ndarray) -> np.ndarray:
@@ -376,7 +408,8 @@ def _o_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
     return CHUNK * per, check
 
 
-def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple[int, int]]) -> dict:
+def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple[int, int]],
+               o: DrawOptions, lim: Preset) -> dict:
     """For each stream, the first candidate in stream order that fails no guarantee.
 
     A stage is the number of words one round reads from each stream, and a check that turns
@@ -406,11 +439,10 @@ def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple
         if not len(pending):
             return chosen
     name, count = failures.most_common(1)[0]
-    what, relax = GUARANTEES[name]
     raise DrawError(
         f"cannot draw problem {keys[int(pending[0])][1]} of seed {keys[int(pending[0])][0]} in "
         f"{MAX_ROUNDS * CHUNK} tries; the guarantee failed most often ({100 * count // tried}% of tries) "
-        f"was: {what}; {relax}"
+        f"was: {GUARANTEES[name][0]}; {advice(name, o, lim)}"
     )
 
 
@@ -445,12 +477,12 @@ def draw_keys(options: DrawOptions, keys: list[tuple[int, int]]) -> list[Problem
 def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> list[Problem]:
     gens = [_stream(seed, index) for seed, index in keys]
     P = len(gens)
-    X = _run_stage(gens, _x_stage(o, lim), {}, keys)["X"]
+    X = _run_stage(gens, _x_stage(o, lim), {}, keys, o, lim)["X"]
     heads: list[dict[str, np.ndarray]] = []
     empty_q = np.zeros((P, 0, o.d_k, o.d_model), dtype=np.int64)
     empty_v = np.zeros((P, 0, o.d_v, o.d_model), dtype=np.int64)
     for h in range(o.heads):
-        W_V = _run_stage(gens, _v_stage(o, lim), {"X": X}, keys)["W_V"]
+        W_V = _run_stage(gens, _v_stage(o, lim), {"X": X}, keys, o, lim)["W_V"]
         ctx = {
             "X": X,
             "W_V": W_V,
@@ -458,9 +490,9 @@ def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> lis
             "prev_K": np.stack([x["W_K"] for x in heads], axis=1) if heads else empty_q,
             "prev_V": np.stack([x["W_V"] for x in heads], axis=1) if heads else empty_v,
         }
-        qk = _run_stage(gens, _qk_stage(o, lim), ctx, keys)
+        qk = _run_stage(gens, _qk_stage(o, lim), ctx, keys, o, lim)
         heads.append({"W_Q": qk["W_Q"], "W_K": qk["W_K"], "W_V": W_V})
-    W_O = _run_stage(gens, _o_stage(o, lim), {}, keys)["W_O"] if o.output_projection else None
+    W_O = _run_stage(gens, _o_stage(o, lim), {}, keys, o, lim)["W_O"] if o.output_projection else None
     rules = Rules() if o.rules == "hand" else Rules(scale="exact", softmax="e")
     coders: dict[int, Callable[[int], str]] = {}
     problems = []
@@ -570,6 +602,9 @@ def decode_code(code: str) -> Decoded:
     """Read a sheet code back; a mistyped code or an unknown version is a CodeError."""
     r = unpack(code)
     version = r.uint(3)
+    if version == 0:
+        # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
+        raise CodeError(f"{_shown(code)} is not a sheet code")
     if version != CODE_VERSION:
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "
@@ -604,7 +639,21 @@ def decode_code(code: str) -> Decoded:
         raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     if seed > MAX_SEED or index >= MAX_COUNT:
         raise CodeError("sheet code is malformed")
-    return Decoded(options, seed, index, encode_code(options, seed, index))
+    canonical = encode_code(options, seed, index)
+    if _bare(canonical) != _bare(code):
+        # Another spelling of the same bits (say, default options written out): one sheet, one code.
+        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
+                        f"the sheet it describes is {canonical}")
+    return Decoded(options, seed, index, canonical)
+
+
+def _bare(code: str) -> str:
+    return "".join(code.split()).replace("-", "").upper()
+
+
+def _shown(code: str) -> str:
+    """A typed code, safe and short for a message."""
+    return repr(code[:40])
 
 
 def draw_code(code: str) -> Problem:

@@ -7,6 +7,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable, Union
 
 from generator.errors import AttnsheetError
 
@@ -83,15 +84,17 @@ def check_writable(folder: Path) -> None:
         raise OutputError(f"cannot write into {folder}: {_reason(error)}") from None
 
 
-def write_atomic(path: Path, data: bytes, force: bool = False) -> None:
+def write_atomic(path: Path, data: Union[bytes, Iterable[bytes]], force: bool = False) -> None:
     """Write `data` to `path` under a temporary name in the same folder, then rename it.
 
     A reader never sees a partial file: the name appears only once the content is complete
     and flushed. Without `force`, an existing file is left alone and this fails. A character
-    device or a FIFO (/dev/null, /dev/stdout) is written through, as a shell would.
+    device or a FIFO (/dev/null, /dev/stdout) is written through, as a shell would. `data` may
+    be pieces, written as they come (a big HTML batch is never held whole).
     """
+    chunks = (data,) if isinstance(data, bytes) else data
     if check_target(path, force) == "stream":
-        _write_through(path, data)
+        _write_through(path, chunks)
         return
     ensure_folder(path.parent)
     try:
@@ -100,7 +103,8 @@ def write_atomic(path: Path, data: bytes, force: bool = False) -> None:
         raise OutputError(f"cannot write into {path.parent}: {_reason(error)}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
@@ -119,11 +123,12 @@ def write_atomic(path: Path, data: bytes, force: bool = False) -> None:
         raise
 
 
-def _write_through(path: Path, data: bytes) -> None:
+def _write_through(path: Path, chunks: Iterable[bytes]) -> None:
     """Write into a device or a pipe that is already there: it has no temporary name to take."""
     try:
         with open(path, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
     except OSError as error:
         raise OutputError(f"cannot write {path}: {_reason(error)}") from None
 

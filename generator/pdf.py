@@ -6,13 +6,16 @@ only module that imports WeasyPrint.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import mimetypes
+import os
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 from urllib.parse import unquote, urlsplit
 
 import pydyf
@@ -21,6 +24,7 @@ from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
+from generator.jobs import scratch_folder
 from generator.paint import ANCHOR, EmbeddedFont, PanelMark, Painter, Placement, font_key, fonts_for, page_operators
 from generator.render import Settings, document_html, page_css_text, templates_dir
 
@@ -58,7 +62,13 @@ class Renderer:
         self.base_url = root.as_uri() + "/"
         self.fetcher = AssetFetcher(root)
         self.fonts = FontConfiguration()
-        self.stylesheet = CSS(filename=str(root / "sheet.css"), url_fetcher=self.fetcher, font_config=self.fonts)
+        # WeasyPrint copies the @font-face fonts into a temporary folder as it parses the
+        # stylesheet: the process's scratch folder, which a later run removes if this one is killed.
+        saved, tempfile.tempdir = tempfile.tempdir, str(scratch_folder())
+        try:
+            self.stylesheet = CSS(filename=str(root / "sheet.css"), url_fetcher=self.fetcher, font_config=self.fonts)
+        finally:
+            tempfile.tempdir = saved
 
     def render(self, html: str, page_css: str = "", painter: Optional[Painter] = None) -> Rendered:
         """Lay out one HTML page set, with the page style `page_css` (parsed once per text).
@@ -91,10 +101,26 @@ class Renderer:
         pages = [page for r in rendered for page in r.document.pages]
         placements = [pls for r in rendered for pls in r.placements]
         document = rendered[0].document.copy(pages)
-        if not any(placements):
-            return document.write_pdf()
-        heights = [page.height * PX_PT for page in pages]
-        return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+        with _font_dates_fixed():
+            if not any(placements):
+                return document.write_pdf()
+            heights = [page.height * PX_PT for page in pages]
+            return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+
+
+@contextlib.contextmanager
+def _font_dates_fixed() -> Iterator[None]:
+    """Subset fonts carry no date of today: without HarfBuzz's subsetter (a `pip install`
+    without Debian's libharfbuzz-subset0), WeasyPrint subsets with fontTools, which stamps the
+    current time into each font's `head` table unless SOURCE_DATE_EPOCH is set."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        yield  # the user's own fixed time: fontTools uses it as it is
+        return
+    os.environ["SOURCE_DATE_EPOCH"] = "0"
+    try:
+        yield
+    finally:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
 def painted_html(view: dict, settings: Settings) -> tuple[str, str, Painter]:

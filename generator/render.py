@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import jinja2
 import segno
@@ -869,8 +869,15 @@ def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "
     separately, each parsed once per process. `paint` takes panels over for PDF output (see
     `generator.paint.Painter`): it returns each one's slot, an anchor and the layers left to HTML.
     """
+    return "".join(document_chunks(sheets, settings, embed_css, page_css, paint))
+
+
+def document_chunks(sheets: Iterable[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
+                    paint: Optional[Callable[[PanelView], object]] = None) -> Iterator[str]:
+    """`document_html` piece by piece, taking the sheets as they come: a big batch's HTML is
+    written as it is made, never held whole."""
     template = environment(settings.lang).get_template("sheet.html")
-    return template.render(
+    return template.generate(
         sheets=sheets,
         settings=settings,
         page_size=PAPERS[settings.paper],

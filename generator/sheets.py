@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import re
-import shutil
-import signal
-import tempfile
 import time
 import unicodedata
-from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,10 +16,11 @@ from generator import __version__
 from generator.engine import solve
 from generator.errors import AttnsheetError
 from generator.files import check_free, check_writable, remove_files, target_kind, write_atomic
+from generator.jobs import Stop, run_tasks
 from generator.metrics import metrics
 from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
 from generator.render import (
-    Settings, Student, document_html, sheet_view, stylesheet_text, templates_dir,
+    Settings, Student, document_chunks, sheet_view, stylesheet_text, templates_dir,
 )
 
 if TYPE_CHECKING:
@@ -72,6 +68,8 @@ class Batch:
     beyond them a job process only adds its start-up (and each runs `ldconfig` as it starts)."""
     names: tuple[str, str, str] = ("worksheets", "answer-keys", "manifest")
     """File stems of the combined worksheets, the combined keys and the manifest."""
+    stop: Optional[Stop] = field(default=None, compare=False)
+    """Asked to stop from outside (a signal handler): checked after each file or part."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,6 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     has twice as many documents as sheets).
     """
     start = time.perf_counter()
-    _stops.clear()
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
     targets = plan["worksheets"] + plan["keys"] + [manifest_path]
@@ -180,11 +177,6 @@ def _stale_files(out: Path, manifest_path: Path, targets: list[Path]) -> list[Pa
     return stale
 
 
-def _views(sheet: Sheet, settings: Settings) -> tuple[dict, dict]:
-    args = (sheet.problem, sheet.solution, sheet.student, settings)
-    return sheet_view(*args, key=False), sheet_view(*args, key=True)
-
-
 @dataclass(frozen=True)
 class Task:
     """One PDF file to render: the unit of work a job process takes."""
@@ -197,26 +189,6 @@ class Task:
     """Answer keys rather than worksheets."""
     settings: Settings
     """Paper, language, title, worked examples."""
-
-
-_stops: list[BaseException] = []
-
-
-def request_stop(error: BaseException) -> None:
-    """Remember that the user or the system asked the batch to stop (from a signal handler).
-
-    The handler raises `error` as well, but WeasyPrint catches every exception while it draws
-    an SVG, and would drop it: the batch also checks here after each task it renders itself.
-    """
-    _stops.append(error)
-
-
-def _render_here(task: Task) -> tuple[bytes, list[int]]:
-    """`render_task` in this process, then the stop asked for meanwhile, if any."""
-    result = render_task(task)
-    if _stops:
-        raise _stops[-1]
-    return result
 
 
 def render_task(task: Task) -> tuple[bytes, list[int]]:
@@ -235,73 +207,6 @@ class BatchError(AttnsheetError):
 
 class Interrupted(BatchError):
     """The user (SIGINT) or the system (SIGTERM) stopped the batch."""
-
-
-def _job_process(scratch: str) -> None:
-    """Start of a job process: the parent alone answers Ctrl-C, and stops its jobs itself.
-
-    Temporary files (WeasyPrint's copies of the fonts) go in `scratch`, which the parent
-    removes: a job process stopped in the middle of a page cannot clean up after itself.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    tempfile.tempdir = scratch
-
-
-def _run_tasks(tasks: list[Task], jobs: int, progress) -> Iterator[tuple[Task, bytes, list[int]]]:
-    """Each task's result, in order; rendered by this process and `jobs - 1` job processes.
-
-    This process renders too rather than wait: it is already running (a job process first
-    spends most of a second importing WeasyPrint), and it leaves no third process competing
-    for the cores. A file is always rendered whole by one process, so its bytes do not
-    depend on `jobs`; each process keeps its renderer (fonts, parsed stylesheet).
-    """
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            data, pages = _render_here(task)
-            if progress:
-                progress(len(task.sheets))
-            yield task, data, pages
-        return
-    helpers = min(jobs - 1, len(tasks) - 1)
-    ahead = 2 * helpers  # tasks queued for the job processes: none idles, few wait in memory
-    # Spawned (not forked) processes are our own children, so they can be stopped for sure.
-    context = multiprocessing.get_context("spawn")
-    scratch = tempfile.mkdtemp(prefix="attnsheet-jobs-")
-    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=context, initializer=_job_process,
-                               initargs=(scratch,))
-    queued: dict[int, Future] = {}
-    rendered: dict[int, tuple[bytes, list[int]]] = {}
-    claimed = 0  # tasks handed out so far, to the job processes or to this one, in order
-
-    def feed() -> None:
-        nonlocal claimed
-        # Submitted one by one (not pool.map, which cancels what is pending when stopped, and
-        # then trips over the cancelled futures while we stop the processes).
-        while claimed < len(tasks) and len(queued) < ahead:
-            queued[claimed] = pool.submit(render_task, tasks[claimed])
-            claimed += 1
-
-    try:
-        for i, task in enumerate(tasks):
-            feed()
-            while i not in rendered and not (i in queued and queued[i].done()) and claimed < len(tasks):
-                rendered[claimed] = _render_here(tasks[claimed])  # the next task, here, meanwhile
-                claimed += 1
-                feed()
-            data, pages = rendered.pop(i) if i in rendered else queued.pop(i).result()
-            if progress:
-                progress(len(task.sheets))
-            yield task, data, pages
-    except BaseException:
-        # Stop the job processes first; the pool then fails what is left, and shuts down quietly.
-        for child in multiprocessing.active_children():
-            child.terminate()
-        pool.shutdown(wait=True)
-        raise
-    else:
-        pool.shutdown()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 PART_SHEETS = 8
@@ -329,7 +234,8 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     try:
         cpus = os.cpu_count() or 1
         jobs = min(batch.jobs or cpus, cpus)
-        for task, data, pages in _run_tasks(tasks, jobs, progress):
+        tick = (lambda task: progress(len(task.sheets))) if progress else None
+        for task, (data, pages) in run_tasks(tasks, render_task, jobs, tick, batch.stop):
             for sheet, n in zip(task.sheets, pages):
                 counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
                 filled[task.path] += n
@@ -372,29 +278,28 @@ def _stopped(why: str, batch: Batch, written: list[Path], planned: int) -> str:
 
 
 def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
-    views = []
-    for sheet in batch.sheets:
-        views.append(_views(sheet, batch.settings))
-        if progress:
-            progress(2)
-    written: list[Path] = []
-    places = []
+    settings, written = batch.settings, []
+
+    def views(sheets: Sequence[Sheet], key: bool) -> Iterator[dict]:
+        # Made as the template takes them: the HTML of any batch is written with flat memory.
+        for sheet in sheets:
+            yield sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key)
+            if progress:
+                progress(1)
+
     if batch.split:
         css = stylesheet_text("../")
-        for (ws, key), ws_path, key_path in zip(views, plan["worksheets"], plan["keys"]):
-            write_atomic(ws_path, document_html([ws], batch.settings, css).encode("utf-8"), force=batch.force)
-            write_atomic(key_path, document_html([key], batch.settings, css).encode("utf-8"), force=batch.force)
-            written += [ws_path, key_path]
-            places.append({"worksheet": _place(batch, ws_path), "key": _place(batch, key_path)})
+        files = [(path, (sheet,), key) for sheet, ws, kp in zip(batch.sheets, plan["worksheets"], plan["keys"])
+                 for path, key in ((ws, False), (kp, True))]
     else:
         css = stylesheet_text("")
-        ws_path, key_path = plan["worksheets"][0], plan["keys"][0]
-        ws_html = document_html([w for w, _ in views], batch.settings, css)
-        key_html = document_html([k for _, k in views], batch.settings, css)
-        write_atomic(ws_path, ws_html.encode("utf-8"), force=batch.force)
-        write_atomic(key_path, key_html.encode("utf-8"), force=batch.force)
-        written += [ws_path, key_path]
-        places = [{"worksheet": _place(batch, ws_path), "key": _place(batch, key_path)} for _ in views]
+        files = [(plan["worksheets"][0], batch.sheets, False), (plan["keys"][0], batch.sheets, True)]
+    for path, sheets, key in files:
+        chunks = (text.encode("utf-8") for text in document_chunks(views(sheets, key), settings, css))
+        write_atomic(path, chunks, force=batch.force)
+        written.append(path)
+    places = [{"worksheet": _place(batch, plan["worksheets"][i if batch.split else 0]),
+               "key": _place(batch, plan["keys"][i if batch.split else 0])} for i in range(len(batch.sheets))]
     written += _copy_fonts(batch)
     return written, 0, places
 

@@ -236,6 +236,18 @@ def test_infeasible_settings_fail_with_the_guarantee_and_the_relaxing_option(ext
     assert guarantee in str(info.value) and relax in str(info.value)
 
 
+def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():
+    from generator.draw import advice
+
+    at_limit = DrawOptions(max_score=12, max_sum=100_000)
+    assert "raise --max-score" not in advice("qk_window", at_limit, at_limit.limits())
+    assert "raise --max-sum" not in advice("sum", at_limit, at_limit.limits())
+    assert "raise --max-score" in advice("qk_window", DrawOptions(), DrawOptions().limits())
+    hard = DrawOptions(preset="hard")  # already allows 3^-1: the flag would change nothing
+    assert "allow-negative" not in advice("low", hard, hard.limits())
+    assert "--x-range" not in advice("x_zero", DrawOptions(x_range=(-9, 9)), DrawOptions(x_range=(-9, 9)).limits())
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [({"tokens": 0}, "--tokens"), ({"d_k": 9}, "--d-k"), ({"x_range": (2, 1)}, "--x-range"),

@@ -320,24 +320,18 @@ def test_fuzzed_text_never_raises_anything_else(text):
         pass
 
 
-def test_a_stop_that_the_renderer_swallows_still_stops_the_batch(monkeypatch, tmp_path):
+def test_a_stop_that_the_renderer_swallows_still_stops_the_batch():
     # WeasyPrint catches every exception while it draws an SVG: a signal handler's exception
     # raised there is lost, so the batch checks what the handler recorded after each task.
-    import generator.sheets as sheets
-    from generator.render import Settings
+    from generator.jobs import Stop, run_tasks
 
-    rendered = []
+    stop, worked = Stop(), []
 
-    def render_swallowing(task):
-        rendered.append(task)
-        sheets.request_stop(KeyboardInterrupt())  # as the handler does, before its raise is lost
-        return b"%PDF-1.7", [1]
+    def work_swallowing(task):
+        worked.append(task)
+        stop.request(KeyboardInterrupt())  # as the handler does, before its raise is lost
+        return task
 
-    monkeypatch.setattr(sheets, "render_task", render_swallowing)
-    tasks = [sheets.Task(tmp_path / f"{i}.pdf", (), False, Settings()) for i in range(3)]
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            list(sheets._run_tasks(tasks, 1, None))
-        assert len(rendered) == 1
-    finally:
-        sheets._stops.clear()
+    with pytest.raises(KeyboardInterrupt):
+        list(run_tasks([1, 2, 3], work_swallowing, 1, stop=stop))
+    assert worked == [1]

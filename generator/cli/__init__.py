@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -16,7 +17,8 @@ from generator.cli.grading import answers_command, grade_command
 from generator.cli.problems import draw_command, solve_command
 from generator.cli.sheets import generate_command, key_command
 from generator.errors import AttnsheetError
-from generator.sheets import Interrupted, request_stop
+from generator.jobs import Stop
+from generator.sheets import Interrupted
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -42,9 +44,9 @@ class Terminated(KeyboardInterrupt):
         self.exit_code = 128 + signum
 
 
-def _on_signal(signum, frame) -> None:
+def _on_signal(stop: Stop, signum, frame) -> None:
     error = KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
-    request_stop(error)  # in case a library swallows what we raise (see request_stop)
+    stop.request(error)  # in case a library swallows what we raise (see Stop)
     raise error
 
 
@@ -67,14 +69,16 @@ def _silence_stdout() -> None:
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the CLI, turning every expected error into one line on stderr."""
+    stop = Stop()  # handed to the commands (as Click's context object), so batches can check it
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_signal)
+        handler = functools.partial(_on_signal, stop)
+        signal.signal(signal.SIGTERM, handler)
         if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL:
-            signal.signal(signal.SIGHUP, _on_signal)
+            signal.signal(signal.SIGHUP, handler)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when SIGINT is ignored
-            signal.signal(signal.SIGINT, _on_signal)
+            signal.signal(signal.SIGINT, handler)
     try:
-        cli.main(args=argv, prog_name="attnsheet", standalone_mode=False)
+        cli.main(args=argv, prog_name="attnsheet", standalone_mode=False, obj=stop)
         if sys.stdout is not None:
             sys.stdout.flush()  # a full disk or a closed pipe is found here, not at exit
     except click.UsageError as error:

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 import click
 
-from generator.draw import MAX_SCORE_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
+from generator.draw import MAX_SCORE_LIMIT, MAX_SUM_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
 from generator.errors import AttnsheetError, InputError
 from generator.files import OutputError
 from generator.i18n import languages
@@ -150,7 +150,7 @@ def draw_options(command: Callable) -> Callable:
         click.option("--w-range", type=RangeType(), default=None, help="Override: weights in LO..HI, e.g. -1..2."),
         click.option("--max-score", type=click.IntRange(-1, MAX_SCORE_LIMIT), default=None,
                      help="Override: largest scaled score (3^N)."),
-        click.option("--max-sum", type=click.IntRange(1, 100_000), default=None,
+        click.option("--max-sum", type=click.IntRange(1, MAX_SUM_LIMIT), default=None,
                      help="Override: largest column sum of powers."),
         click.option("--allow-negative-exponents", is_flag=True,
                      help="Allow scaled scores of -1, so 3^-1 = 1/3 appears."),

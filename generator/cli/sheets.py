@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +30,7 @@ def report(written, sheets: int, out: Path) -> None:
 
 def run_batch(batch: Batch) -> None:
     """Generate a batch with a progress bar on a terminal, and nothing extra otherwise."""
+    batch = replace(batch, stop=click.get_current_context().obj)  # main's Stop, set by its signal handlers
     total = len(batch.sheets)
     if sys.stderr is not None and sys.stderr.isatty() and total > 1:
         with click.progressbar(length=2 * total, label="rendering", file=sys.stderr) as bar:

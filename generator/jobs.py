@@ -1,0 +1,167 @@
+"""Job processes: a pool this module starts and stops, rendering tasks beside this process.
+
+The pool's processes are spawned (not forked), ignore Ctrl-C (the caller stops them), exit by
+themselves when this process dies, and keep their temporary files in one per-process scratch
+folder that is removed at exit, or by the next run if this one was killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import multiprocessing
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterator, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+SCRATCH_PREFIX = "attnsheet-run-"
+"""Scratch folders are named attnsheet-run-PID-…, so a later run can tell whose they are."""
+
+PARENT_POLL_S = 0.5
+"""How often a job process looks whether the process that started it is still there."""
+
+
+class Stop:
+    """A request to stop, made from outside the batch (a signal handler, a web request).
+
+    A signal handler raises its exception as well; but WeasyPrint catches every exception
+    while it draws an SVG and would drop it, so the batch also checks here after each task.
+    """
+
+    def __init__(self) -> None:
+        self.error: Optional[BaseException] = None
+        """What to raise, once a stop was asked for."""
+
+    def request(self, error: BaseException) -> None:
+        """Ask the batch to stop, raising `error` at its next check."""
+        self.error = error
+
+    def check(self) -> None:
+        """Raise the requested stop, if any."""
+        if self.error is not None:
+            raise self.error
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: not ours to clean up after
+    return True
+
+
+def clean_stale_scratch(root: Optional[Path] = None) -> list[Path]:
+    """Remove scratch folders whose process is gone (killed before it could clean up)."""
+    root = Path(root or tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        owner = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if entry.name.startswith(SCRATCH_PREFIX) and owner.isdigit() and not _alive(int(owner)):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+    return removed
+
+
+@functools.lru_cache(maxsize=None)
+def scratch_folder() -> Path:
+    """This process's scratch folder (made on first use, removed at exit): job processes and
+    WeasyPrint keep their temporary files (its copies of the fonts) in it."""
+    clean_stale_scratch()
+    folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _watch_parent(parent: int) -> None:
+    """End this job process as soon as the process that started it is gone (even SIGKILLed)."""
+    while True:
+        threading.Event().wait(PARENT_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _job_start(scratch: str, parent: int) -> None:
+    """Start of a job process: the parent alone answers Ctrl-C and a closed terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    tempfile.tempdir = scratch
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optional[Callable[[T], None]] = None,
+              stop: Optional[Stop] = None) -> Iterator[tuple[T, R]]:
+    """Each task with `work(task)`, in order; worked by this process and `jobs - 1` job processes.
+
+    This process works too rather than wait: it is already running (a job process first spends
+    most of a second importing), and it leaves no third process competing for the cores. `work`
+    must be a module-level function (it is sent to the job processes by name). On any error or
+    stop, the pool's own processes are terminated, and no other.
+    """
+    stop = stop or Stop()
+
+    def here(task: T) -> R:
+        result = work(task)
+        stop.check()
+        return result
+
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            result = here(task)
+            if done:
+                done(task)
+            yield task, result
+        return
+    helpers = min(jobs - 1, len(tasks) - 1)
+    ahead = 2 * helpers  # tasks queued for the job processes: none idles, few wait in memory
+    others = {p.pid for p in multiprocessing.active_children()}
+    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_job_start, initargs=(str(scratch_folder()), os.getpid()))
+    queued: dict[int, Future] = {}
+    worked: dict[int, R] = {}
+    claimed = 0  # tasks handed out so far, to the job processes or to this one, in order
+
+    def feed() -> None:
+        nonlocal claimed
+        # Submitted one by one (not pool.map, which cancels what is pending when stopped, and
+        # then trips over the cancelled futures while we stop the processes).
+        while claimed < len(tasks) and len(queued) < ahead:
+            queued[claimed] = pool.submit(work, tasks[claimed])
+            claimed += 1
+
+    try:
+        for i, task in enumerate(tasks):
+            feed()
+            while i not in worked and not (i in queued and queued[i].done()) and claimed < len(tasks):
+                worked[claimed] = here(tasks[claimed])  # the next task, here, meanwhile
+                claimed += 1
+                feed()
+            result = worked.pop(i) if i in worked else queued.pop(i).result()
+            if done:
+                done(task)
+            yield task, result
+    except BaseException:
+        # Stop the pool's processes first (those started since it was made); the pool then
+        # fails what is left, and shuts down quietly.
+        for child in multiprocessing.active_children():
+            if child.pid not in others:
+                child.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown()

@@ -1,0 +1,320 @@
+"""Nothing lost, nothing broken, round two (issue 15): each test failed on main before its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, ROOT
+
+CLI = [sys.executable, "-m", "generator"]
+WORKED = EXAMPLES / "worked.json"
+
+
+def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def one_line(r) -> bool:
+    err = r.err if hasattr(r, "err") else r.stderr
+    return err.count("\n") == 1 and err.startswith("attnsheet: ") and "Traceback" not in err
+
+
+# --- 1. never replace what is not a regular file ----------------------------------------------
+
+
+def null_device(path: Path) -> Path:
+    """A character device like /dev/null, made in a test folder (as root), so that a failure
+    replaces this one, not the machine's."""
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return path
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_device_is_written_through_never_replaced(run, tmp_path):
+    device = null_device(tmp_path / "null")
+    for force in ((), ("--force",)):
+        r = run("draw", "--seed", "1", "--out", str(device), *force)
+        assert r.code == 0, r.err
+        assert stat.S_ISCHR(os.lstat(device).st_mode)  # still the device
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert run("draw", "--seed", "1", "--out", str(fifo)).code == 0
+    assert json.loads(reader.communicate(timeout=30)[0])[0]["format"] == "attnsheet/problem@1"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_symlink_is_refused_unless_forced_and_then_replaced_itself(run, tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    r = run("draw", "--seed", "1", "--out", str(link))
+    assert r.code == 1 and one_line(r) and "symbolic link" in r.err
+    r = run("draw", "--seed", "1", "--out", str(link), "--force")
+    assert r.code == 0
+    assert target.read_text() == "keep me" and not link.is_symlink() and json.loads(link.read_text())
+
+
+def test_dash_is_stdout_an_empty_name_and_a_folder_are_errors(run, tmp_path):
+    r = run("draw", "--seed", "1", "--out", "-")
+    assert r.code == 0 and json.loads(r.out) and not (ROOT / "-").exists()
+    assert run("draw", "--seed", "1", "--out", "").code == 2
+    (tmp_path / "dir").mkdir()
+    r = run("draw", "--seed", "1", "--out", str(tmp_path / "dir"), "--force")
+    assert r.code in (1, 2) and one_line(r)
+
+
+# --- 2. check every target before any work ----------------------------------------------------
+
+
+def _no_rendering(monkeypatch):
+    import generator.sheets as sheets
+
+    def refuse(task):
+        raise AssertionError("rendering started before the targets were checked")
+
+    monkeypatch.setattr(sheets, "render_task", refuse)
+
+
+def test_a_dangling_symlink_manifest_stops_the_batch_before_any_work(run, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").symlink_to(tmp_path / "nowhere")
+    _no_rendering(monkeypatch)
+    r = run("generate", "--count", "2", "--seed", "1", "--out", str(out), "--jobs", "1")
+    assert r.code == 1 and one_line(r) and "symbolic link" in r.err
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+
+
+def test_an_unwritable_folder_is_found_before_any_work(run, tmp_path, monkeypatch):
+    import generator.files as files
+
+    real = files.tempfile.mkstemp
+
+    def read_only(*args, **kwargs):
+        if kwargs.get("prefix", "").startswith(".attnsheet-probe-"):
+            raise PermissionError(13, "Permission denied")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", read_only)
+    _no_rendering(monkeypatch)
+    r = run("generate", "--count", "2", "--seed", "1", "--out", str(tmp_path / "out"), "--split")
+    assert r.code == 1 and one_line(r) and "cannot write into" in r.err
+
+
+def test_a_smaller_split_batch_removes_the_earlier_batch_files(run, tmp_path):
+    out = tmp_path / "out"
+    assert run("generate", "--count", "5", "--seed", "1", "--split", "--format", "html", "--out", str(out)).code == 0
+    mine = out / "worksheets" / "notes.txt"
+    mine.write_text("the teacher's own file")
+    # The same seed: sheets 1-3 are the same files; the earlier 4 and 5 (worksheet and key) go.
+    r = run("generate", "--count", "3", "--seed", "1", "--split", "--format", "html", "--out", str(out), "--force")
+    assert r.code == 0 and "removed 4 files of the earlier batch" in r.err
+    names = sorted(p.name for p in (out / "worksheets").iterdir())
+    assert len([n for n in names if n.endswith(".html")]) == 3 and "notes.txt" in names
+    assert len(list((out / "keys").iterdir())) == 3
+
+
+# --- 3. no tracebacks, ever -------------------------------------------------------------------
+
+
+def test_closed_and_failing_standard_streams_are_one_line(tmp_path):
+    closed_in = subprocess.run(["bash", "-c", f"{sys.executable} -m generator solve - 0<&-"], cwd=ROOT,
+                               capture_output=True, text=True)
+    assert closed_in.returncode == 1 and "stdin" in closed_in.stderr and one_line(closed_in)
+    for args in (("solve", str(WORKED)), ("solve", str(WORKED), "--json"), ("draw", "--seed", "1")):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([*CLI, *args], cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True)
+        assert r.returncode == 1 and "cannot write to stdout" in r.stderr and one_line(r), r.stderr
+    closed_out = subprocess.run(["bash", "-c", f"{sys.executable} -m generator solve {WORKED} >&-"], cwd=ROOT,
+                                capture_output=True, text=True)
+    assert closed_out.returncode == 1 and one_line(closed_out), closed_out.stderr
+
+
+def test_a_lone_surrogate_or_an_escape_in_a_code_is_refused(run, tmp_path):
+    for code in ("\\ud800x", "\\u001b[31mred", "x" * 65):
+        path = tmp_path / "p.json"
+        path.write_text(WORKED.read_text().replace('"X"', f'"code": "{code}", "X"', 1))
+        r = run("solve", str(path))
+        assert r.code == 1 and one_line(r) and "code: expected printable text" in r.err, r.err
+
+
+def test_ctrl_c_while_importing_is_a_clean_stop():
+    # Deterministic: the interrupt is raised by the import of click, as Ctrl-C in the first 0.3 s.
+    script = ("import builtins\nreal = builtins.__import__\n"
+              "def imp(name, *a, **k):\n    if name == 'click':\n        raise KeyboardInterrupt\n"
+              "    return real(name, *a, **k)\nbuiltins.__import__ = imp\n"
+              "from generator.__main__ import main\nmain()\n")
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 130 and one_line(r) and "interrupted" in r.stderr
+
+
+def test_the_work_a_problem_asks_for_is_bounded(run, tmp_path):
+    one = [[1] * 64]
+    big = {"format": "attnsheet/problem@1", "X": one * 2,
+           "heads": [{"W_Q": [[1, 1]], "W_K": [[1, 1]], "W_V": [[1, 1]]}] * 2}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(big))
+    r = run("solve", str(path))
+    assert r.code == 1 and one_line(r) and "8192 score cells; at most 4096" in r.err
+
+
+def test_a_sigterm_like_hangup_stops_cleanly(tmp_path):
+    proc = subprocess.Popen([*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out",
+                             str(tmp_path / "out"), "--jobs", "1"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((tmp_path / "out").rglob("*.pdf")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 129 and "interrupted" in err and err.count("\n") == 1, err
+
+
+# --- 5. workers never outlive the batch -------------------------------------------------------
+
+
+def _descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as handle:
+                        ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError):
+                    continue
+                if ppid == parent and int(entry) not in found:
+                    found.add(int(entry))
+                    todo.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    proc = subprocess.Popen([*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out", str(out),
+                             "--jobs", "2"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(out.rglob("*.pdf"))) < 4:
+        time.sleep(0.05)
+    children = _descendants(proc.pid)
+    assert children, "no job process was started"
+    proc.kill()
+    proc.wait()
+    # A job process looks for its parent twice a second: wait (bounded) until all are gone.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)]
+    assert [p.name.startswith("attnsheet-run-") for p in scratch.iterdir()] == [True]  # the killed run's
+    r = subprocess.run([*CLI, "generate", "--seed", "1", "--out", str(tmp_path / "next"), "--jobs", "2",
+                        "--count", "3", "--split"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert list(scratch.iterdir()) == []  # the next run cleaned up after the killed one, and after itself
+
+
+# --- 6. reproducible with pip alone -----------------------------------------------------------
+
+
+def test_pdf_bytes_are_the_same_with_fonttools_subsetting(tmp_path):
+    # Without Debian's libharfbuzz-subset0 WeasyPrint subsets with fontTools, which wrote the
+    # time of day into every font: two runs a second apart differed.
+    script = (
+        "import sys, types\n"
+        "import weasyprint.pdf.fonts as fonts\n"
+        "fonts.harfbuzz_subset = None\n"
+        "import fontTools.misc.timeTools as tt\n"
+        "tt.time = types.SimpleNamespace(time=lambda: float(sys.argv[2]))\n"
+        "from generator.cli import main\n"
+        "main(['generate', '--seed', '5', '--out', sys.argv[1], '--jobs', '1'])\n"
+    )
+    digests = []
+    for name, now in (("a", "1700000000"), ("b", "1800000000")):
+        r = subprocess.run([sys.executable, "-c", script, str(tmp_path / name), now], cwd=ROOT,
+                           capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                 if k != "SOURCE_DATE_EPOCH"})
+        assert r.returncode == 0, r.stderr
+        digests.append((tmp_path / name / "answer-keys.pdf").read_bytes())
+    assert digests[0] == digests[1]
+
+
+# --- 7. terminal safety and clear words -------------------------------------------------------
+
+
+def test_engine_errors_name_the_file_and_the_index(run, tmp_path):
+    problems = json.loads(WORKED.read_text())
+    huge = {**problems, "rules": {"scale": "none"}, "X": [[1000, 0, 1], [0, 1, 1], [1, 1, 0], [0, 1, 0]]}
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([problems, huge]))
+    r = run("solve", str(path))
+    assert r.code == 1 and one_line(r) and f"{path}[1]: heads[0]: a scaled score" in r.err
+
+
+def test_messages_without_python_advice_doubled_words_or_long_keys(run, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"X": [[' + "9" * 5000 + "]]}")
+    r = run("solve", str(path))
+    assert r.code == 1 and one_line(r) and "set_int_max_str_digits" not in r.err and "4300 digits" in r.err
+    path.write_text(json.dumps({"format": "attnsheet/problem@1", "k" * 500: 1}))
+    r = run("solve", str(path))
+    assert r.code == 1 and "'" + "k" * 60 + "'" in r.err and "k" * 61 not in r.err
+    path.write_text("{\n  oops")
+    r = run("solve", str(path))
+    assert " at at " not in r.err and "line 2" in r.err
+
+
+def test_codes_that_are_not_codes(run):
+    for code in ("2222-2222", "22222", "272Y2-F"):
+        r = run("key", code, "--out", "/nonexistent")
+        assert r.code == 1 and one_line(r) and "not a sheet code" in r.err and "version 0" not in r.err, (code, r.err)
+    r = run("draw", "--code", "72y2f")  # case and hyphens do not matter
+    assert r.code == 0 and json.loads(r.out)[0]["code"] == "72Y2-F"
+
+
+# --- 9. bounded resources ---------------------------------------------------------------------
+
+
+def test_jobs_are_capped_at_the_cpus(run, tmp_path, monkeypatch):
+    import generator.sheets as sheets
+
+    asked = []
+    real = sheets.run_tasks
+
+    def spy(tasks, work, jobs, *rest):
+        asked.append(jobs)
+        return real(tasks, work, 1, *rest)
+
+    monkeypatch.setattr(sheets, "run_tasks", spy)
+    assert run("generate", "--count", "2", "--seed", "1", "--out", str(tmp_path), "--jobs", "64").code == 0
+    assert asked == [min(64, os.cpu_count() or 1)]
+
+
+def test_solve_reads_more_than_16_mib_from_stdin():
+    problem = json.loads(WORKED.read_text())
+    # 5,000 problems padded past 16 MiB (JSON allows the spaces): refused before issue 15.
+    text = json.dumps([problem] * 5_000)
+    text += " " * (17 * 1024 * 1024 - len(text))
+    r = subprocess.run([*CLI, "solve", "-", "--json"], cwd=ROOT, input=text, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-300:]
+    assert r.stdout.count('"format": "attnsheet/solution@1"') == 5_000
