@@ -318,3 +318,103 @@ def test_solve_reads_more_than_16_mib_from_stdin():
     r = subprocess.run([*CLI, "solve", "-", "--json"], cwd=ROOT, input=text, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-300:]
     assert r.stdout.count('"format": "attnsheet/solution@1"') == 5_000
+
+
+# --- a state machine over the CLI's file targets ----------------------------------------------
+
+from hypothesis import settings as hsettings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule  # noqa: E402
+
+KINDS = ["missing", "file", "read-only file", "symlink", "dangling symlink", "folder", "fifo"] + (
+    ["device"] if os.geteuid() == 0 else [])
+
+
+def _snapshot(folder: Path) -> dict:
+    """Every entry of a folder as what it is: kind, link target, bytes."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            out[path.name] = ("link", os.readlink(path))
+        elif stat.S_ISREG(mode):
+            out[path.name] = ("file", path.read_bytes())
+        else:
+            out[path.name] = ("other", stat.S_IFMT(mode))
+    return out
+
+
+class FileTargets(RuleBasedStateMachine):
+    """`draw --out TARGET [--force]` against every kind of target: nothing but the target changes,
+    a link's target never does, and a failed write leaves the target as it was."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import tempfile
+
+        self.root = Path(tempfile.mkdtemp(prefix="targets-"))
+        (self.root / "precious.txt").write_text("never touched")
+
+    def teardown(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    @rule(kind=st.sampled_from(KINDS), force=st.booleans(), name=st.sampled_from(["a.json", "b.json"]))
+    def write(self, kind: str, force: bool, name: str) -> None:
+        import io
+
+        from generator.cli import main
+
+        target = self.root / name
+        if target.is_dir() and not target.is_symlink():
+            target.rmdir()
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        if kind in ("file", "read-only file"):
+            target.write_text("old")
+            if kind == "read-only file":
+                target.chmod(0o444)
+        elif kind == "symlink":
+            target.symlink_to(self.root / "precious.txt")
+        elif kind == "dangling symlink":
+            target.symlink_to(self.root / "nowhere")
+        elif kind == "folder":
+            target.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(target)
+        elif kind == "device":
+            null_device(target)
+        before = _snapshot(self.root)
+        reader = subprocess.Popen(["cat", str(target)], stdout=subprocess.DEVNULL) if kind == "fifo" else None
+        stderr, saved = io.StringIO(), sys.stderr
+        sys.stderr = stderr
+        try:
+            main(["draw", "--seed", "1", "--out", str(target), *(["--force"] if force else [])])
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+        finally:
+            sys.stderr = saved
+        if reader:
+            if code != 0:
+                reader.kill()
+            reader.wait(timeout=30)
+        after = _snapshot(self.root)
+        assert {k: v for k, v in after.items() if k != name} == {k: v for k, v in before.items() if k != name}
+        ok = {"missing": True, "fifo": True, "device": True, "folder": False}.get(kind, force)
+        assert (code == 0) == ok, (kind, force, stderr.getvalue())
+        if not ok:
+            assert after.get(name) == before.get(name) and stderr.getvalue().count("\n") == 1
+        elif kind not in ("fifo", "device"):
+            assert after[name][0] == "file" and json.loads(after[name][1])  # a link is replaced by the file
+        else:
+            assert after[name] == before[name]  # still the same device or pipe
+
+    @invariant()
+    def precious_is_untouched(self) -> None:
+        assert (self.root / "precious.txt").read_text() == "never touched"
+
+
+FileTargets.TestCase.settings = hsettings(max_examples=25, stateful_step_count=6, deadline=None)
+test_file_targets = FileTargets.TestCase
