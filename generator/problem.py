@@ -446,7 +446,9 @@ def parse_problems(text: str) -> list[Problem]:
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
-        raise ProblemError(f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+        # Some of json's messages end in "at" ("Invalid control character at"): say it once.
+        what = error.msg[:-3] if error.msg.endswith(" at") else error.msg
+        raise ProblemError(f"not valid JSON: {what} at line {error.lineno}, column {error.colno}") from None
     except RecursionError:
         raise ProblemError("not valid JSON: nested too deeply") from None
     except ValueError as error:

@@ -279,9 +279,9 @@ def test_messages_without_python_advice_doubled_words_or_long_keys(run, tmp_path
     path.write_text(json.dumps({"format": "attnsheet/problem@1", "k" * 500: 1}))
     r = run("solve", str(path))
     assert r.code == 1 and "'" + "k" * 60 + "'" in r.err and "k" * 61 not in r.err
-    path.write_text("{\n  oops")
+    path.write_text('{"X": "a\x01b"}')  # json says "Invalid control character at": it said "at at line"
     r = run("solve", str(path))
-    assert " at at " not in r.err and "line 2" in r.err
+    assert r.code == 1 and " at at " not in r.err and "control character at line 1" in r.err
 
 
 def test_codes_that_are_not_codes(run):
