@@ -65,7 +65,7 @@ fonts: $(VENV)/.installed
 	    --no-hinting --desubroutinize --name-IDs='*' --output-file=templates/fonts/$$name.subset.$$ext; \
 	done
 
-# Refresh the message template from the templates and render.py, and merge it into every
+# Refresh the message template from the templates and generator/sheet/, and merge it into every
 # catalog; then translate what is new (the tests fail while a catalog has an empty entry).
 messages: $(VENV)/.installed
 	$(BIN)/pybabel extract -F babel.cfg -k _ -k gettext --no-location --sort-output --omit-header \

@@ -21,8 +21,9 @@ from typing import Callable, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.draw import DrawOptions, draw  # noqa: E402
-from generator.engine import solve  # noqa: E402
+from generator.core.engine import solve  # noqa: E402
+from generator.draw.options import DrawOptions  # noqa: E402
+from generator.draw.search import draw  # noqa: E402
 
 ATTNSHEET = [sys.executable, "-m", "generator"]
 
@@ -57,8 +58,10 @@ def median_ms(works: dict[str, Callable[[], object]], repeats: int) -> dict[str,
 
 def page_costs(repeats: int) -> list[Row]:
     """(a) the blank-page floor, (b) a default worksheet page and a key page."""
-    from generator.pdf import painted_html, renderer
-    from generator.render import Settings, Student, sheet_view
+    from generator.core.student import Student
+    from generator.output.pdf import painted_html, renderer
+    from generator.sheet.model import Settings
+    from generator.sheet.views import sheet_view
 
     r = renderer()
     blank = "<html><body><p>x <span style='font-family: \"Sheet Mono\"'>1</span></p></body></html>"
@@ -197,7 +200,7 @@ def draw_and_solve(count: int, repeats: int) -> Row:
 def key_answers_json(problem, solution, slip: bool) -> str:
     """A sheet's answers@1 as text, filled with its key's values; `slip` makes one Q cell wrong
     and carries it into Q_copy and the scores' first column, as a student would."""
-    from generator.numbers import encode, encode_matrix
+    from generator.core.numbers import encode, encode_matrix
 
     heads = []
     for h in solution.heads:
@@ -215,8 +218,8 @@ def key_answers_json(problem, solution, slip: bool) -> str:
 
 def grading(count: int, repeats: int) -> Row:
     """(g) Grade `count` default sheets from answers@1 text, solving each sheet, on one core."""
-    from generator.answers import parse_answers
-    from generator.grade import grade
+    from generator.core.answers import parse_answers
+    from generator.core.grade import grade
 
     problems = draw(DrawOptions(), 3, count)
     texts = [key_answers_json(p, solve(p), slip=i % 2 == 1) for i, p in enumerate(problems)]

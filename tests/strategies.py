@@ -5,10 +5,9 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from generator.engine import solve
-from generator.errors import ProblemError
-
-from generator.problem import Head, Problem, Rules
+from generator.core.engine import solve
+from generator.core.errors import ProblemError
+from generator.core.problem import Head, Problem, Rules
 
 
 def int_matrix(rows: int, cols: int, lo: int = -2, hi: int = 3):

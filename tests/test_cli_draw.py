@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from generator.draw import DrawOptions, draw
-from generator.problem import parse_problems
+from generator.core.formats import parse_problems
+from generator.draw.options import DrawOptions
+from generator.draw.search import draw
 
 
 def test_draw_writes_problems_that_solve_reads(run):

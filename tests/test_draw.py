@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.codes import ALPHABET, BitWriter, CodeError, pack
-from generator.draw import (
-    DrawError, DrawOptions, PRESET_NAMES, decode_code, draw, draw_code, draw_keys, encode_code, fresh_seed,
-)
-from generator.engine import solve
-from generator.metrics import metrics
-from generator.problem import Problem, Rules, dumps, problem_to_json
+from generator.core.engine import solve
+from generator.core.formats import dumps, problem_to_json
+from generator.core.metrics import metrics
+from generator.core.problem import Problem, Rules
+from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack
+from generator.draw.options import PRESET_NAMES, DrawError, DrawOptions
+from generator.draw.search import draw, draw_code, draw_keys, fresh_seed
+from generator.draw.sheetcodes import decode_code, encode_code
 
 # The presets as documented in the README, written out again here so that the checks below
 # do not lean on the drawing code's own tables.
@@ -34,7 +35,7 @@ def t(m):
 def column_twin(p: Problem) -> Problem:
     if p.convention == "column":
         return p
-    from generator.problem import Head
+    from generator.core.problem import Head
 
     return Problem(X=t(p.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
                    W_O=None if p.W_O is None else t(p.W_O), causal=p.causal)
@@ -237,7 +238,7 @@ def test_infeasible_settings_fail_with_the_guarantee_and_the_relaxing_option(ext
 
 
 def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():
-    from generator.draw import advice
+    from generator.draw.options import advice
 
     at_limit = DrawOptions(max_score=12, max_sum=100_000)
     assert "raise --max-score" not in advice("qk_window", at_limit, at_limit.limits())

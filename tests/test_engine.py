@@ -4,9 +4,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from generator.engine import hand_divisor, matmul, scale, power, solve
-from generator.errors import ProblemError
-from generator.problem import Head, Problem, Rules
+from generator.core.engine import hand_divisor, matmul, power, scale, solve
+from generator.core.errors import ProblemError
+from generator.core.problem import Head, Problem, Rules
 
 
 def problem(X, W_Q, W_K, W_V, **kw):

@@ -7,15 +7,19 @@ import json
 from fractions import Fraction as F
 
 import pytest
+from conftest import EXAMPLES
 from hypothesis import given
-
-from generator.engine import solve
-from generator.errors import ProblemError
-from generator.numbers import decimal_str, decode, encode
-from generator.problem import parse_problems, problem_from_json, problem_to_json, solution_to_json
 from strategies import problems, to_row
 
-from conftest import EXAMPLES
+from generator.core.engine import solve
+from generator.core.errors import ProblemError
+from generator.core.formats import (
+    parse_problems,
+    problem_from_json,
+    problem_to_json,
+    solution_to_json,
+)
+from generator.core.numbers import decimal_str, decode, encode
 
 WORKED = json.loads((EXAMPLES / "worked.json").read_text())
 

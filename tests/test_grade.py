@@ -7,15 +7,22 @@ import math
 from fractions import Fraction
 
 import pytest
+from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import EXAMPLES
-from generator.answers import AnswersError, parse_answers, read_cell, read_cell_text, skeleton
-from generator.grade import FINAL_STEPS, HEAD_STEPS, grade, has_final
-from generator.model import Student
-from generator.problem import Problem, Rules, parse_problems
 from strategies import problems, solved, to_row
+
+from generator.core.answers import (
+    AnswersError,
+    parse_answers,
+    read_cell,
+    read_cell_text,
+    skeleton,
+)
+from generator.core.formats import parse_problems
+from generator.core.grade import FINAL_STEPS, HEAD_STEPS, grade, has_final
+from generator.core.problem import Problem, Rules
+from generator.core.student import Student
 
 WORKED = parse_problems((EXAMPLES / "worked.json").read_text())[0]
 
@@ -40,7 +47,7 @@ def work(problem: Problem, slip=None) -> dict:
     step is worked from it.
     """
     column = problem if problem.convention == "column" else to_column(problem)
-    X, n = [list(r) for r in column.X], column.n_tokens
+    X = [list(r) for r in column.X]
 
     def mul(a, b):
         return [[sum(Fraction(x) * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
@@ -94,7 +101,7 @@ def work(problem: Problem, slip=None) -> dict:
 
 
 def to_column(problem: Problem) -> Problem:
-    from generator.engine import _column_twin
+    from generator.core.engine import _column_twin
 
     return _column_twin(problem)
 
@@ -168,7 +175,7 @@ def test_a_blank_scores_grid_does_not_break_the_chain():
 
 def test_cell_forms():
     three_eighths = Fraction(3, 8)
-    from generator.grade import matches
+    from generator.core.grade import matches
 
     for written in ("3/8", "6/16", " 3 / 8 ", "0.38", "0,38", ".38", "0.37", "0.375", "3/8 0.38",
                     "6/16 = 0,38", "+3/8"):

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import configparser
+
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
-
 from conftest import ROOT
-from generator.i18n import languages, translations
 
-METHODS = [("generator/render.py", "python"), ("templates/**.html", "jinja2"), ("templates/**.css", "jinja2")]
+from generator.sheet.i18n import languages, translations
+
+# The same places `make messages` extracts from: babel.cfg's sections, "[method: pattern]".
+_CFG = configparser.ConfigParser()
+_CFG.read(ROOT / "babel.cfg")
+METHODS = [(section.split(":", 1)[1].strip(), section.split(":", 1)[0].strip()) for section in _CFG.sections()]
 
 
 def sheet_messages() -> set[str]:
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(ROOT), METHODS, options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern in ("templates/**.html", "templates/**.css")},
+        str(ROOT), METHODS, options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern, method in METHODS
+                                         if method == "jinja2"},
         keywords={"_": None, "gettext": None},
     ):
         if "/generator/" in _file or _file.startswith(("generator", "templates")):

@@ -11,8 +11,8 @@ import zipfile
 
 import click
 import pytest
-
 from conftest import ROOT
+
 from generator.cli import cli
 
 

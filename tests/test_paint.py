@@ -11,11 +11,16 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from generator.draw import DrawOptions, draw
-from generator.engine import solve
-from generator.paint import PanelMark, Painter
-from generator.pdf import renderer
-from generator.render import Layer, PanelView, Settings, Student, document_html, page_css_text, sheet_view
+from generator.core.engine import solve
+from generator.core.student import Student
+from generator.draw.options import DrawOptions
+from generator.draw.search import draw
+from generator.output.html import document_html, page_css_text
+from generator.output.paint import Painter, PanelMark
+from generator.output.pdf import renderer
+from generator.sheet.model import Settings
+from generator.sheet.panel import Layer, PanelView
+from generator.sheet.views import sheet_view
 
 CASES = {
     "column": (DrawOptions(), Settings()),
@@ -109,7 +114,7 @@ def test_every_page_of_a_long_sheet_has_its_painted_footer():
 def test_the_qr_code_paints_exactly_the_dark_modules():
     import segno
 
-    from generator.render import qr_shapes
+    from generator.sheet.panel import qr_shapes
 
     code = draw(DrawOptions(), 7)[0].code
     dark = {(x, y) for y, row in enumerate(segno.make(code, error="m", micro=False).matrix)
@@ -120,7 +125,7 @@ def test_the_qr_code_paints_exactly_the_dark_modules():
 
 
 def _no_shapes():
-    from generator.render import Shapes
+    from generator.sheet.panel import Shapes
 
     return Shapes(width=57.0, height=40.0, fills=(), strokes=())
 
@@ -128,7 +133,7 @@ def _no_shapes():
 def test_a_panel_cut_by_a_page_break_is_not_painted():
     from types import SimpleNamespace
 
-    from generator.pdf import PX_PT, _placements
+    from generator.output.pdf import PX_PT, _placements
 
     p = PanelView(width_pt=60.0, height_pt=300.0, scale=1.0, shapes=_no_shapes(), layers=())
     painter = Painter()
@@ -141,12 +146,12 @@ def test_a_panel_cut_by_a_page_break_is_not_painted():
 
 
 def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatch):
-    import generator.pdf
+    import generator.output.pdf
 
     problem = draw(DrawOptions(), 7)[0]
     solution = solve(problem)
     view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
-    monkeypatch.setattr(generator.pdf, "_placements", lambda document, painter: None)
+    monkeypatch.setattr(generator.output.pdf, "_placements", lambda document, painter: None)
     r = renderer()
     rendered = r.sheet(view, Settings())
     assert rendered.placements == ((),)
@@ -156,7 +161,7 @@ def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatc
 
 
 def test_a_batch_shares_one_font_subset_per_weight():
-    from generator.paint import fonts_for
+    from generator.output.paint import fonts_for
 
     r = renderer()
     subsets = set()
@@ -170,7 +175,7 @@ def test_a_batch_shares_one_font_subset_per_weight():
 def test_a_combined_file_keeps_one_copy_of_each_panel_font():
     import pikepdf
 
-    from generator.merge import merge
+    from generator.output.merge import merge
 
     r = renderer()
     parts = []

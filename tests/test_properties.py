@@ -8,10 +8,10 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from generator.numbers import is_exact
-from generator.problem import Rules
 from strategies import problems, solved, t, to_row
+
+from generator.core.numbers import is_exact
+from generator.core.problem import Rules
 
 HAND = Rules()
 EXACT_E = Rules("exact", "e")
@@ -104,6 +104,6 @@ def test_exact_rules_match_an_independent_float_implementation(p):
 
 @given(st.integers(-40, 40), st.integers(1, 12))
 def test_floor_scale_matches_math_floor(score, d_k):
-    from generator.engine import hand_divisor, scale
+    from generator.core.engine import hand_divisor, scale
 
     assert scale(score, d_k, HAND) == math.floor(Fraction(score, hand_divisor(d_k)))

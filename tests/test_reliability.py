@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 CLI = [sys.executable, "-m", "generator"]
@@ -79,7 +78,7 @@ def test_dash_is_stdout_an_empty_name_and_a_folder_are_errors(run, tmp_path):
 
 
 def _no_rendering(monkeypatch):
-    import generator.sheets as sheets
+    import generator.output.batch as sheets
 
     def refuse(task):
         raise AssertionError("rendering started before the targets were checked")
@@ -98,7 +97,7 @@ def test_a_dangling_symlink_manifest_stops_the_batch_before_any_work(run, tmp_pa
 
 
 def test_an_unwritable_folder_is_found_before_any_work(run, tmp_path, monkeypatch):
-    import generator.files as files
+    import generator.output.files as files
 
     real = files.tempfile.mkstemp
 
@@ -296,7 +295,7 @@ def test_codes_that_are_not_codes(run):
 
 
 def test_jobs_are_capped_at_the_cpus(run, tmp_path, monkeypatch):
-    import generator.sheets as sheets
+    import generator.output.batch as sheets
 
     asked = []
     real = sheets.run_tasks

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
-from conftest import ROOT
-from generator.errors import AttnsheetError
-from generator.problem import parse_problems
+from generator.core.errors import AttnsheetError
+from generator.core.formats import parse_problems
 
 CLI = [sys.executable, "-m", "generator"]
 
@@ -156,8 +156,8 @@ def test_hostile_roster_names_end_as_plain_text(tmp_path, run):
 
 
 def test_the_renderer_reads_only_its_own_assets(tmp_path):
-    from generator.pdf import AssetFetcher
-    from generator.render import templates_dir
+    from generator.output.pdf import AssetFetcher
+    from generator.sheet.assets import templates_dir
 
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret")
@@ -170,7 +170,7 @@ def test_the_renderer_reads_only_its_own_assets(tmp_path):
 
 
 def test_html_that_asks_for_a_file_gets_nothing(tmp_path):
-    from generator.pdf import renderer
+    from generator.output.pdf import renderer
 
     secret = tmp_path / "secret.txt"
     secret.write_text("this text must not appear")
@@ -246,7 +246,7 @@ def test_every_bad_option_is_one_line(run, tmp_path, args, code):
 def test_full_disk_is_one_line_and_leaves_nothing(run, tmp_path, monkeypatch):
     import errno
 
-    import generator.files as files
+    import generator.output.files as files
 
     real_fdopen = os.fdopen
 
@@ -296,7 +296,7 @@ def mutated_problem():
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(JSON, mutated_problem()))
 def test_fuzzed_problems_give_a_clean_error_or_a_solution(value):
-    from generator.engine import solve
+    from generator.core.engine import solve
 
     try:
         problems = parse_problems(json.dumps(value))
@@ -323,7 +323,7 @@ def test_fuzzed_text_never_raises_anything_else(text):
 def test_a_stop_that_the_renderer_swallows_still_stops_the_batch():
     # WeasyPrint catches every exception while it draws an SVG: a signal handler's exception
     # raised there is lost, so the batch checks what the handler recorded after each task.
-    from generator.jobs import Stop, run_tasks
+    from generator.output.jobs import Stop, run_tasks
 
     stop, worked = Stop(), []
 

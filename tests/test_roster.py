@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.roster import RosterError, parse_roster
+from generator.sheet.roster import RosterError, parse_roster
 
 
 def test_names_ids_groups_in_any_column_order():

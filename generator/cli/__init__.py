@@ -16,9 +16,9 @@ from generator.cli.common import unexpected
 from generator.cli.grading import answers_command, grade_command
 from generator.cli.problems import draw_command, solve_command
 from generator.cli.sheets import generate_command, key_command
-from generator.errors import AttnsheetError
-from generator.jobs import Stop
-from generator.sheets import Interrupted
+from generator.core.errors import AttnsheetError
+from generator.output.batch import Interrupted
+from generator.output.jobs import Stop
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -11,11 +11,18 @@ from typing import Callable, Optional
 
 import click
 
-from generator.draw import MAX_SCORE_LIMIT, MAX_SUM_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
-from generator.errors import AttnsheetError, InputError
-from generator.files import OutputError
-from generator.i18n import languages
-from generator.model import PAPERS
+from generator.core.errors import AttnsheetError, InputError
+from generator.draw.options import (
+    MAX_SCORE_LIMIT,
+    MAX_SUM_LIMIT,
+    PRESET_NAMES,
+    VALUE_LIMIT,
+    DrawError,
+    DrawOptions,
+)
+from generator.output.files import OutputError
+from generator.sheet.i18n import languages
+from generator.sheet.model import PAPERS
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest input file read: `draw --count 100000` writes about 90 MiB."""

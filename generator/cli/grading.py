@@ -7,13 +7,15 @@ from typing import Optional
 
 import click
 
-from generator.answers import parse_answers, skeleton
 from generator.cli.common import InFile, OutPath, emit, read_text, say
-from generator.draw import decode_code, draw
-from generator.errors import InputError
-from generator.files import check_free, check_writable, write_atomic
-from generator.gradebook import Listed, code_key, grade_all, gradebook_csv, grades_json, read_manifest, summary_lines
-from generator.problem import dumps
+from generator.core.answers import parse_answers, skeleton
+from generator.core.errors import InputError
+from generator.core.formats import dumps
+from generator.draw.search import draw
+from generator.draw.sheetcodes import decode_code
+from generator.output.files import check_free, check_writable, write_atomic
+from generator.output.gradebook import grade_all, gradebook_csv, grades_json, summary_lines
+from generator.output.manifest import Listed, code_key, read_manifest
 
 
 def load_manifest(path: Optional[str]) -> Optional[dict[str, Listed]]:

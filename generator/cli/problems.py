@@ -8,15 +8,31 @@ from pathlib import Path
 import click
 
 from generator.cli.common import (
-    DRAW_OPTION_NAMES, InFile, OutPath, draw_options, emit, explicit, options_from, read_text, say,
+    DRAW_OPTION_NAMES,
+    InFile,
+    OutPath,
+    draw_options,
+    emit,
+    explicit,
+    options_from,
+    read_text,
+    say,
 )
-from generator.draw import MAX_COUNT, MAX_SEED, decode_code, draw, fresh_seed
-from generator.engine import solve
-from generator.errors import AttnsheetError
-from generator.files import write_atomic
-from generator.metrics import metrics, stats_text
-from generator.problem import Problem, dumps, parse_problems, problem_to_json, solution_to_json
-from generator.text import solution_text
+from generator.core.engine import solve
+from generator.core.errors import AttnsheetError
+from generator.core.formats import (
+    dumps,
+    parse_problems,
+    problem_to_json,
+    solution_to_json,
+)
+from generator.core.metrics import metrics, stats_text
+from generator.core.problem import Problem
+from generator.draw.options import MAX_COUNT, MAX_SEED
+from generator.draw.search import draw, fresh_seed
+from generator.draw.sheetcodes import decode_code
+from generator.output.files import write_atomic
+from generator.sheet.text import solution_text
 
 
 def load_problems(path: str) -> list[Problem]:

@@ -10,14 +10,25 @@ from typing import Optional
 import click
 
 from generator.cli.common import (
-    DRAW_OPTION_NAMES, InFile, check_encoding, draw_options, options_from, read_text, say, sheet_options, timestamp,
+    InFile,
+    check_encoding,
+    draw_options,
+    options_from,
+    read_text,
+    say,
+    sheet_options,
+    timestamp,
 )
-from generator.draw import MAX_COUNT, MAX_SEED, decode_code, fresh_seed
-from generator.files import check_writable
-from generator.model import Settings, Student
-from generator.roster import parse_roster
-from generator.usertext import MAX_TITLE, clean_text
-from generator.sheets import Batch, generate, make_sheets
+from generator.core.student import Student
+from generator.core.usertext import MAX_TITLE, clean_text
+from generator.draw.options import MAX_COUNT, MAX_SEED
+from generator.draw.search import fresh_seed
+from generator.draw.sheetcodes import decode_code
+from generator.output.batch import Batch, generate, make_sheets
+from generator.output.files import check_writable
+from generator.output.manifest import Origin
+from generator.sheet.model import Settings
+from generator.sheet.roster import parse_roster
 
 
 def report(written, sheets: int, out: Path) -> None:
@@ -93,11 +104,8 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     sheets = make_sheets(options, seed, students)
     if fresh:
         say(f"seed {seed} (rebuild this batch with --seed {seed})")
-    recorded = {name: ctx.params[name] for name in DRAW_OPTION_NAMES}
-    recorded.update(count=len(students), roster=roster, title=title,
-                    split=split, paper=paper, lang=lang, format=fmt, worked=worked)
-    batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt,
-                  force=force, options=recorded, seed=seed, jobs=jobs)
+    batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt, force=force,
+                  origin=Origin(options=options, roster=roster), seed=seed, jobs=jobs)
     run_batch(batch)
 
 
@@ -117,9 +125,8 @@ def key_command(code, out, paper, lang, fmt, worked, force, stamp, jobs) -> None
     decoded = decode_code(code)
     (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
-    recorded = {"code": decoded.code, "paper": paper, "lang": lang, "format": fmt, "worked": worked}
     stem = decoded.code
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
-                  options=recorded, seed=decoded.seed, jobs=jobs,
+                  origin=Origin(code=decoded.code), seed=decoded.seed, jobs=jobs,
                   names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
     run_batch(batch)

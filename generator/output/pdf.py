@@ -24,9 +24,20 @@ from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from generator.jobs import scratch_folder
-from generator.paint import ANCHOR, EmbeddedFont, PanelMark, Painter, Placement, font_key, fonts_for, page_operators
-from generator.render import Settings, document_html, page_css_text, templates_dir
+from generator.output.html import document_html, page_css_text
+from generator.output.jobs import scratch_folder
+from generator.output.paint import (
+    ANCHOR,
+    EmbeddedFont,
+    Painter,
+    PanelMark,
+    Placement,
+    font_key,
+    fonts_for,
+    page_operators,
+)
+from generator.sheet.assets import templates_dir
+from generator.sheet.model import Settings
 
 PX_PT = 0.75
 """A CSS pixel (WeasyPrint's unit for positions) in points."""

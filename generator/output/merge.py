@@ -12,7 +12,7 @@ from typing import Sequence
 
 import pikepdf
 
-from generator.paint import FONT_KEY
+from generator.output.paint import FONT_KEY
 
 
 def merge(parts: Sequence[bytes]) -> bytes:

@@ -6,7 +6,7 @@ import functools
 import gettext
 import io
 
-from generator.errors import AttnsheetError
+from generator.core.errors import AttnsheetError
 
 SOURCE_LANGUAGE = "en"
 """The language the templates are written in; it needs no catalog."""
@@ -14,7 +14,9 @@ DOMAIN = "attnsheet"
 
 
 def _locale_dir():
-    from generator.render import templates_dir  # one place knows where templates live
+    from generator.sheet.assets import (
+        templates_dir,  # one place knows where templates live
+    )
 
     return templates_dir() / "locale"
 

@@ -8,39 +8,31 @@ import re
 import time
 import unicodedata
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
-from generator import __version__
-from generator.engine import solve
-from generator.errors import AttnsheetError
-from generator.files import check_free, check_writable, remove_files, target_kind, write_atomic
-from generator.jobs import Stop, run_tasks
-from generator.metrics import metrics
-from generator.problem import Problem, Solution, dumps, problem_to_json, solution_to_json
-from generator.render import (
-    Settings, Student, document_chunks, sheet_view, stylesheet_text, templates_dir,
+from generator.core.engine import solve
+from generator.core.errors import AttnsheetError
+from generator.core.formats import dumps
+from generator.core.student import Sheet, Student
+from generator.output.files import (
+    check_free,
+    check_writable,
+    remove_files,
+    target_kind,
+    write_atomic,
 )
+from generator.output.html import document_chunks, stylesheet_text
+from generator.output.jobs import Stop, run_tasks
+from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_json
+from generator.sheet.assets import templates_dir
+from generator.sheet.model import Settings
+from generator.sheet.views import sheet_view
 
 if TYPE_CHECKING:
-    from generator.draw import DrawOptions
+    from generator.draw.options import DrawOptions
 
-MANIFEST_FORMAT = "attnsheet/manifest@1"
-
-
-@dataclass(frozen=True)
-class Sheet:
-    """One student's exercise: the problem, its solution and who it is for."""
-
-    index: int
-    """1-based position in the batch."""
-    student: Student
-    """The student, or blank fields."""
-    problem: Problem
-    """The drawn problem, with its code."""
-    solution: Solution
-    """Its exact solution."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +51,8 @@ class Batch:
     """pdf or html."""
     force: bool = False
     """Overwrite existing files."""
-    options: dict = field(default_factory=dict)
-    """Every option, recorded in the manifest."""
+    origin: Origin = Origin()
+    """How its problems came to be (drawn, or rebuilt from a code), for the manifest."""
     seed: Optional[int] = None
     """The batch's seed, recorded in the manifest."""
     jobs: Optional[int] = 1
@@ -89,7 +81,7 @@ class Written:
 def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0) -> tuple[Sheet, ...]:
     """Draw and solve one problem per student (blank students for a plain --count)."""
     # Imported here: job processes, which only render, need neither the drawing nor numpy.
-    from generator.draw import draw
+    from generator.draw.search import draw
 
     problems = draw(options, seed, count=len(students), start=start)
     return tuple(
@@ -142,7 +134,8 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
             written, pages, places = _write_html(batch, plan, progress)
         else:
             written, pages, places = _write_pdf(batch, plan, progress)
-        manifest = _manifest(batch, places)
+        manifest = manifest_json(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
+                                 places)
         write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
     except KeyboardInterrupt:
         # Stopped outside the rendering loop (which says more): every file on disk is whole.
@@ -193,7 +186,9 @@ class Task:
 
 def render_task(task: Task) -> tuple[bytes, list[int]]:
     """A task's PDF and the page count of each of its sheets (runs in a job process)."""
-    from generator.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+    from generator.output.pdf import (
+        renderer,  # WeasyPrint loads only when a PDF is asked for
+    )
 
     r = renderer()
     rendered = [r.sheet(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), task.settings)
@@ -262,7 +257,7 @@ def _joined(parts: list[bytes]) -> bytes:
     """A file from its rendered parts (most files are one part: no merge to load)."""
     if len(parts) == 1:
         return parts[0]
-    from generator.merge import merge
+    from generator.output.merge import merge
 
     return merge(parts)
 
@@ -321,27 +316,3 @@ def _place(batch: Batch, path: Path, first_page: Optional[int] = None, pages: Op
         place["first_page"] = first_page
         place["pages"] = pages
     return place
-
-
-def _manifest(batch: Batch, places: list[dict]) -> dict:
-    """Everything needed to grade without opening a PDF, and to rebuild any sheet."""
-    return {
-        "format": MANIFEST_FORMAT,
-        "tool": {"name": "attnsheet", "version": __version__},
-        "options": batch.options,
-        "seed": batch.seed,
-        "settings": {k: v for k, v in asdict(batch.settings).items() if k != "timestamp"},
-        **({"created": batch.settings.timestamp} if batch.settings.timestamp else {}),
-        "sheets": [
-            {
-                "index": sheet.index,
-                "code": sheet.problem.code,
-                "student": asdict(sheet.student),
-                **place,
-                "metrics": metrics(sheet.problem, sheet.solution),
-                "problem": problem_to_json(sheet.problem),
-                "solution": solution_to_json(sheet.solution),
-            }
-            for sheet, place in zip(batch.sheets, places)
-        ],
-    }

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional, Sequence
 
-from generator.engine import hand_divisor, matmul, power
-from generator.errors import ProblemError
-from generator.model import Student
-from generator.numbers import Number, divide, normalize
-from generator.problem import Problem, Rules, Solution, transpose
+from generator.core.engine import hand_divisor, power
+from generator.core.errors import ProblemError
+from generator.core.numbers import Number, divide, normalize
+from generator.core.problem import Problem, Rules, Solution, transpose
+from generator.core.student import Student
 
 HEAD_STEPS = ("Q", "K", "V", "Q_copy", "K_T", "V_copy", "scores", "scaled", "powers", "sums", "A", "Z")
 """A head's grids, in the order a student works them (and the keys of answers@1)."""
@@ -283,7 +283,7 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
     With `carry` off, a cell that follows from the student's own wrong cells counts as wrong.
     """
     if solution is None:
-        from generator.engine import solve
+        from generator.core.engine import solve
 
         solution = solve(problem)
     row = problem.convention == "row"

@@ -6,9 +6,9 @@ import csv
 import io
 from dataclasses import dataclass
 
-from generator.errors import AttnsheetError
-from generator.model import Student
-from generator.usertext import clean_text
+from generator.core.errors import AttnsheetError
+from generator.core.student import Student
+from generator.core.usertext import clean_text
 
 MAX_STUDENTS = 100_000
 """Most rows in a roster (the same cap as --count)."""

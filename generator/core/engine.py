@@ -7,13 +7,20 @@ a Fraction; floats appear only where the rules make a value irrational.
 from __future__ import annotations
 
 import math
-from operator import mul
 from fractions import Fraction
+from operator import mul
 from typing import Sequence
 
-from generator.errors import ProblemError
-from generator.numbers import Matrix, Number, divide, normalize
-from generator.problem import Head, HeadSolution, Problem, Rules, Solution, transpose
+from generator.core.errors import ProblemError
+from generator.core.numbers import Matrix, Number, divide, normalize
+from generator.core.problem import (
+    Head,
+    HeadSolution,
+    Problem,
+    Rules,
+    Solution,
+    transpose,
+)
 
 MAX_EXPONENT = 600
 """Largest |scaled score| that is exponentiated: e^600 still fits a float, 3^600 is exact."""

@@ -1,4 +1,4 @@
-"""What a batch is for and how it is printed: the student, the paper, the shared settings."""
+"""How a batch is printed: the paper and the settings every sheet of it shares."""
 
 from __future__ import annotations
 
@@ -6,18 +6,6 @@ from dataclasses import dataclass
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
-
-
-@dataclass(frozen=True)
-class Student:
-    """Who a sheet is for; empty fields leave blank lines to fill by hand."""
-
-    name: str = ""
-    """Printed on the Name line."""
-    id: str = ""
-    """Student id from the roster, if any."""
-    group: str = ""
-    """Printed on the Group line."""
 
 
 @dataclass(frozen=True)

@@ -4,71 +4,27 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import statistics
-from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from generator.answers import AnswersError, Pending, grade_to_json
-from generator.errors import AttnsheetError
-from generator.grade import Grade, grade
-from generator.model import Student
-from generator.problem import Problem, dumps, problem_from_json
-from generator.usertext import clean_text
-
-MANIFEST_FORMAT = "attnsheet/manifest@1"
-
-
-def code_key(code: str) -> str:
-    """A code as typed, in one spelling: case and hyphens do not matter."""
-    return "".join(code.split()).replace("-", "").upper()
-
-
-@dataclass(frozen=True)
-class Listed:
-    """One sheet of a manifest: enough to grade it."""
-
-    code: str
-    """Its code, as printed."""
-    problem: Problem
-    """Its problem."""
-    student: Student
-    """Who it was printed for."""
-
-
-def read_manifest(text: str, label: str) -> dict[str, Listed]:
-    """The sheets of a manifest@1 file, by code key."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        raise AnswersError(f"{label}: not valid JSON") from None
-    if not isinstance(value, dict) or value.get("format") != MANIFEST_FORMAT:
-        raise AnswersError(f"{label}: not an attnsheet manifest (expected format {MANIFEST_FORMAT!r})")
-    sheets = value.get("sheets")
-    if not isinstance(sheets, list):
-        raise AnswersError(f"{label}: no list of sheets")
-    listed: dict[str, Listed] = {}
-    for i, sheet in enumerate(sheets):
-        where = f"{label}: sheets[{i}]"
-        if not isinstance(sheet, dict) or not isinstance(sheet.get("code"), str):
-            raise AnswersError(f"{where}: expected an object with a code")
-        try:
-            problem = problem_from_json(sheet.get("problem"))
-        except AttnsheetError as error:
-            raise AnswersError(f"{where}.problem: {error}") from None
-        student = sheet.get("student") or {}
-        if not isinstance(student, dict):
-            raise AnswersError(f"{where}.student: expected an object")
-        listed[code_key(sheet["code"])] = Listed(
-            sheet["code"], problem,
-            Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
-        )
-    return listed
+from generator.core.answers import AnswersError, Pending, grade_to_json
+from generator.core.errors import AttnsheetError
+from generator.core.formats import dumps
+from generator.core.grade import Grade, grade
+from generator.core.problem import Problem
+from generator.core.student import Student
+from generator.core.usertext import clean_text
+from generator.output.manifest import Listed, code_key
 
 
 def _drawn(code: str, where: str) -> tuple[str, Problem]:
     """The problem a drawn sheet's code rebuilds, and the code's printed spelling."""
-    from generator.draw import decode_code, draw  # the drawing (and numpy) only when a code needs it
+    from generator.draw.search import (
+        draw,  # the drawing (and numpy) only when a code needs it
+    )
+    from generator.draw.sheetcodes import (
+        decode_code,  # the drawing (and numpy) only when a code needs it
+    )
 
     try:
         decoded = decode_code(code)

@@ -26,10 +26,20 @@ from typing import Iterable, Optional, Sequence, Union
 from fontTools import subset as ft_subset
 from fontTools.ttLib import TTFont
 
-from generator.codes import ALPHABET
-from generator.render import (
-    CODE, CODE_LABEL, CODE_RIGHT_PT, CODE_TOPS_PT, EDGE_PT, FOOT, FOOT_PREFIX, LINE_PT, QR_PT, Ink, Layer, PanelView,
-    Shapes, qr_shapes, templates_dir,
+from generator.draw.codes import ALPHABET
+from generator.sheet.assets import templates_dir
+from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
+from generator.sheet.style import (
+    CODE,
+    CODE_LABEL,
+    CODE_RIGHT_PT,
+    CODE_TOPS_PT,
+    EDGE_PT,
+    FOOT,
+    FOOT_PREFIX,
+    LINE_PT,
+    QR_PT,
+    Ink,
 )
 
 MONO_FILES = {400: "fonts/NotoSansMono-Regular.subset.ttf", 700: "fonts/NotoSansMono-Bold.subset.ttf"}
@@ -306,14 +316,14 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             for ink, text, line_top in zip((CODE_LABEL, CODE), (mark.label, mark.code), CODE_TOPS_PT):
                 font = fonts[ink.weight]
                 baseline = top + line_top + _baseline(font, ink.size)  # line-height: normal
-                _line(ops, font, ink, right - _width(font, ink, text), page_height - baseline, text)
+                _line(ops, font, ink, right - cell_width(font, ink, text), page_height - baseline, text)
         else:
             font, (left, top, right, bottom) = fonts[FOOT.weight], pl.box
             # A margin box centres its line in the margin: as a line as tall as the margin.
             baseline = page_height - (top + _baseline(font, FOOT.size, bottom - top))
             _line(ops, font, FOOT, left, baseline, mark.left)
             text = mark.right(pl.page, pl.pages)
-            _line(ops, font, FOOT, right - _width(font, FOOT, text), baseline, text)
+            _line(ops, font, FOOT, right - cell_width(font, FOOT, text), baseline, text)
     return "\n".join(ops).encode("ascii")
 
 
@@ -324,7 +334,7 @@ def _baseline(font: EmbeddedFont, size: float, line: float = 0.0) -> float:
     return ((line - ascent - descent) / 2 if line else 0.0) + ascent
 
 
-def _width(font: EmbeddedFont, ink: Ink, text: str) -> float:
+def cell_width(font: EmbeddedFont, ink: Ink, text: str) -> float:
     """Advance of a line of `text`; CSS letter spacing follows every letter, the last one too."""
     return len(text) * (font.advance * ink.size / 1000 + ink.spacing)
 

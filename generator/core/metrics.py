@@ -7,9 +7,9 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Optional
 
-from generator.engine import solve
-from generator.numbers import encode
-from generator.problem import Problem, Rules, Solution
+from generator.core.engine import solve
+from generator.core.numbers import encode
+from generator.core.problem import Problem, Rules, Solution
 
 
 def metrics(problem: Problem, solution: Optional[Solution] = None) -> dict:

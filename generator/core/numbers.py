@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import Optional, Union
@@ -91,3 +92,18 @@ def cell_str(x: Cell, places: int = 3) -> str:
     if isinstance(x, Fraction):
         return f"{x.numerator}/{x.denominator}"
     return str(x)
+
+
+# Cached: a page writes a few dozen distinct values, each measured and then written, and
+# Fraction arithmetic is slow. typed: 1, 1.0 and Fraction(1) are written differently.
+@functools.lru_cache(maxsize=4096, typed=True)
+def sheet_value(x: Cell) -> str:
+    """A value as a sheet prints it: `cell_str` with two decimals and a true minus sign; blank
+    where masked (the cell is struck out instead)."""
+    return "" if x is None else cell_str(x, 2).replace("-", "\u2212")
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def sheet_decimal(x: Cell) -> str:
+    """A value rounded to two decimals, as a sheet prints it below a fraction."""
+    return "" if x is None else decimal_str(x, 2).replace("-", "\u2212")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from generator.engine import hand_divisor
-from generator.numbers import Matrix, cell_str, decimal_str
-from generator.problem import Solution
+from generator.core.engine import hand_divisor
+from generator.core.numbers import Matrix, cell_str, decimal_str
+from generator.core.problem import Solution
 
 
 def matrix_lines(m: Matrix, places: int = 3) -> list[str]:

@@ -11,12 +11,22 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
 
-from generator.errors import AttnsheetError
-from generator.grade import BLANK, FINAL_STEPS, HEAD_STEPS, Answers, Entry, Grade, Grid, grid_shapes
-from generator.model import Student
-from generator.numbers import normalize
-from generator.problem import Problem, problem_from_json, problem_to_json
-from generator.usertext import clean_text
+from generator.core.errors import AttnsheetError
+from generator.core.formats import problem_from_json, problem_to_json
+from generator.core.grade import (
+    BLANK,
+    FINAL_STEPS,
+    HEAD_STEPS,
+    Answers,
+    Entry,
+    Grade,
+    Grid,
+    grid_shapes,
+)
+from generator.core.numbers import normalize
+from generator.core.problem import Problem
+from generator.core.student import Student
+from generator.core.usertext import clean_text
 
 ANSWERS_FORMAT = "attnsheet/answers@1"
 GRADE_FORMAT = "attnsheet/grade@1"

@@ -8,7 +8,7 @@ changes the result. Symbols are shown in blocks of four joined by hyphens.
 
 from __future__ import annotations
 
-from generator.errors import AttnsheetError
+from generator.core.errors import AttnsheetError
 
 ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 _VALUE = {c: i for i, c in enumerate(ALPHABET)}

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Union
 
-from generator.errors import AttnsheetError
+from generator.core.errors import AttnsheetError
 
 
 class OutputError(AttnsheetError):

@@ -1,0 +1,33 @@
+"""Who a sheet is for, and one student's exercise: the problem and its solution."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.core.problem import Problem, Solution
+
+
+@dataclass(frozen=True)
+class Student:
+    """Who a sheet is for; empty fields leave blank lines to fill by hand."""
+
+    name: str = ""
+    """Printed on the Name line."""
+    id: str = ""
+    """Student id from the roster, if any."""
+    group: str = ""
+    """Printed on the Group line."""
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One student's exercise: the problem, its solution and who it is for."""
+
+    index: int
+    """1-based position in the batch."""
+    student: Student
+    """The student, or blank fields."""
+    problem: Problem
+    """The drawn problem, with its code."""
+    solution: Solution
+    """Its exact solution."""

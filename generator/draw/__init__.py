@@ -1,0 +1,1 @@
+"""The only randomness: seeded draws, presets, guarantees and sheet codes."""

@@ -1,0 +1,239 @@
+"""Draw options: presets, value tables, limits, and the advice a failed draw gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Optional
+
+import numpy as np
+
+from generator.core.errors import AttnsheetError
+
+MAX_COUNT = 100_000
+"""Most problems in one batch."""
+
+MAX_SEED = 2**63 - 1
+"""Largest seed."""
+
+
+class DrawError(AttnsheetError):
+    """Options that are invalid, or guarantees that cannot be met."""
+
+
+LANES = 4
+"""Entries drawn from one 64-bit word: four 16-bit lanes, lowest bits first."""
+
+
+def lanes(words: np.ndarray, count: int) -> np.ndarray:
+    """The first `count` 16-bit lanes of the last axis of `words`, lowest lane of each word first."""
+    # An explicit little-endian view, so the order is the same on every machine.
+    as_lanes = np.ascontiguousarray(words).astype("<u8", copy=False).view("<u2")
+    return as_lanes[..., :count]
+
+
+def words_for(count: int) -> int:
+    """Words holding `count` lanes."""
+    return -(-count // LANES)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A discrete distribution over small integers, sampled from 16-bit lanes."""
+
+    values: tuple[int, ...]
+    """The values, in increasing order."""
+    weights: tuple[int, ...]
+    """Relative weight of each value."""
+
+    @cached_property
+    def lookup(self) -> np.ndarray:
+        """Value for each lane u: value k when T[k-1] ≤ u < T[k], T[k] = floor(2^16·(w_0+…+w_k)/Σw)."""
+        total = sum(self.weights)
+        bounds = [(c << 16) // total for c in np.cumsum(self.weights).tolist()]
+        out = np.empty(1 << 16, dtype=np.int16)
+        lo = 0
+        for value, hi in zip(self.values, bounds):
+            out[lo:hi] = value
+            lo = hi
+        return out
+
+    def sample(self, words: np.ndarray, count: int) -> np.ndarray:
+        """`count` values from the lanes of the last axis of `words`."""
+        return self.lookup[lanes(words, count)]
+
+    @staticmethod
+    def uniform(lo: int, hi: int) -> "Table":
+        """Every integer of lo..hi equally likely."""
+        return Table(tuple(range(lo, hi + 1)), (1,) * (hi - lo + 1))
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Value ranges and guarantees that make a problem workable by hand in a class period."""
+
+    x: Table
+    """Distribution of X's entries."""
+    w: Table
+    """Distribution of every weight matrix's entries."""
+    qk: tuple[int, int]
+    """Window for every entry of Q and K."""
+    v: tuple[int, int]
+    """Window for every entry of V."""
+    min_scaled: int
+    """Smallest scaled score allowed (negative: 3^-1 = 1/3 appears)."""
+    max_scaled: int
+    """Largest scaled score allowed."""
+    min_top: int
+    """Each head's largest scaled score is at least this, so every sheet is comparably hard."""
+    max_sum: int
+    """Largest column sum of the powers."""
+
+
+# Tuned by drawing thousands and working samples by hand. Zeros are likelier than in a uniform
+# draw, and the Q/K/V windows keep projections small: that is what keeps scores hand-sized, and
+# it keeps the rejection search short (each row of a weight matrix is redrawn on its own).
+PRESETS: dict[str, Preset] = {
+    "easy": Preset(x=Table((0, 1), (1, 1)), w=Table((0, 1), (2, 1)), qk=(0, 2), v=(0, 3),
+                   min_scaled=0, max_scaled=2, min_top=2, max_sum=30),
+    "medium": Preset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1), (1, 4, 2)), qk=(0, 2), v=(-2, 3),
+                     min_scaled=0, max_scaled=3, min_top=2, max_sum=60),
+    "hard": Preset(x=Table((-1, 0, 1, 2), (1, 3, 3, 1)), w=Table((-1, 0, 1, 2), (1, 5, 3, 1)), qk=(-1, 3),
+                   v=(-3, 4), min_scaled=-1, max_scaled=4, min_top=3, max_sum=250),
+}
+PRESET_NAMES = tuple(PRESETS)
+
+LIMITS = {"tokens": (1, 12), "d_model": (1, 16), "d_k": (1, 8), "d_v": (1, 8), "heads": (1, 4)}
+"""Shape bounds: beyond them no sheet is workable by hand."""
+VALUE_LIMIT = 9
+"""--x-range and --w-range stay within -9..9."""
+MAX_SCORE_LIMIT = 12
+"""--max-score at most 3^12: already far past hand size."""
+MAX_SUM_LIMIT = 100_000
+"""--max-sum at most this."""
+
+
+@dataclass(frozen=True)
+class DrawOptions:
+    """Everything that shapes a draw; a sheet code carries all of it."""
+
+    preset: str = "medium"
+    """easy, medium or hard."""
+    tokens: int = 4
+    """Number of tokens n."""
+    d_model: int = 6
+    """Features per token."""
+    d_k: int = 3
+    """Query/key size."""
+    d_v: int = 3
+    """Value size."""
+    heads: int = 1
+    """Number of heads."""
+    output_projection: bool = False
+    """Add a W_O."""
+    causal: bool = False
+    """Causal mask."""
+    convention: str = "column"
+    """column (by-hand sheets) or row (PyTorch)."""
+    rules: str = "hand"
+    """hand (floor + base3) or exact (√d_k + e^x)."""
+    x_range: Optional[tuple[int, int]] = None
+    """Override: X entries uniform in lo..hi."""
+    w_range: Optional[tuple[int, int]] = None
+    """Override: weight entries uniform in lo..hi."""
+    max_score: Optional[int] = None
+    """Override: largest scaled score."""
+    max_sum: Optional[int] = None
+    """Override: largest column sum of powers."""
+    allow_negative_exponents: bool = False
+    """Allow scaled scores down to -1 (3^-1 = 1/3)."""
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise DrawError(f"--preset: expected one of {', '.join(PRESETS)}, got {self.preset!r}")
+        for name, (lo, hi) in LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise DrawError(f"--{name.replace('_', '-')}: expected {lo} to {hi}, got {value}")
+        if self.convention not in ("column", "row"):
+            raise DrawError(f"--convention: expected column or row, got {self.convention!r}")
+        if self.rules not in ("hand", "exact"):
+            raise DrawError(f"--rules: expected hand or exact, got {self.rules!r}")
+        for name in ("x_range", "w_range"):
+            r = getattr(self, name)
+            if r is not None and not (-VALUE_LIMIT <= r[0] <= r[1] <= VALUE_LIMIT):
+                raise DrawError(
+                    f"--{name.replace('_', '-')}: expected LO..HI with -{VALUE_LIMIT} ≤ LO ≤ HI ≤ {VALUE_LIMIT}"
+                )
+        limits = self.limits()
+        if self.max_score is not None and not limits.min_scaled <= self.max_score <= MAX_SCORE_LIMIT:
+            raise DrawError(
+                f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}"
+            )
+        if self.max_sum is not None and not 1 <= self.max_sum <= MAX_SUM_LIMIT:
+            raise DrawError(f"--max-sum: expected 1 to {MAX_SUM_LIMIT}, got {self.max_sum}")
+
+    def limits(self) -> Preset:
+        """The preset with every override applied."""
+        p = PRESETS[self.preset]
+        min_scaled = min(p.min_scaled, -1) if self.allow_negative_exponents else p.min_scaled
+        max_scaled = p.max_scaled if self.max_score is None else self.max_score
+        return Preset(
+            x=p.x if self.x_range is None else Table.uniform(*self.x_range),
+            w=p.w if self.w_range is None else Table.uniform(*self.w_range),
+            qk=(min(p.qk[0], min_scaled), p.qk[1] + max(0, max_scaled - p.max_scaled)),
+            v=p.v,
+            min_scaled=min_scaled,
+            max_scaled=max_scaled,
+            min_top=min(p.min_top, max_scaled),
+            max_sum=p.max_sum if self.max_sum is None else self.max_sum,
+        )
+
+
+def _room(table: Table) -> bool:
+    """Whether a value range can still be widened within -VALUE_LIMIT..VALUE_LIMIT."""
+    return min(table.values) > -VALUE_LIMIT or max(table.values) < VALUE_LIMIT
+
+
+# The options that can relax a guarantee, each with when it would change anything: advice never
+# names an option already at its limit, or one the chosen preset makes useless.
+RELAXERS: dict[str, Callable[["DrawOptions", Preset], bool]] = {
+    "widen --x-range": lambda o, lim: _room(lim.x),
+    "narrow --x-range": lambda o, lim: len(lim.x.values) > 2,
+    "widen --w-range": lambda o, lim: _room(lim.w),
+    "narrow --w-range": lambda o, lim: len(lim.w.values) > 2,
+    "use fewer --tokens": lambda o, lim: o.tokens > 1,
+    "raise --d-model": lambda o, lim: o.d_model < LIMITS["d_model"][1],
+    "lower --d-model": lambda o, lim: o.d_model > 1,
+    "lower --d-k": lambda o, lim: o.d_k > 1,
+    "raise --max-score": lambda o, lim: lim.max_scaled < MAX_SCORE_LIMIT,
+    "lower --max-score": lambda o, lim: lim.max_scaled > max(lim.min_scaled, 0),
+    "raise --max-sum": lambda o, lim: lim.max_sum < MAX_SUM_LIMIT,
+    "add --allow-negative-exponents": lambda o, lim: lim.min_scaled >= 0,
+}
+
+# Each guarantee's wording, and the options that may relax it, for the "cannot draw" message.
+GUARANTEES = {
+    "x_zero": ("no all-zero row or column in X", ("widen --x-range", "use fewer --tokens")),
+    "x_same": ("no two tokens identical", ("widen --x-range", "raise --d-model", "use fewer --tokens")),
+    "v_window": ("every row of V varied and within the preset's window", ("narrow --x-range", "narrow --w-range")),
+    "v_zero": ("no all-zero column in V", ("widen --w-range", "widen --x-range")),
+    "qk_window": ("every row of Q and K non-zero and within the preset's window",
+                  ("raise --max-score", "narrow --x-range", "narrow --w-range")),
+    "qk_zero": ("no all-zero column in Q or K", ("widen --w-range", "widen --x-range")),
+    "high": ("every scaled score at most the --max-score", ("raise --max-score", "lower --d-model", "lower --d-k")),
+    "low": ("no scaled score below the smallest allowed", ("add --allow-negative-exponents",)),
+    "top": ("each head's largest scaled score reaches the preset's top", ("lower --max-score",)),
+    "sum": ("every column sum within --max-sum", ("raise --max-sum", "lower --max-score", "use fewer --tokens")),
+    "uniform": ("at least half of the queries attend non-uniformly", ("widen --w-range", "raise --max-score")),
+    "heads_same": ("no two heads identical", ("widen --w-range",)),
+    "o_zero": ("no all-zero row or column in W_O", ("widen --w-range",)),
+}
+
+
+def advice(name: str, o: "DrawOptions", lim: Preset) -> str:
+    """What the user can do about a guarantee that failed, among the options that would help."""
+    useful = [relax for relax in GUARANTEES[name][1] if RELAXERS[relax](o, lim)]
+    if not useful:
+        return "no option relaxes it further for this shape: try a smaller shape or another preset"
+    return ", or ".join(useful)

@@ -1,0 +1,140 @@
+"""Sheet codes: every option that shaped a draw, the seed and the index, in a short checked code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from generator.draw.codes import BitWriter, CodeError, pack, unpack
+from generator.draw.options import (
+    MAX_COUNT,
+    MAX_SEED,
+    PRESET_NAMES,
+    DrawError,
+    DrawOptions,
+)
+
+CODE_VERSION = 1
+"""Version of the draw algorithm and of the code layout; a code carries it."""
+
+
+_SHAPES = ("tokens", "d_model", "d_k", "d_v", "heads")
+
+
+def encode_code(o: DrawOptions, seed: int, index: int) -> str:
+    """The sheet code of problem `index` of the batch drawn with `seed` and options `o`.
+
+    Layout (version 1), most significant bit first: version (3 bits), preset (2), a flag for
+    non-default options; if set: tokens-1, d_model-1, d_k-1, d_v-1, heads-1 (Elias gamma),
+    output projection, causal, row convention, exact rules (1 bit each), then x range, w range,
+    max score, max sum (each a presence bit and its value), allow negative exponents (1 bit);
+    then the seed (6-bit length, then its bits) and the index (5-bit length, then its bits).
+    """
+    return coder(o, seed)(index)
+
+
+def coder(o: DrawOptions, seed: int) -> Callable[[int], str]:
+    """Codes for the problems of one batch: the options and seed are packed once."""
+    w = BitWriter()
+    w.uint(CODE_VERSION, 3)
+    w.uint(PRESET_NAMES.index(o.preset), 2)
+    custom = replace(o, preset="medium") != DrawOptions()
+    w.flag(custom)
+    if custom:
+        for name in _SHAPES:
+            w.gamma(getattr(o, name) - 1)
+        for bit in (o.output_projection, o.causal, o.convention == "row", o.rules == "exact"):
+            w.flag(bit)
+        for r in (o.x_range, o.w_range):
+            w.flag(r is not None)
+            if r is not None:
+                w.signed(r[0])
+                w.gamma(r[1] - r[0])
+        w.flag(o.max_score is not None)
+        if o.max_score is not None:
+            w.signed(o.max_score)
+        w.flag(o.max_sum is not None)
+        if o.max_sum is not None:
+            w.gamma(o.max_sum)
+        w.flag(o.allow_negative_exponents)
+    w.sized(seed, 6)
+    prefix = w.bits
+
+    def code(index: int) -> str:
+        tail = BitWriter()
+        tail.sized(index, 5)
+        return pack(prefix + tail.bits)
+
+    return code
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What a sheet code says."""
+
+    options: DrawOptions
+    """Every option that shaped the draw."""
+    seed: int
+    """The batch's seed."""
+    index: int
+    """The problem's index in the batch."""
+    code: str = field(default="")
+    """The code, normalised."""
+
+
+def decode_code(code: str) -> Decoded:
+    """Read a sheet code back; a mistyped code or an unknown version is a CodeError."""
+    r = unpack(code)
+    version = r.uint(3)
+    if version == 0:
+        # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
+        raise CodeError(f"{_shown(code)} is not a sheet code")
+    if version != CODE_VERSION:
+        raise CodeError(
+            f"sheet code is of format version {version}, which this attnsheet does not know "
+            f"(it reads version {CODE_VERSION}); use the attnsheet that printed it"
+        )
+    preset_index = r.uint(2)
+    if preset_index >= len(PRESET_NAMES):
+        raise CodeError("sheet code names an unknown preset")
+    values: dict = {"preset": PRESET_NAMES[preset_index]}
+    if r.flag():
+        for name in _SHAPES:
+            values[name] = r.gamma() + 1
+        values["output_projection"] = r.flag()
+        values["causal"] = r.flag()
+        values["convention"] = "row" if r.flag() else "column"
+        values["rules"] = "exact" if r.flag() else "hand"
+        for name in ("x_range", "w_range"):
+            if r.flag():
+                lo = r.signed()
+                values[name] = (lo, lo + r.gamma())
+        if r.flag():
+            values["max_score"] = r.signed()
+        if r.flag():
+            values["max_sum"] = r.gamma()
+        values["allow_negative_exponents"] = r.flag()
+    seed = r.sized(6)
+    index = r.sized(5)
+    r.finish()
+    try:
+        options = DrawOptions(**values)
+    except DrawError as error:
+        raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
+    if seed > MAX_SEED or index >= MAX_COUNT:
+        raise CodeError("sheet code is malformed")
+    canonical = encode_code(options, seed, index)
+    if _bare(canonical) != _bare(code):
+        # Another spelling of the same bits (say, default options written out): one sheet, one code.
+        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
+                        f"the sheet it describes is {canonical}")
+    return Decoded(options, seed, index, canonical)
+
+
+def _bare(code: str) -> str:
+    return "".join(code.split()).replace("-", "").upper()
+
+
+def _shown(code: str) -> str:
+    """A typed code, safe and short for a message."""
+    return repr(code[:40])

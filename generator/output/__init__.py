@@ -1,0 +1,1 @@
+"""The edges: HTML and PDF, files written atomically, batches, job processes, gradebooks."""

@@ -1,0 +1,102 @@
+"""Worksheets and answer keys as HTML: one strict Jinja environment per language."""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Iterable, Iterator, Optional, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from generator import __version__
+from generator.core.problem import Problem, Solution
+from generator.core.student import Student
+from generator.output.svg import ink_css, panel_svg, qr_svg
+from generator.sheet.assets import templates_dir
+from generator.sheet.i18n import translations
+from generator.sheet.model import PAPERS, Settings
+from generator.sheet.panel import PanelView
+from generator.sheet.style import (
+    CODE,
+    CODE_LABEL,
+    CODE_RIGHT_PT,
+    CODE_TOPS_PT,
+    FOOT,
+    FOOT_PREFIX,
+    MARGINS_MM,
+)
+from generator.sheet.views import sheet_view
+
+
+def _css_string(value: str) -> str:
+    """A value as a CSS string literal: only our own catalog text ever goes through this."""
+    escaped = "".join(ch if ch.isalnum() or ch in " .,:/-()" else f"\\{ord(ch):x} " for ch in str(value))
+    return Markup(f'"{escaped}"')
+
+
+@functools.lru_cache(maxsize=None)
+def environment(lang: str) -> jinja2.Environment:
+    """The one Jinja environment per language: autoescaped, strict, with gettext installed."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=True,  # every value is escaped unless marked safe
+        undefined=jinja2.StrictUndefined,  # a typo in a template is an error, not a blank
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.filters["css_string"] = _css_string
+    env.filters["ink_css"] = ink_css
+    env.globals["panel_svg"] = panel_svg
+    return env
+
+
+def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
+                  paint: Optional[Callable[[PanelView], object]] = None) -> str:
+    """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
+
+    `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
+    PDF output passes the stylesheet and the page style (`page_css=False`, see `page_css_text`)
+    separately, each parsed once per process. `paint` takes panels over for PDF output (see
+    `generator.paint.Painter`): it returns each one's slot, an anchor and the layers left to HTML.
+    """
+    return "".join(document_chunks(sheets, settings, embed_css, page_css, paint))
+
+
+def document_chunks(sheets: Iterable[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
+                    paint: Optional[Callable[[PanelView], object]] = None) -> Iterator[str]:
+    """`document_html` piece by piece, taking the sheets as they come: a big batch's HTML is
+    written as it is made, never held whole."""
+    template = environment(settings.lang).get_template("sheet.html")
+    return template.generate(
+        sheets=sheets,
+        settings=settings,
+        page_size=PAPERS[settings.paper],
+        version=__version__,
+        embed_css=Markup(embed_css),  # our own stylesheet file, never user text
+        page_css=page_css,
+        paint=paint,
+        code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
+        margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=True,  # for page.css
+    )
+
+
+def page_css_text(settings: Settings, footer: bool = True) -> str:
+    """The page style (paper size, margins, footer) that `document_html` embeds unless told not to.
+
+    `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`).
+    """
+    return environment(settings.lang).get_template("page.css").render(
+        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=footer)
+
+
+def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:
+    """One student's worksheet (key=False) or answer key (key=True) as a standalone HTML page."""
+    return document_html([sheet_view(problem, solution, student, settings, key)], settings)
+
+
+def stylesheet_text(asset_prefix: str = "") -> str:
+    """The sheets' stylesheet, with font URLs under `asset_prefix` (for HTML output)."""
+    css = (templates_dir() / "sheet.css").read_text(encoding="utf-8")
+    return css.replace('url("fonts/', f'url("{asset_prefix}fonts/')

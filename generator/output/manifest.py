@@ -1,0 +1,115 @@
+"""The attnsheet/manifest@1 format: what a batch wrote, for whom, and every sheet's problem and key."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from generator import __version__
+from generator.core.answers import AnswersError
+from generator.core.errors import AttnsheetError
+from generator.core.formats import problem_from_json, problem_to_json, solution_to_json
+from generator.core.metrics import metrics
+from generator.core.problem import Problem
+from generator.core.student import Sheet, Student
+from generator.core.usertext import clean_text
+from generator.sheet.model import Settings
+
+if TYPE_CHECKING:
+    from generator.draw.options import DrawOptions
+
+MANIFEST_FORMAT = "attnsheet/manifest@1"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """How a batch's problems came to be: drawn with options, or rebuilt from one code."""
+
+    options: Optional[DrawOptions] = None
+    """The draw's options (`generate`)."""
+    code: Optional[str] = None
+    """The code the one sheet was rebuilt from (`key`)."""
+    roster: Optional[str] = None
+    """The roster file the students came from, if any."""
+
+
+def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int],
+                  sheets: Sequence[Sheet], places: Sequence[dict]) -> dict:
+    """Everything needed to grade without opening a PDF, and to rebuild any sheet."""
+    shown = {"paper": settings.paper, "lang": settings.lang, "format": fmt, "worked": settings.worked}
+    if origin.code is not None:
+        options = {"code": origin.code, **shown}
+    else:
+        drawn = asdict(origin.options) if origin.options is not None else {}
+        options = {**drawn, "count": len(sheets), "roster": origin.roster, "title": settings.title, "split": split,
+                   **shown}
+    return {
+        "format": MANIFEST_FORMAT,
+        "tool": {"name": "attnsheet", "version": __version__},
+        "options": options,
+        "seed": seed,
+        "settings": {k: v for k, v in asdict(settings).items() if k != "timestamp"},
+        **({"created": settings.timestamp} if settings.timestamp else {}),
+        "sheets": [
+            {
+                "index": sheet.index,
+                "code": sheet.problem.code,
+                "student": asdict(sheet.student),
+                **place,
+                "metrics": metrics(sheet.problem, sheet.solution),
+                "problem": problem_to_json(sheet.problem),
+                "solution": solution_to_json(sheet.solution),
+            }
+            for sheet, place in zip(sheets, places)
+        ],
+    }
+
+
+def code_key(code: str) -> str:
+    """A code as typed, in one spelling: case and hyphens do not matter."""
+    return "".join(code.split()).replace("-", "").upper()
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One sheet of a manifest: enough to grade it."""
+
+    code: str
+    """Its code, as printed."""
+    problem: Problem
+    """Its problem."""
+    student: Student
+    """Who it was printed for."""
+
+
+def read_manifest(text: str, label: str) -> dict[str, Listed]:
+    """The sheets of a manifest@1 file, by code key."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise AnswersError(f"{label}: not valid JSON") from None
+    if not isinstance(value, dict) or value.get("format") != MANIFEST_FORMAT:
+        raise AnswersError(f"{label}: not an attnsheet manifest (expected format {MANIFEST_FORMAT!r})")
+    sheets = value.get("sheets")
+    if not isinstance(sheets, list):
+        raise AnswersError(f"{label}: no list of sheets")
+    listed: dict[str, Listed] = {}
+    for i, sheet in enumerate(sheets):
+        where = f"{label}: sheets[{i}]"
+        if not isinstance(sheet, dict) or not isinstance(sheet.get("code"), str):
+            raise AnswersError(f"{where}: expected an object with a code")
+        try:
+            problem = problem_from_json(sheet.get("problem"))
+        except AttnsheetError as error:
+            raise AnswersError(f"{where}.problem: {error}") from None
+        student = sheet.get("student") or {}
+        if not isinstance(student, dict):
+            raise AnswersError(f"{where}.student: expected an object")
+        listed[code_key(sheet["code"])] = Listed(
+            sheet["code"], problem,
+            Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
+        )
+    return listed
+
+

@@ -1,0 +1,1 @@
+"""What a sheet says and where: settings, views of its matrices, panels, styles, words."""

@@ -1,0 +1,205 @@
+"""Matrices as they are drawn: their cells' text, and grids that place them so products meet their factors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
+
+from generator.core.numbers import (
+    Cell,
+    sheet_decimal,
+    sheet_value,
+)
+from generator.sheet.style import CAPTION_CHAR, GAP, LINE_PT, raster_width
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    """One matrix as it is drawn: lines of text over a bracketed body, or over writing boxes."""
+
+    label: str
+    """Its name in maths, e.g. 'Q' or 'W_Q'."""
+    caption: str
+    """What it is, in words (translated)."""
+    lines: tuple[str, ...]
+    """Text lines of the body, cells centred in cell_w characters; none for empty boxes."""
+    rows: int
+    """Matrix rows."""
+    cols: int
+    """Matrix columns."""
+    cell_w: int
+    """Characters per cell."""
+    cell_h: int = 1
+    """Lines per cell (2 for fractions with their decimals)."""
+    tone: str = "input"
+    """Colour family: input, weight, q, k, v, score, attn, out."""
+    boxes: bool = True
+    """Draw writing boxes (a value to compute) rather than a plain bracketed matrix."""
+    answers: bool = False
+    """The text is an answer (printed in the key's colour)."""
+    masked: tuple[tuple[int, int], ...] = ()
+    """Cells struck out by the causal mask."""
+    tokens: tuple[str, ...] = ()
+    """Column headings above the body (the tokens x1, x2, ...), one per column."""
+
+    @property
+    def text_chars(self) -> int:
+        """Width of the body, in characters."""
+        return self.cols * self.cell_w
+
+    @property
+    def text_lines(self) -> int:
+        """Height of the body, in lines."""
+        return self.rows * self.cell_h
+
+    @property
+    def caption_text(self) -> str:
+        """The caption line: name, then what it is."""
+        return f"{self.label}  {self.caption}"
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A matrix at its place in a grid, on the grid's character and line raster."""
+
+    m: MatrixView
+    """The matrix."""
+    col: int
+    """First character of its body, from the grid's left."""
+    row: int
+    """Line of its caption, from the grid's top (the body starts below, after any headings)."""
+    end: bool
+    """Right-aligned: its caption ends where its body ends."""
+
+    @property
+    def body_row(self) -> int:
+        """First line of the body."""
+        return self.row + 1 + (1 if self.m.tokens else 0)
+
+
+@dataclass(frozen=True)
+class GridView:
+    """Matrices placed in rows and columns, so that each product sits where its factors cross.
+
+    Positions are whole characters and lines of the matrix font: every number on a panel is
+    then one character of a few long text lines, and WeasyPrint lays out those few lines
+    instead of a box per matrix (see `panel`).
+    """
+
+    cols: int
+    """The grid's width, in characters."""
+    rows: int
+    """The grid's height, in lines."""
+    cells: tuple[Placed, ...]
+    """The matrices, in reading order, placed from the grid's top."""
+    bands: tuple[tuple[int, tuple[Placed, ...]], ...]
+    """The same matrices row by row: (lines, matrices placed from the band's top). Drawn one
+    after the other, bands can go to the next page; no matrix is ever split."""
+    scale: float = 1.0
+    """Size relative to the standard 10 pt matrices: below 1 for shapes too wide for the page."""
+
+    @property
+    def width_pt(self) -> float:
+        """The grid's width, with room for the outer brackets."""
+        return round(raster_width(self.cols) * self.scale, 2)
+
+    @property
+    def height_pt(self) -> float:
+        """The grid's height."""
+        return round(self.rows * LINE_PT * self.scale, 2)
+
+
+def _caption_chars(m: MatrixView) -> int:
+    """Width of a caption, in matrix characters."""
+    return math.ceil(len(m.caption_text) * CAPTION_CHAR)
+
+
+def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> GridView:
+    """Matrices in rows and columns; the first column is right-aligned so its rows meet the next."""
+    ncols = max(len(r) for r in rows)
+    widths = [0] * ncols
+    for r in rows:
+        for j, m in enumerate(r):
+            if m is not None:
+                # A caption may reach a character into the gap after it: captions stay apart.
+                caption = _caption_chars(m) - (1 if j else 0)
+                widths[j] = max(widths[j], m.text_chars, caption)
+    lefts = [sum(widths[:j]) + GAP * j for j in range(ncols)]
+    cells: list[Placed] = []
+    bands = []
+    top = 0
+    for r in rows:
+        band = []
+        for j, m in enumerate(r):
+            if m is None:
+                continue
+            if j == 0 and ncols > 1:
+                # The body ends at the column's end, where the next column's rows begin.
+                band.append(Placed(m, lefts[0] + widths[0] - m.text_chars, 0, True))
+            else:
+                band.append(Placed(m, lefts[j], 0, False))
+        lines = max((c.body_row + c.m.text_lines for c in band), default=0)
+        cells += [replace(c, row=top) for c in band]
+        bands.append((lines, tuple(band)))
+        top += lines
+    return GridView(cols=lefts[-1] + widths[-1], rows=top, cells=tuple(cells), bands=tuple(bands),
+                    scale=scale)
+
+
+def _center(text: str, width: int) -> str:
+    left = (width - len(text) + 1) // 2  # an odd spare space goes left: never flush to the bracket
+    return " " * left + text + " " * (width - len(text) - left)
+
+
+# Cached: a page writes a few dozen distinct values, each measured and then written, and
+# Fraction arithmetic is slow. typed: 1, 1.0 and Fraction(1) are written differently.
+
+
+def cell_width(values: Sequence[Sequence[Cell]], minimum: int, two_line: bool = False) -> int:
+    """Characters per cell: room for the longest value plus a space each side."""
+    longest = max((len(sheet_value(x)) for row in values for x in row), default=1)
+    if two_line:
+        longest = max(longest, max((len(sheet_decimal(x)) for row in values for x in row), default=1))
+    return max(minimum, longest + 2)
+
+
+def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cell_w: int,
+           cell_h: int, decimals: bool, masked: frozenset) -> tuple[str, ...]:
+    """Body lines: each cell centred in its width; no lines when `values` is None.
+
+    A cell `cell_h` lines tall holds its value on the first line and, with `decimals`, the
+    value rounded to two decimals on the second.
+    """
+    if values is None:
+        return ()  # writing boxes only: the body's size and background draw them, no text needed
+    out = []
+    for i, row in enumerate(values):
+        cells = ["" if (i, j) in masked else sheet_value(x) for j, x in enumerate(row)]
+        out.append("".join(_center(c, cell_w) for c in cells).rstrip())  # trailing spaces cost glyphs
+        if cell_h == 2:
+            # Floats (exact rules) are already decimals on the first line: no need to repeat them.
+            second = ["" if (i, j) in masked or not decimals or isinstance(x, float) else sheet_decimal(x)
+                      for j, x in enumerate(row)]
+            out.append("".join(_center(c, cell_w) for c in second).rstrip())
+    return tuple(out)
+
+
+def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: str, given: bool = False,
+           key: bool = False, cell_w: int = 0, two_line: bool = False, tall: bool = False,
+           masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = ()) -> MatrixView:
+    """The view of one matrix: given values, or writing boxes (filled on the key).
+
+    `two_line` cells hold a value and its decimals; `tall` cells are two lines high with the
+    value alone, to line up with a two-line neighbour.
+    """
+    rows, cols = len(values), len(values[0])
+    width = cell_w or cell_width(values, 3, two_line)
+    hidden = frozenset(masked)
+    shown = values if (given or key) else None
+    cell_h = 2 if two_line or tall else 1
+    return MatrixView(
+        label=label, caption=caption, lines=_lines(shown, rows, cols, width, cell_h, two_line, hidden), rows=rows,
+        cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
+        masked=tuple(sorted(hidden)), tokens=tuple(tokens),
+    )

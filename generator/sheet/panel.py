@@ -1,0 +1,231 @@
+"""A grid drawn as one picture (brackets, tints, writing boxes) under a few layers of text lines."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import segno
+
+from generator.sheet.grid import GridView, MatrixView, Placed
+from generator.sheet.style import (
+    BOX_LINE,
+    CAPTION_CHAR,
+    CAPTION_DROP_PT,
+    CHAR_PT,
+    EDGE_PT,
+    FONT_PT,
+    GAP,
+    GIVEN_PAD_PT,
+    LINE_PT,
+    MASK_FILL,
+    MASK_LINE,
+    SERIF_PT,
+    STYLES,
+    TONES,
+    Ink,
+    raster_width,
+)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Lines of text laid over a panel, all in one style (a style per layer: no inline boxes)."""
+
+    kind: str
+    """given, answers or captions (see STYLES)."""
+    left_pt: float
+    """Its raster's left, from the panel's left."""
+    top_pt: float
+    """Its first line's top, from the panel's top."""
+    text: str
+    """Its lines, joined by newlines; spaces place each value in its column."""
+
+    @property
+    def style(self) -> Ink:
+        """How it is printed."""
+        return STYLES[self.kind]
+
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Everything on a panel that is not text, grouped by colour; in raster points (scale 1),
+    x from the raster's left (the outer brackets reach EDGE_PT further out), y from its top."""
+
+    width: float
+    """The canvas, outer brackets' room included."""
+    height: float
+    """The canvas's height."""
+    fills: tuple[tuple[str, tuple[tuple[float, float, float, float], ...]], ...]
+    """(colour, rectangles as x, y, width, height), drawn first, in order."""
+    strokes: tuple[tuple[str, float, tuple[tuple[Point, ...], ...]], ...]
+    """(colour, line width, polylines), drawn over the fills, in order."""
+
+
+
+@dataclass(frozen=True)
+class PanelView:
+    """A grid as one drawing (brackets, tints, writing boxes) under a few layers of text lines."""
+
+    width_pt: float
+    """Width of the panel."""
+    height_pt: float
+    """Height of the panel."""
+    scale: float
+    """Size relative to the standard 10 pt matrices."""
+    shapes: Shapes
+    """Everything that is not text (our own numbers only, never user text)."""
+    layers: tuple[Layer, ...]
+    """Text, one layer per style."""
+
+
+
+class _Raster:
+    """Text on a raster of characters and lines; overlapping spaces never erase a neighbour."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, list[str]] = {}
+
+    def put(self, row: int, col: int, text: str) -> None:
+        line = self.rows.setdefault(row, [])
+        col = max(0, col)
+        if len(line) < col + len(text):
+            line.extend(" " * (col + len(text) - len(line)))
+        for k, ch in enumerate(text):
+            if ch != " ":
+                line[col + k] = ch
+
+    def layer(self, kind: str, left_pt: float, char_pt: float, line_pt: float, drop_pt: float = 0.0) -> Layer:
+        """The raster's lines from its first used line and its first used column.
+
+        Spaces are glyphs to WeasyPrint: the indent all lines share becomes the layer's offset.
+        """
+        first, last = min(self.rows), max(self.rows)
+        lines = ["".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1)]
+        indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line)
+        text = "\n".join(line[indent:] for line in lines)
+        return Layer(kind, round(left_pt + indent * char_pt, 2), round(first * line_pt + drop_pt, 2), text)
+
+
+class _Drawing:
+    """Shapes grouped by style: one path per colour, however many matrices share it."""
+
+    def __init__(self) -> None:
+        self.fills: dict[str, list[tuple[float, float, float, float]]] = {}
+        self.strokes: dict[tuple[str, float], list[tuple[Point, ...]]] = {}
+
+    def rect(self, fill: str, x: float, y: float, w: float, h: float) -> None:
+        self.fills.setdefault(fill, []).append((x, y, w, h))
+
+    def line(self, stroke: str, width: float, *points: Point) -> None:
+        self.strokes.setdefault((stroke, width), []).append(points)
+
+    def matrix(self, m: MatrixView, x: float, y: float) -> None:
+        """A body whose text starts at (x, y): tint, writing boxes, struck-out cells, brackets."""
+        tone = TONES[m.tone]
+        w, h = m.text_chars * CHAR_PT, m.text_lines * LINE_PT
+        cw, ch = m.cell_w * CHAR_PT, m.cell_h * LINE_PT
+        pad = 0.6 if m.boxes else GIVEN_PAD_PT  # half a bracket's width, or room to breathe
+        self.rect(tone.tint, x - pad, y, w + 2 * pad, h)
+        if m.boxes:
+            for j in range(1, m.cols):
+                self.line(BOX_LINE, 0.5, (x + j * cw, y), (x + j * cw, y + h))
+            for i in range(m.rows + 1):
+                self.line(BOX_LINE, 0.5, (x, y + i * ch), (x + w, y + i * ch))
+        for i, j in m.masked:
+            cx, cy = x + j * cw, y + i * ch
+            self.rect(MASK_FILL, cx, cy, cw, ch)
+            self.line(MASK_LINE, 0.6, (cx, cy + ch), (cx + cw, cy))
+        left, right = x - pad, x + w + pad
+        self.line(tone.ink, 1.2, (left + SERIF_PT, y), (left, y), (left, y + h), (left + SERIF_PT, y + h))
+        self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
+
+    def shapes(self, width: float, height: float) -> Shapes:
+        # Writing boxes first: brackets and strokes of struck-out cells go over their ends.
+        strokes = sorted(self.strokes.items(), key=lambda s: s[0][0] != BOX_LINE)
+        return Shapes(
+            width=width, height=height,
+            fills=tuple((fill, tuple(rects)) for fill, rects in self.fills.items()),
+            strokes=tuple((colour, w, tuple(lines)) for (colour, w), lines in strokes),
+        )
+
+
+def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> PanelView:
+    """Matrices placed on one raster, drawn as one SVG under one text layer per style.
+
+    WeasyPrint's cost grows with boxes and text lines, not with characters: a grid of a dozen
+    matrices is here three blocks of text and one picture, the same on every machine.
+    """
+    rasters: dict[str, _Raster] = {}  # by style
+    drawing = _Drawing()
+    for c in cells:
+        m = c.m
+        text = m.caption_text
+        # Captions are 7.5 pt: their raster is 3/4 of a matrix character.
+        start = (round((c.col + m.text_chars) / CAPTION_CHAR) - len(text) if c.end
+                 else round(c.col / CAPTION_CHAR))
+        captions = rasters.setdefault("captions", _Raster())
+        captions.put(c.row, start, text)
+        for j, token in enumerate(m.tokens):
+            middle = c.col + (j + 0.5) * m.cell_w
+            captions.put(c.row + 1, round(middle / CAPTION_CHAR - len(token) / 2), token)
+        if m.lines:
+            layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
+            for k, line in enumerate(m.lines):
+                layer.put(c.body_row + k, c.col, line)
+        drawing.matrix(m, c.col * CHAR_PT, c.body_row * LINE_PT)
+    line_pt, left_pt = LINE_PT * scale, EDGE_PT * scale
+    order = list(STYLES)
+    layers = tuple(
+        raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size / FONT_PT, line_pt,
+                     CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
+        for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
+    )
+    width, height = raster_width(cols), rows * LINE_PT + 1  # the bottom brackets' half width
+    return PanelView(
+        width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
+        shapes=drawing.shapes(width, height), layers=layers,
+    )
+
+
+def grid_panel(g: GridView) -> PanelView:
+    """A whole grid as one panel."""
+    return panel(g.cells, g.cols, g.rows, g.scale)
+
+
+def band_panels(g: GridView) -> list[PanelView]:
+    """A grid as one panel per band, so that a page can end between two bands."""
+    return [panel(cells, g.cols, lines, g.scale) for lines, cells in g.bands]
+
+
+def side_by_side(left: GridView, right: GridView) -> PanelView:
+    """Two grids of the same scale as one panel, side by side, as far apart as two columns."""
+    cells = list(left.cells) + [replace(c, col=c.col + left.cols + GAP) for c in right.cells]
+    return panel(cells, side_by_side_cols(left, right), max(left.rows, right.rows), left.scale)
+
+
+def side_by_side_cols(left: GridView, right: GridView) -> int:
+    return left.cols + GAP + right.cols
+
+
+@functools.lru_cache(maxsize=256)  # a sheet's worksheet and key often meet in one process
+def qr_shapes(code: str) -> Shapes:
+    """A sheet code's QR code: its dark modules, a run of them per rectangle, in modules."""
+    rows = segno.make(code, error="m", micro=False).matrix
+    runs = []
+    for y, row in enumerate(rows):
+        x = 0
+        while x < len(row):
+            if row[x]:
+                end = x
+                while end < len(row) and row[end]:
+                    end += 1
+                runs.append((float(x), float(y), float(end - x), 1.0))
+                x = end
+            else:
+                x += 1
+    return Shapes(width=float(len(rows)), height=float(len(rows)), fills=(("#000000", tuple(runs)),), strokes=())

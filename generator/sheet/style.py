@@ -1,0 +1,128 @@
+"""How a sheet looks, in numbers: the matrix raster, colours, text styles, margins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CHAR_PT = 6.0
+"""Width of one character of the 10 pt monospaced matrix font (0.6 em)."""
+
+
+LINE_PT = 16.0
+"""Height of one line of a matrix: a writing box is this tall."""
+
+
+GAP = 2
+"""Characters between the bodies of two columns: room for both brackets and some air."""
+
+
+EDGE_PT = 3.5
+"""Room for the outer brackets, each side of a grid."""
+
+
+CAPTION_CHAR = 0.75
+"""A caption character (7.5 pt) in matrix characters (10 pt)."""
+
+
+def raster_width(cols: int) -> float:
+    """Width of a raster `cols` characters wide, with room for the outer brackets (at scale 1)."""
+    return cols * CHAR_PT + 2 * EDGE_PT
+
+
+@dataclass(frozen=True)
+class Tone:
+    """One colour family: its brackets, and the tint behind its bodies."""
+
+    ink: str
+    """Brackets (and the colour the family is known by)."""
+    tint: str
+    """Behind the values or the writing boxes."""
+
+
+TONES = {
+    # Tints differ in lightness too, so that a grey-scale print still tells them apart.
+    "input": Tone("#a07800", "#fff1bf"),
+    "weight": Tone("#4f5d75", "#e4e9f1"),
+    "q": Tone("#23703f", "#eef8f1"),
+    "k": Tone("#b5561f", "#fdf1e7"),
+    "v": Tone("#5b3fa8", "#f2effa"),
+    "score": Tone("#a3324f", "#fcf0f3"),
+    "attn": Tone("#9c1c1c", "#fbe9e9"),
+    "out": Tone("#1c5c96", "#eaf3fb"),
+}
+"""Colour families, in the spirit of the by-hand sheets."""
+
+
+BOX_LINE = "#8a8a8a"
+"""Lines of the writing boxes."""
+
+
+MASK_FILL, MASK_LINE = "#d9d9d9", "#7a7a7a"
+"""A struck-out cell: grey, crossed by one diagonal."""
+
+
+GIVEN_PAD_PT = 2.5
+"""Space between given values and their brackets (writing boxes touch theirs)."""
+
+
+SERIF_PT = 2.6
+"""Length of a bracket's top and bottom strokes."""
+
+
+CAPTION_DROP_PT = 2.5
+"""Captions sit this much below the middle of their line, close to the body they name."""
+
+
+FONT_PT = 10.0
+"""A panel's matrix font, at scale 1 (one character is CHAR_PT wide, one line LINE_PT high)."""
+
+
+@dataclass(frozen=True)
+class Ink:
+    """How some of our own text is printed, in the panel font ("Sheet Mono")."""
+
+    size: float
+    """In points (for a panel's layers: at scale 1)."""
+    weight: int
+    """400 regular, 700 bold."""
+    colour: str
+    spacing: float = 0.0
+    """Letter spacing, in points."""
+
+
+
+STYLES = {
+    "given": Ink(FONT_PT, 400, "#1b1b1b"),
+    "answers": Ink(FONT_PT, 700, "#0b4fa8"),
+    "captions": Ink(FONT_PT * CAPTION_CHAR, 400, "#5a5a5a"),
+}
+"""The text styles of a panel's layers, in drawing order; the one place they are defined (the
+HTML layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
+
+
+CODE_LABEL, CODE = Ink(7.0, 400, "#6b6b6b"), Ink(11.0, 700, "#1b1b1b", 0.5)
+"""The header's top right: the words "Sheet code", then the code, left of its QR code."""
+
+
+CODE_TOPS_PT = (8.0, 18.0)
+"""Tops of their lines, from the header's top."""
+
+
+CODE_RIGHT_PT = 48.0
+"""Their right edge, from the header's right (the QR code is QR_PT wide)."""
+
+
+FOOT = Ink(7.5, 400, "#555555")
+"""The footer: the sheet code bottom left, the page number bottom right."""
+
+
+FOOT_PREFIX = "attnsheet · "
+"""Before the sheet code, bottom left."""
+
+
+MARGINS_MM = (12, 13, 14, 13)
+"""The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
+
+
+QR_PT = 42.52
+"""A QR code's side (15 mm)."""

@@ -1,0 +1,220 @@
+"""What a sheet shows: every matrix of every head, placed and fitted to the page."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Optional
+
+from generator.core.problem import Problem, Solution, transpose
+from generator.core.student import Student
+from generator.sheet.grid import GridView, cell_width, grid, matrix
+from generator.sheet.i18n import translations
+from generator.sheet.model import Settings
+from generator.sheet.panel import (
+    band_panels,
+    grid_panel,
+    side_by_side,
+    side_by_side_cols,
+)
+from generator.sheet.rules import rules_lines, worked_example
+from generator.sheet.style import raster_width
+
+
+def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
+    """Struck-out cells of an n×n score-shaped matrix: keys after their query."""
+    if not problem.causal:
+        return ()
+    # Column layout: rows are keys i, columns queries j, masked when i > j; row layout transposes.
+    return tuple((j, i) if row else (i, j) for i in range(n) for j in range(n) if i > j)
+
+
+CONTENT_WIDTH_PT = 520.0
+"""Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
+
+
+MIN_SIDE_BY_SIDE_SCALE = 0.8
+"""Below this, a head is stacked rather than shrunk further beside itself."""
+
+
+RULES_GAP_PT = 10.0
+"""Space between a grid and the rules box beside or below it."""
+
+
+RULES_MIN_PT = 125.0
+"""The narrowest the rules box may be, beside a grid."""
+
+
+FIRST_PAGE_PT = 640.0
+"""Height left under the header on a page: a taller head is laid out one grid row at a time."""
+
+
+def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+    """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
+
+    `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
+    one another, row by row, scaled down as much as the widest needs.
+    """
+    m = _head_views(problem, solution, h, key, _)
+    if problem.convention == "row":
+        layout = {
+            "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
+            "att": [[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]],
+            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
+        }
+    else:
+        layout = {
+            "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
+            "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
+                    [None, m["A"]], [m["Vc"], m["Z"]]],
+        }
+    grids = {name: grid(rows) for name, rows in layout.items()}
+    if problem.convention == "row":
+        tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
+        side_by_side = max(g.width_pt for g in grids.values())
+    else:
+        tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
+        side_by_side = side_by_side_width(grids["proj"], grids["att"])
+    # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
+    # tall: grids one after the other, scaled to the widest.
+    scale = min(1.0, CONTENT_WIDTH_PT / side_by_side)
+    stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
+    if stacked:
+        scale = min(1.0, CONTENT_WIDTH_PT / max(g.width_pt for g in grids.values()))
+    if scale < 1.0:
+        scale = max(0.5, math.floor(scale * 100) / 100)  # never below 5 pt text
+        grids = {name: replace(g, scale=scale) for name, g in grids.items()}
+    beside = problem.convention == "row" and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
+    return {**grids, "stacked": stacked, "beside": beside}
+
+
+def side_by_side_width(left: GridView, right: GridView) -> float:
+    """Width of `side_by_side(left, right)`."""
+    return round(raster_width(side_by_side_cols(left, right)) * left.scale, 2)
+
+
+def _head_panels(grids: dict) -> dict:
+    """One head's grids as the panels its layout draws."""
+    if grids["stacked"]:
+        return {name: band_panels(grids[name]) for name in ("proj", "att", "out") if name in grids}
+    if "out" in grids:
+        return {name: grid_panel(grids[name]) for name in ("proj", "att", "out")}
+    return {"both": side_by_side(grids["proj"], grids["att"])}
+
+
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+    """One head as the template draws it: its panels, and where the rules box goes."""
+    grids = _head_grids(problem, solution, h, key, _)
+    panels = _head_panels(grids)
+    view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "proj_width_pt": grids["proj"].width_pt,
+            "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
+    if not grids["stacked"]:
+        # The rules box follows its panel in the flow, pulled up beside or below the projections
+        # (placing the panel absolutely instead costs WeasyPrint a few milliseconds a page).
+        height = panels["both" if "both" in panels else "proj"].height_pt
+        top = 0.0 if grids["beside"] else grids["proj"].height_pt + RULES_GAP_PT
+        view["rules_margin_pt"] = round(top - height, 2)
+    return view
+
+
+def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+    """Every matrix of one head, sized for the problem's convention."""
+    head, sol = problem.heads[h], solution.heads[h]
+    row = problem.convention == "row"
+    n = problem.n_tokens
+    tokens = [f"x{j + 1}" for j in range(n)]
+    masked = _masked(problem, n, row)
+    sums = [list(sol.sums)] if not row else [[s] for s in sol.sums]
+    att_values = [sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z]
+    if row:
+        # Tokens are rows: the attention block shares the query rows; Kᵀ and V sit on top.
+        att_w = max(cell_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
+        frac_w = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
+        w_w = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
+        return {
+            "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=3),
+            "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=w_w),
+            "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=w_w),
+            "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=w_w),
+            "Q": matrix("Q = X·W_Q", _("queries"), sol.Q, tone="q", key=key, cell_w=w_w),
+            "K": matrix("K = X·W_K", _("keys"), sol.K, tone="k", key=key, cell_w=w_w),
+            "V": matrix("V = X·W_V", _("values"), sol.V, tone="v", key=key, cell_w=w_w),
+            "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=w_w),
+            "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=att_w),
+            "S": matrix("Q·Kᵀ", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
+            "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
+            "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
+            "sums": matrix("Σ", _("row sums"), sums, tone="score", key=key, cell_w=max(att_w, cell_width(sums, 4))),
+            "A": matrix("A", _("attention"), sol.A, tone="attn", key=key, cell_w=frac_w, two_line=True,
+                        masked=masked),
+            "Vc": matrix("V", _("values, copied"), sol.V, tone="v", key=key, cell_w=frac_w),
+            "Z": matrix("Z = A·V", _("output"), sol.Z, tone="out", key=key, cell_w=frac_w, two_line=True),
+        }
+    tok_w = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
+    att_w = max(cell_width(m, 6, True) for m in att_values)
+    return {
+        "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=tok_w, tokens=tokens),
+        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=3),
+        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=3),
+        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=3),
+        "Q": matrix("Q = W_Q·X", _("queries"), sol.Q, tone="q", key=key, cell_w=tok_w),
+        "K": matrix("K = W_K·X", _("keys"), sol.K, tone="k", key=key, cell_w=tok_w),
+        "V": matrix("V = W_V·X", _("values"), sol.V, tone="v", key=key, cell_w=tok_w),
+        "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=att_w),
+        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=4),
+        "S": matrix("Kᵀ·Q", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
+        "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
+        "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
+        "sums": matrix("Σ", _("column sums"), sums, tone="score", key=key, cell_w=att_w),
+        "A": matrix("A", _("attention"), sol.A, tone="attn", key=key, cell_w=att_w, two_line=True, masked=masked),
+        "Vc": matrix("V", _("values, copied"), sol.V, tone="v", key=key, cell_w=tok_w, tall=True),
+        "Z": matrix("Z = V·A", _("output"), sol.Z, tone="out", key=key, cell_w=att_w, two_line=True),
+    }
+
+
+def _final_grid(problem: Problem, solution: Solution, key: bool, _) -> Optional[GridView]:
+    """The concatenation (and W_O with the output) placed in a grid, when there is one."""
+    v = _final_views(problem, solution, key, _)
+    if v is None:
+        return None
+    if problem.convention == "row":
+        rows = [[None, v["W_O"]], [v["Zc"], v["out"]]] if "W_O" in v else [[v["Zc"]]]
+    else:
+        rows = [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
+    return grid(rows)
+
+
+def _final_views(problem: Problem, solution: Solution, key: bool, _) -> Optional[dict]:
+    """Concatenation and output projection, when there are several heads or a W_O."""
+    if len(problem.heads) == 1 and problem.W_O is None:
+        return None
+    row = problem.convention == "row"
+    values = [solution.Z] + ([solution.output] if solution.output is not None else [])
+    w = max(cell_width(m, 6, True) for m in values)
+    views = {"Zc": matrix("Z_concat", _("heads' outputs, concatenated"), solution.Z, tone="out", key=key,
+                          cell_w=w, two_line=True)}
+    if problem.W_O is not None:
+        product = "Z_concat·W_O" if row else "W_O·Z_concat"
+        # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
+        views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=True,
+                              cell_w=w if row else 4, tall=not row)
+        views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
+    return views
+
+
+def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> dict:
+    """Everything the template needs for one worksheet (key=False) or answer key (key=True)."""
+    _ = translations(settings.lang).gettext
+    final = _final_grid(problem, solution, key, _)
+    return {
+        "problem": problem,
+        "row": problem.convention == "row",
+        "heads": [_head_view(problem, solution, h, key, _) for h in range(len(problem.heads))],
+        "final": final and grid_panel(final),
+        "projected": problem.W_O is not None,
+        "key": key,
+        "student": student,
+        "code": problem.code or "",
+        "worked": worked_example(problem, solution, _) if key and settings.worked else None,
+        "rules": rules_lines(problem, key, _),
+    }
