@@ -43,10 +43,37 @@ def test_wheel_ships_templates_and_examples(wheel):
     assert not any(n.startswith("tests/") for n in names)
 
 
+def test_installed_versions_are_the_supported_ones():
+    # pyproject.toml bounds every dependency whose internals or bytes we rely on; a version
+    # outside them is untested here, and this says which.
+    import tomllib
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wrong = []
+    for text in project["dependencies"]:
+        requirement = Requirement(text)
+        try:
+            installed = version(requirement.name)
+        except PackageNotFoundError:
+            wrong.append(f"{requirement.name} is not installed (needs {requirement.specifier})")
+            continue
+        if not requirement.specifier.contains(installed, prereleases=True):
+            wrong.append(f"{requirement.name} {installed} is installed; attnsheet supports {requirement.specifier}")
+    assert not wrong, "unsupported versions: " + "; ".join(wrong)
+
+
 def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
-    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)]
+    # The dependencies are the ones `make test` installed, at constraints.txt's versions: made
+    # visible to the new environment, so the wheel installs with no network and no other version.
+    site = next(env_dir.glob("lib/python*/site-packages"))
+    ours = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
+    (site / "attnsheet-test-deps.pth").write_text(ours + "\n")
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)]
     subprocess.run(pip, check=True, capture_output=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

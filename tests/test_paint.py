@@ -160,6 +160,28 @@ def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatc
     assert all(f"{x.numerator}/{x.denominator}".replace("-", "−") in text for x in solution.heads[0].A[0])
 
 
+@pytest.mark.parametrize("how", ["finisher fails", "unsupported versions"])
+def test_a_pdf_we_cannot_paint_into_is_drawn_by_weasyprint(monkeypatch, how):
+    # Another WeasyPrint may lay its PDF out otherwise: never a traceback, the same sheet.
+    import generator.output.pdf as pdf
+
+    problem = draw(DrawOptions(), 7)[0]
+    solution = solve(problem)
+    view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
+    if how == "finisher fails":
+        def broken(*args):
+            raise KeyError("Font")
+
+        monkeypatch.setattr(pdf, "_paint", broken)
+    else:
+        monkeypatch.setattr(pdf, "PAINTS", False)
+    data, pages = renderer().document([view], Settings())
+    assert pages == [1]
+    text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    assert problem.code in text and "page 1 / 1" in text
+    assert all(f"{x.numerator}/{x.denominator}".replace("-", "−") in text for x in solution.heads[0].A[0])
+
+
 def test_a_batch_shares_one_font_subset_per_weight():
     from generator.output.paint import fonts_for
 

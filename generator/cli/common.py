@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import datetime
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -211,21 +209,6 @@ def sheet_options(command: Callable) -> Callable:
     for option in reversed(options):
         command = option(command)
     return command
-
-
-def timestamp(asked: bool) -> str:
-    """The time to stamp files with: none unless asked, SOURCE_DATE_EPOCH when it is set."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if not asked and epoch is None:
-        return ""
-    if epoch is None:
-        moment = datetime.datetime.now(datetime.timezone.utc)
-    else:
-        try:
-            moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
-        except (ValueError, OverflowError, OSError):
-            raise InputError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch[:40]!r}") from None
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def unexpected(error: Exception) -> AttnsheetError:

@@ -9,25 +9,16 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import (
-    InFile,
-    check_encoding,
-    draw_options,
-    options_from,
-    read_text,
-    say,
-    sheet_options,
-    timestamp,
-)
+from generator.cli.common import InFile, check_encoding, draw_options, options_from, read_text, say, sheet_options
 from generator.core.student import Student
-from generator.core.usertext import MAX_TITLE, clean_text
+from generator.core.usertext import MAX_TITLE
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.search import fresh_seed
 from generator.draw.sheetcodes import decode_code
 from generator.output.batch import Batch, generate, make_sheets
 from generator.output.files import check_writable
 from generator.output.manifest import Origin
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, timestamp
 from generator.sheet.roster import parse_roster
 
 
@@ -94,7 +85,6 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
         raise click.UsageError("use --count or --roster, not both")
     if len(title) > MAX_TITLE:
         raise click.UsageError(f"--title: at most {MAX_TITLE} characters, got {len(title)}")
-    title = clean_text(title)
     options = options_from(params)
     students = read_students(roster, encoding, strict, count)
     settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp))

@@ -186,14 +186,10 @@ class Task:
 
 def render_task(task: Task) -> tuple[bytes, list[int]]:
     """A task's PDF and the page count of each of its sheets (runs in a job process)."""
-    from generator.output.pdf import (
-        renderer,  # WeasyPrint loads only when a PDF is asked for
-    )
+    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
-    r = renderer()
-    rendered = [r.sheet(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), task.settings)
-                for s in task.sheets]
-    return r.pdf(rendered), [len(d.document.pages) for d in rendered]
+    views = [sheet_view(s.problem, s.solution, s.student, task.settings, task.key) for s in task.sheets]
+    return renderer().document(views, task.settings)
 
 
 class BatchError(AttnsheetError):

@@ -42,6 +42,21 @@ from generator.sheet.model import Settings
 PX_PT = 0.75
 """A CSS pixel (WeasyPrint's unit for positions) in points."""
 
+SUPPORTED = {"weasyprint": (68, 71), "pydyf": (0.11, 0.14)}
+"""Versions whose PDF structure the painter was tested against, [from, to): the same bounds as
+pyproject.toml's. With any other, sheets are drawn by WeasyPrint alone (slower, same look)."""
+
+
+def _version(name: str) -> float:
+    from importlib.metadata import version
+
+    major, _, rest = version(name).partition(".")
+    return float(f"{major}.{rest.split('.')[0] or 0}") if name == "pydyf" else float(major)
+
+
+PAINTS = all(lo <= _version(name) < hi for name, (lo, hi) in SUPPORTED.items())
+"""Whether this process paints panels into WeasyPrint's PDF (see SUPPORTED)."""
+
 # WeasyPrint reports what it could not load through logging; the CLI speaks for itself.
 logging.getLogger("weasyprint").addHandler(logging.NullHandler())
 logging.getLogger("weasyprint").propagate = False
@@ -99,13 +114,25 @@ class Renderer:
     def _page_stylesheet(self, text: str) -> CSS:
         return CSS(string=text, base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts)
 
-    def sheet(self, view: dict, settings: Settings) -> Rendered:
-        """One sheet (from `render.sheet_view`) laid out, its panels to be painted."""
+    def sheet(self, view: dict, settings: Settings, paint: bool = True) -> Rendered:
+        """One sheet (from `sheet_view`) laid out, its panels to be painted (unless `paint` is off)."""
+        if paint and PAINTS:
+            try:
+                return self.render(*painted_html(view, settings))
+            except Unpaintable:
+                pass  # a panel taller than what is left of a page: WeasyPrint draws the whole sheet
+        return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
+
+    def document(self, views: Sequence[dict], settings: Settings) -> tuple[bytes, list[int]]:
+        """Sheets as one PDF, and each one's page count; painted where we can, WeasyPrint's own
+        drawing wherever the painted PDF would hold anything we did not expect."""
+        rendered = [self.sheet(view, settings) for view in views]
         try:
-            return self.render(*painted_html(view, settings))
+            data = self.pdf(rendered)
         except Unpaintable:
-            # A panel taller than what is left of a page: WeasyPrint draws the whole sheet.
-            return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
+            rendered = [self.sheet(view, settings, paint=False) for view in views]
+            data = self.pdf(rendered)
+        return data, [len(r.document.pages) for r in rendered]
 
     def pdf(self, rendered: Sequence[Rendered]) -> bytes:
         """The pages of `rendered`, in order, as one PDF with shared fonts, panels painted."""
@@ -116,7 +143,11 @@ class Renderer:
             if not any(placements):
                 return document.write_pdf()
             heights = [page.height * PX_PT for page in pages]
-            return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+            try:
+                return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+                # The PDF's objects were not laid out as the painter expects (another WeasyPrint?).
+                raise Unpaintable(f"cannot paint into this PDF: {error!r}") from error
 
 
 @contextlib.contextmanager

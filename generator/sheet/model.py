@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
+import os
 from dataclasses import dataclass
+
+from generator.core.errors import AttnsheetError, InputError
+from generator.core.usertext import MAX_TITLE, clean_text
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
@@ -22,3 +27,26 @@ class Settings:
     """Keys also write out one dot product and one column's softmax."""
     timestamp: str = ""
     """W3C date-time written into the files, or empty for none (reproducible by default)."""
+
+    def __post_init__(self) -> None:
+        # The CLI checks these first (exit 2); this is the guard for callers from Python.
+        if self.paper not in PAPERS:
+            raise AttnsheetError(f"paper: expected one of {', '.join(PAPERS)}, got {self.paper!r}")
+        if len(self.title) > MAX_TITLE:
+            raise AttnsheetError(f"title: at most {MAX_TITLE} characters, got {len(self.title)}")
+        object.__setattr__(self, "title", clean_text(self.title, MAX_TITLE))
+
+
+def timestamp(asked: bool) -> str:
+    """The time to stamp files with: none unless asked, SOURCE_DATE_EPOCH when it is set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not asked and epoch is None:
+        return ""
+    if epoch is None:
+        moment = datetime.datetime.now(datetime.timezone.utc)
+    else:
+        try:
+            moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {epoch[:40]!r}") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,97 @@
+"""The shape of the package: arrows point inward to a pure core, no cycles, small modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "generator"
+
+# What each layer may import from the package (besides itself and the package's __init__).
+ALLOWED = {
+    "core": set(),
+    "draw": {"core"},
+    "sheet": {"core"},
+    "output": {"core", "draw", "sheet"},
+    "cli": {"core", "draw", "sheet", "output"},
+}
+# Libraries of the edges: the core, the draw and the sheet's layout never import them.
+EDGE_LIBRARIES = {"click", "jinja2", "markupsafe", "weasyprint", "pydyf", "pikepdf", "fontTools"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """Modules `path` imports (module level only, or anywhere in it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else None
+
+
+def test_every_layer_imports_only_inward():
+    wrong = []
+    for name, path in modules().items():
+        own = layer(name)
+        if own is None:
+            continue
+        for target in imports(path):
+            other = layer(target) if target.startswith("generator.") else None
+            if other and other != own and other not in ALLOWED[own]:
+                wrong.append(f"{name} imports {target}")
+            if own in ("core", "draw", "sheet") and target.split(".")[0] in EDGE_LIBRARIES:
+                wrong.append(f"{name} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycles():
+    mods = modules()
+    graph = {name: {t for t in imports(path, top_level_only=True) if t in mods and t != name}
+             for name, path in mods.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(nxt):] + [node, nxt])
+                                     if nxt in trail else f"import cycle through {node} -> {nxt}")
+            if nxt not in state:
+                visit(nxt, trail + [node])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
+
+
+def test_every_module_says_its_one_job_and_stays_small():
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        doc = ast.get_docstring(ast.parse(text))
+        assert doc, f"{name} has no docstring"
+        first = text.splitlines()[0]
+        # The file's first line is the docstring's summary: what the module is for, in one line.
+        assert first.startswith('"""') and len(first) > 20 and doc.splitlines()[0] == first.strip('"'), (
+            f"{name}: the first line should say, in one line, what the module does")
+        lines = text.count("\n")
+        assert lines <= 400, f"{name} has {lines} lines; split it by concern (at most about 400)"
