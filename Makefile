@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # subset in C (fast, byte-reproducible) instead of by fontTools; poppler-utils to look at PDFs.
 DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
 
-.PHONY: demo test system bench clean fonts messages
+.PHONY: demo test system bench clean fonts messages readme
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
@@ -14,6 +14,10 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
+
+# Regenerate the README's --help blocks from the tool (tests/test_docs.py checks they are current).
+readme: $(VENV)/.installed-test
+	$(BIN)/cog -r README.md
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/run.py
