@@ -47,6 +47,11 @@ class Layer:
         """How it is printed."""
         return STYLES[self.kind]
 
+    @property
+    def relative_size(self) -> float:
+        """Its font size relative to the panel's matrix font (1 for the values, less for captions)."""
+        return self.style.size / FONT_PT
+
 
 Point = tuple[float, float]
 
@@ -81,6 +86,16 @@ class PanelView:
     """Everything that is not text (our own numbers only, never user text)."""
     layers: tuple[Layer, ...]
     """Text, one layer per style."""
+
+    @property
+    def font_pt(self) -> float:
+        """The matrix font's size on this panel."""
+        return round(FONT_PT * self.scale, 2)
+
+    @property
+    def line_pt(self) -> float:
+        """The pitch of its lines (a writing box's height)."""
+        return round(LINE_PT * self.scale, 2)
 
 
 
