@@ -55,7 +55,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
     one another, row by row, scaled down as much as the widest needs.
     """
-    m = _head_views(problem, solution, h, key, _)
+    m = head_matrices(problem, solution, h, key, _)
     if problem.convention == "row":
         layout = {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
@@ -117,7 +117,7 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> di
     return view
 
 
-def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
     """Every matrix of one head, sized for the problem's convention."""
     head, sol = problem.heads[h], solution.heads[h]
     row = problem.convention == "row"
@@ -132,7 +132,7 @@ def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
         frac_w = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
         w_w = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
         return {
-            "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=3),
+            "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=cell_width(problem.X, 3)),
             "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=w_w),
             "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=w_w),
             "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=w_w),
@@ -152,16 +152,18 @@ def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
         }
     tok_w = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
     att_w = max(cell_width(m, 6, True) for m in att_values)
+    # Every width leaves a space each side of its widest entry: "−1 0" never reads as "−10".
+    weight_w = max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V))
     return {
         "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=tok_w, tokens=tokens),
-        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=3),
-        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=3),
-        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=3),
+        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=weight_w),
+        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=weight_w),
+        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=weight_w),
         "Q": matrix("Q = W_Q·X", _("queries"), sol.Q, tone="q", key=key, cell_w=tok_w),
         "K": matrix("K = W_K·X", _("keys"), sol.K, tone="k", key=key, cell_w=tok_w),
         "V": matrix("V = W_V·X", _("values"), sol.V, tone="v", key=key, cell_w=tok_w),
         "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=att_w),
-        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=4),
+        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=cell_width(sol.K, 4)),
         "S": matrix("Kᵀ·Q", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
         "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
         "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
@@ -174,7 +176,7 @@ def _head_views(problem: Problem, solution: Solution, h: int, key: bool, _) -> d
 
 def _final_grid(problem: Problem, solution: Solution, key: bool, _) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
-    v = _final_views(problem, solution, key, _)
+    v = final_matrices(problem, solution, key, _)
     if v is None:
         return None
     if problem.convention == "row":
@@ -184,7 +186,7 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _) -> Optional[
     return grid(rows)
 
 
-def _final_views(problem: Problem, solution: Solution, key: bool, _) -> Optional[dict]:
+def final_matrices(problem: Problem, solution: Solution, key: bool, _) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
     if len(problem.heads) == 1 and problem.W_O is None:
         return None
@@ -197,7 +199,7 @@ def _final_views(problem: Problem, solution: Solution, key: bool, _) -> Optional
         product = "Z_concat·W_O" if row else "W_O·Z_concat"
         # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
         views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=True,
-                              cell_w=w if row else 4, tall=not row)
+                              cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
         views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
     return views
 

@@ -1,0 +1,44 @@
+"""What a teacher sees, checked from the layout objects: numbers that cannot be misread."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.core.engine import solve
+from generator.draw.options import DrawOptions
+from generator.draw.search import draw
+from generator.sheet.i18n import translations
+from generator.sheet.views import final_matrices, head_matrices
+
+SHAPES = {
+    "default": DrawOptions(),
+    "hard": DrawOptions(preset="hard"),
+    "hard row": DrawOptions(preset="hard", convention="row"),
+    "hard causal": DrawOptions(preset="hard", causal=True),
+    "multi-head W_O": DrawOptions(preset="hard", heads=2, output_projection=True),
+    "row multi-head W_O": DrawOptions(preset="hard", heads=2, output_projection=True, convention="row"),
+    "exact rules": DrawOptions(rules="exact"),
+    "big": DrawOptions(tokens=8, d_model=8, max_sum=2000),
+}
+
+
+def matrices(problem, key=True):
+    _ = translations("en").gettext
+    solution = solve(problem)
+    found = []
+    for h in range(len(problem.heads)):
+        found += head_matrices(problem, solution, h, key, _).values()
+    found += (final_matrices(problem, solution, key, _) or {}).values()
+    return found
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_printed_number_has_a_gap_to_its_neighbours_and_the_bracket(shape):
+    for problem in draw(SHAPES[shape], 5, 12):
+        for m in matrices(problem):
+            for line in m.lines:
+                for j in range(m.cols):
+                    cell = line[j * m.cell_w:(j + 1) * m.cell_w].ljust(m.cell_w)
+                    # A space each side of every value: two between neighbours, one to the bracket.
+                    assert not cell.strip() or (cell[0] == " " and cell[-1] == " "), (
+                        problem.code, m.label, repr(line), j)
