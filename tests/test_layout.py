@@ -42,3 +42,14 @@ def test_every_printed_number_has_a_gap_to_its_neighbours_and_the_bracket(shape)
                     # A space each side of every value: two between neighbours, one to the bracket.
                     assert not cell.strip() or (cell[0] == " " and cell[-1] == " "), (
                         problem.code, m.label, repr(line), j)
+
+
+@pytest.mark.parametrize("convention", ["column", "row"])
+def test_query_columns_and_key_rows_are_labelled(convention):
+    problem = draw(DrawOptions(convention=convention), 1)[0]
+    m = {v.label: v for v in matrices(problem, key=False)}
+    queries, keys = ("q1", "q2", "q3", "q4"), ("k1", "k2", "k3", "k4")
+    if convention == "column":
+        assert m["Q"].tokens == queries and m["Kᵀ"].row_labels == keys
+    else:
+        assert m["Q"].row_labels == queries and m["Kᵀ"].tokens == keys

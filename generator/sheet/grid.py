@@ -41,7 +41,16 @@ class MatrixView:
     masked: tuple[tuple[int, int], ...] = ()
     """Cells struck out by the causal mask."""
     tokens: tuple[str, ...] = ()
-    """Column headings above the body (the tokens x1, x2, ...), one per column."""
+    """Column headings above the body (the tokens x1, x2, ... or the queries q1, ...), one per column."""
+    row_labels: tuple[str, ...] = ()
+    """Row headings left of the body (the keys k1, k2, ...), one per row."""
+
+    @property
+    def label_chars(self) -> int:
+        """Matrix characters the row headings take left of the body, with a gap to the bracket."""
+        if not self.row_labels:
+            return 0
+        return math.ceil((max(len(label) for label in self.row_labels) + 1) * CAPTION_CHAR)
 
     @property
     def text_chars(self) -> int:
@@ -124,7 +133,7 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> 
             if m is not None:
                 # A caption may reach a character into the gap after it: captions stay apart.
                 caption = _caption_chars(m) - (1 if j else 0)
-                widths[j] = max(widths[j], m.text_chars, caption)
+                widths[j] = max(widths[j], m.text_chars + m.label_chars, caption)
     lefts = [sum(widths[:j]) + GAP * j for j in range(ncols)]
     cells: list[Placed] = []
     bands = []
@@ -138,7 +147,7 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> 
                 # The body ends at the column's end, where the next column's rows begin.
                 band.append(Placed(m, lefts[0] + widths[0] - m.text_chars, 0, True))
             else:
-                band.append(Placed(m, lefts[j], 0, False))
+                band.append(Placed(m, lefts[j] + m.label_chars, 0, False))
         lines = max((c.body_row + c.m.text_lines for c in band), default=0)
         cells += [replace(c, row=top) for c in band]
         bands.append((lines, tuple(band)))
@@ -187,7 +196,8 @@ def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cel
 
 def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: str, given: bool = False,
            key: bool = False, cell_w: int = 0, two_line: bool = False, tall: bool = False,
-           masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = ()) -> MatrixView:
+           masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = (),
+           row_labels: Sequence[str] = ()) -> MatrixView:
     """The view of one matrix: given values, or writing boxes (filled on the key).
 
     `two_line` cells hold a value and its decimals; `tall` cells are two lines high with the
@@ -201,5 +211,5 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
     return MatrixView(
         label=label, caption=caption, lines=_lines(shown, rows, cols, width, cell_h, two_line, hidden), rows=rows,
         cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
-        masked=tuple(sorted(hidden)), tokens=tuple(tokens),
+        masked=tuple(sorted(hidden)), tokens=tuple(tokens), row_labels=tuple(row_labels),
     )

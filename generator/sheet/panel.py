@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 
@@ -188,6 +189,8 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
         for j, token in enumerate(m.tokens):
             middle = c.col + (j + 0.5) * m.cell_w
             captions.put(c.row + 1, round(middle / CAPTION_CHAR - len(token) / 2), token)
+        for k, label in enumerate(m.row_labels):  # right-aligned, a caption character from the bracket
+            captions.put(c.body_row + k * m.cell_h, math.floor(c.col / CAPTION_CHAR) - 1 - len(label), label)
         if m.lines:
             layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
             for k, line in enumerate(m.lines):

@@ -123,6 +123,7 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
     row = problem.convention == "row"
     n = problem.n_tokens
     tokens = [f"x{j + 1}" for j in range(n)]
+    queries, keys = [f"q{j + 1}" for j in range(n)], [f"k{i + 1}" for i in range(n)]
     masked = _masked(problem, n, row)
     sums = [list(sol.sums)] if not row else [[s] for s in sol.sums]
     att_values = [sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z]
@@ -139,8 +140,9 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
             "Q": matrix("Q = X·W_Q", _("queries"), sol.Q, tone="q", key=key, cell_w=w_w),
             "K": matrix("K = X·W_K", _("keys"), sol.K, tone="k", key=key, cell_w=w_w),
             "V": matrix("V = X·W_V", _("values"), sol.V, tone="v", key=key, cell_w=w_w),
-            "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=w_w),
-            "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=att_w),
+            "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=w_w, row_labels=queries),
+            "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=att_w,
+                         tokens=keys),
             "S": matrix("Q·Kᵀ", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
             "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
             "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
@@ -162,8 +164,9 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
         "Q": matrix("Q = W_Q·X", _("queries"), sol.Q, tone="q", key=key, cell_w=tok_w),
         "K": matrix("K = W_K·X", _("keys"), sol.K, tone="k", key=key, cell_w=tok_w),
         "V": matrix("V = W_V·X", _("values"), sol.V, tone="v", key=key, cell_w=tok_w),
-        "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=att_w),
-        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=cell_width(sol.K, 4)),
+        "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=att_w, tokens=queries),
+        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=cell_width(sol.K, 4),
+                     row_labels=keys),
         "S": matrix("Kᵀ·Q", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
         "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
         "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
