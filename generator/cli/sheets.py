@@ -9,25 +9,40 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, check_encoding, draw_options, options_from, read_text, say, sheet_options
-from generator.core.student import Student
+from generator.cli.common import (
+    DRAW_OPTION_NAMES,
+    InFile,
+    check_encoding,
+    draw_options,
+    explicit,
+    options_from,
+    read_text,
+    say,
+    sheet_options,
+)
+from generator.cli.problems import load_problems
+from generator.core.engine import solve
+from generator.core.errors import InputError
+from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.search import fresh_seed
-from generator.draw.sheetcodes import decode_code
-from generator.output.batch import Batch, generate, make_sheets
+from generator.draw.sheetcodes import content_key, decode_code, read_own_code
+from generator.output.batch import Batch, blank_problem, generate, make_sheets, own_sheets
 from generator.output.files import check_writable
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings, timestamp
 from generator.sheet.roster import parse_roster
 
 
-def report(written, sheets: int, out: Path) -> None:
+def report(written, sheets: int, out: Path, blank: bool = False) -> None:
     """The one-line summary at the end of a batch."""
-    pages = f", {written.pages} pages" if written.pages else ""
+    pages = f", {written.pages} page{'s' if written.pages != 1 else ''}" if written.pages else ""
     removed = f"; removed {len(written.removed)} files of the earlier batch" if written.removed else ""
-    say(f"wrote {len(written.files)} files to {out} ({sheets} sheet{'s' if sheets != 1 else ''}{pages}) "
-        f"in {written.seconds:.1f} s{removed}")
+    what = (f"{sheets} blank template{'s' if sheets != 1 else ''}{pages}; no key or manifest" if blank
+            else f"{sheets} sheet{'s' if sheets != 1 else ''}{pages}")
+    files = f"{len(written.files)} file{'s' if len(written.files) != 1 else ''}"
+    say(f"wrote {files} to {out} ({what}) in {written.seconds:.1f} s{removed}")
 
 
 def run_batch(batch: Batch) -> None:
@@ -39,7 +54,7 @@ def run_batch(batch: Batch) -> None:
             written = generate(batch, progress=bar.update)
     else:
         written = generate(batch)
-    report(written, total, batch.out)
+    report(written, total, batch.out, batch.settings.blank)
 
 
 def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, count: Optional[int]) -> list[Student]:
@@ -63,60 +78,103 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
 @click.option("--strict", is_flag=True, help="Refuse a roster with unbalanced quotes or ragged rows.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="Seed of the batch; without it a fresh one is chosen and printed.")
+@click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
+              help="Print your own numbers: a problem@1 file (one problem for the class, or one per sheet).")
+@click.option("--blank", is_flag=True,
+              help="Blank templates of the shape: every matrix empty, X and the weights too; no key.")
 @draw_options
 @click.option("--title", default="", help=f"Title printed on every sheet (at most {MAX_TITLE} characters).")
 @click.option("--split", is_flag=True, help="One file per student and per key, not two combined files.")
 @sheet_options
 @click.pass_context
-def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, title, split, out, paper, lang, fmt,
-                     worked, force, stamp, jobs, **params) -> None:
+def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split, out,
+                     paper, lang, fmt, worked, force, stamp, jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
     keys/NN-name.pdf) and manifest.json into --out. Every sheet carries its code, which
     rebuilds it with `attnsheet key CODE`.
 
+    With --problem FILE the sheets carry your own numbers (a lecture's, a textbook's), each
+    with a code made from its content: `attnsheet key CODE --problem FILE` rebuilds it. With
+    --blank they are templates for a student's own numbers: no key, no manifest.
+
     \b
     Example:
       attnsheet generate --count 30 --preset easy --out period3
       attnsheet generate --roster class.csv --lang es --paper letter --split
+      attnsheet generate --problem generator/examples/classic.json --count 30
+      attnsheet generate --blank --heads 2 --output-projection
     """
     if count is not None and roster is not None:
         raise click.UsageError("use --count or --roster, not both")
     if len(title) > MAX_TITLE:
         raise click.UsageError(f"--title: at most {MAX_TITLE} characters, got {len(title)}")
+    if problem_file is not None or blank:
+        used = "--problem" if problem_file is not None else "--blank"
+        clash = explicit(ctx, ("seed",) + ((("blank",) + DRAW_OPTION_NAMES) if problem_file else ()))
+        if clash:
+            raise click.UsageError(f"{used} takes no --{clash[0].replace('_', '-')}: "
+                                   + ("the file says the shape and the rules" if problem_file else
+                                      "a blank template has no numbers to draw"))
+        if blank and worked:
+            raise click.UsageError("--blank has no key, so no worked example: drop --worked")
     options = options_from(params)
-    students = read_students(roster, encoding, strict, count)
-    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp))
+    problems = load_problems(problem_file) if problem_file is not None else None
+    students = read_students(roster, encoding, strict, count if count or not problems else len(problems))
+    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank)
     check_writable(out)  # an unwritable destination fails before any work
-    fresh = seed is None
-    seed = fresh_seed() if fresh else seed
-    sheets = make_sheets(options, seed, students)
-    if fresh:
-        say(f"seed {seed} (rebuild this batch with --seed {seed})")
+    if problems is not None:
+        sheets, origin, seed = own_sheets(problems, students), Origin(problem_file=problem_file, roster=roster), None
+    elif blank:
+        problem = blank_problem(options)
+        sheets = tuple(Sheet(i, s, problem, solve(problem)) for i, s in enumerate(students, start=1))
+        origin, seed = Origin(options=options, roster=roster), None
+    else:
+        fresh = seed is None
+        seed = fresh_seed() if fresh else seed
+        sheets, origin = make_sheets(options, seed, students), Origin(options=options, roster=roster)
+        if fresh:
+            say(f"seed {seed} (rebuild this batch with --seed {seed})")
     batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt, force=force,
-                  origin=Origin(options=options, roster=roster), seed=seed, jobs=jobs)
+                  origin=origin, seed=seed, jobs=jobs)
     run_batch(batch)
 
 
 @click.command("key")
 @click.argument("code")
+@click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
+              help="The problem file a teacher's own sheet was printed from (its code names its content).")
 @sheet_options
-def key_command(code, out, paper, lang, fmt, worked, force, stamp, jobs) -> None:
+def key_command(code, problem_file, out, paper, lang, fmt, worked, force, stamp, jobs) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
-    into --out.
+    into --out. A sheet of your own numbers needs its problem file too (--problem).
 
     \b
     Example:
       attnsheet key 72Y2-F --out rebuilt --worked
+      attnsheet key YWDE-9FU2-E22 --problem generator/examples/classic.json
     """
-    decoded = decode_code(code)
-    (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
+    own = read_own_code(code)
+    if own is not None:
+        if problem_file is None:
+            decode_code(code)  # says what is needed, in one line
+        matching = [p for p in load_problems(problem_file) if content_key(p) == own.key]
+        if not matching:
+            raise InputError(f"no problem in {problem_file} has the numbers of sheet {own.code} "
+                             "(was the file changed since it was printed?)")
+        problem = replace(matching[0], code=own.code, metrics=None)
+        sheet, origin, seed, stem = Sheet(own.index + 1, Student(), problem, solve(problem)), Origin(
+            code=own.code, problem_file=problem_file), None, own.code
+    else:
+        if problem_file is not None:
+            raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
+        decoded = decode_code(code)
+        (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
+        origin, seed, stem = Origin(code=decoded.code), decoded.seed, decoded.code
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
-    stem = decoded.code
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
-                  origin=Origin(code=decoded.code), seed=decoded.seed, jobs=jobs,
-                  names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
+                  origin=origin, seed=seed, jobs=jobs, names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
     run_batch(batch)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from generator.core.errors import ProblemError
@@ -205,3 +205,15 @@ class Solution:
     """The heads' Z concatenated along the feature axis."""
     output: Optional[Matrix] = None
     """W_O applied to Z, when the problem has W_O."""
+
+
+def to_row(problem: Problem) -> Problem:
+    """The row-convention twin of a column-convention problem: every matrix transposed."""
+    t = transpose
+    return replace(
+        problem,
+        X=t(problem.X),
+        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in problem.heads),
+        W_O=None if problem.W_O is None else t(problem.W_O),
+        convention="row",
+    )

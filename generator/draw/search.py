@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from dataclasses import replace
 from typing import Callable
 
 import numpy as np
 
 from generator.core.engine import hand_divisor
-from generator.core.problem import Head, Problem, Rules, transpose
+from generator.core.problem import Head, Problem, Rules, to_row
 from generator.draw.options import (
     GUARANTEES,
     MAX_COUNT,
@@ -285,18 +284,6 @@ def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> lis
         )
         problems.append(to_row(problem) if o.convention == "row" else problem)
     return problems
-
-
-def to_row(problem: Problem) -> Problem:
-    """The row-convention twin of a column-convention problem: every matrix transposed."""
-    t = transpose
-    return replace(
-        problem,
-        X=t(problem.X),
-        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in problem.heads),
-        W_O=None if problem.W_O is None else t(problem.W_O),
-        convention="row",
-    )
 
 
 FRESH_SEED_BITS = 30

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Optional
 
+from generator.core.formats import problem_to_json
+from generator.core.problem import Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
 from generator.draw.options import (
     MAX_COUNT,
@@ -16,6 +20,13 @@ from generator.draw.options import (
 
 CODE_VERSION = 1
 """Version of the draw algorithm and of the code layout; a code carries it."""
+
+OWN_VERSION = 7
+"""The version field of a teacher's own problem: its code names the content, not a draw."""
+
+CONTENT_BITS = 40
+"""Bits of the problem's SHA-256 an own problem's code carries: a mistaken match is a chance in
+a trillion, and the code stays a dozen symbols."""
 
 
 _SHAPES = ("tokens", "d_model", "d_k", "d_v", "heads")
@@ -82,6 +93,59 @@ class Decoded:
     """The code, normalised."""
 
 
+def content_key(problem: Problem) -> int:
+    """The first CONTENT_BITS bits of the SHA-256 of a problem's numbers and rules (its canonical
+    problem@1 JSON without code and metrics)."""
+    plain = problem_to_json(replace(problem, code=None, metrics=None))
+    digest = hashlib.sha256(json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()).digest()
+    return int.from_bytes(digest, "big") >> (256 - CONTENT_BITS)
+
+
+def content_code(problem: Problem, index: int) -> str:
+    """The code of sheet `index` of a batch printed from a teacher's own problem.
+
+    Layout: version 7 (3 bits), the problem's content key (CONTENT_BITS), then the index (5-bit
+    length, then its bits). It rebuilds nothing by itself: `key CODE --problem FILE` finds the
+    problem in the file by its content key.
+    """
+    w = BitWriter()
+    w.uint(OWN_VERSION, 3)
+    w.uint(content_key(problem), CONTENT_BITS)
+    w.sized(index, 5)
+    return pack(w.bits)
+
+
+@dataclass(frozen=True)
+class OwnCode:
+    """What the code of a teacher's own problem says."""
+
+    key: int
+    """The problem's content key."""
+    index: int
+    """The sheet's index in its batch."""
+    code: str
+    """The code, as attnsheet prints it."""
+
+
+def read_own_code(code: str) -> Optional[OwnCode]:
+    """The content key and index of an own problem's code; None for any other code."""
+    r = unpack(code)
+    if r.uint(3) != OWN_VERSION:
+        return None
+    key = r.uint(CONTENT_BITS)
+    index = r.sized(5)
+    r.finish()
+    w = BitWriter()
+    w.uint(OWN_VERSION, 3)
+    w.uint(key, CONTENT_BITS)
+    w.sized(index, 5)
+    canonical = pack(w.bits)
+    if _bare(canonical) != _bare(code):
+        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
+                        f"the sheet it describes is {canonical}")
+    return OwnCode(key, index, canonical)
+
+
 def decode_code(code: str) -> Decoded:
     """Read a sheet code back; a mistyped code or an unknown version is a CodeError."""
     r = unpack(code)
@@ -89,6 +153,10 @@ def decode_code(code: str) -> Decoded:
     if version == 0:
         # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
         raise CodeError(f"{_shown(code)} is not a sheet code")
+    if version == OWN_VERSION:
+        read_own_code(code)  # a mistyped one is said as such
+        raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
+                        "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
     if version != CODE_VERSION:
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "

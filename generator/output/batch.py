@@ -8,13 +8,14 @@ import re
 import time
 import unicodedata
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
+from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
 from generator.output.files import (
     check_free,
@@ -105,13 +106,17 @@ def planned_files(batch: Batch) -> dict[str, list[Path]]:
     """The worksheet and key files a batch will write, one per sheet when split."""
     ext = batch.fmt
     if not batch.split:
-        return {"worksheets": [batch.out / f"{batch.names[0]}.{ext}"], "keys": [batch.out / f"{batch.names[1]}.{ext}"]}
-    width = max(2, len(str(len(batch.sheets))))
-    stems = [_stem(s, width) for s in batch.sheets]
-    return {
-        "worksheets": [batch.out / "worksheets" / f"{stem}.{ext}" for stem in stems],
-        "keys": [batch.out / "keys" / f"{stem}.{ext}" for stem in stems],
-    }
+        plan = {"worksheets": [batch.out / f"{batch.names[0]}.{ext}"], "keys": [batch.out / f"{batch.names[1]}.{ext}"]}
+    else:
+        width = max(2, len(str(len(batch.sheets))))
+        stems = [_stem(s, width) for s in batch.sheets]
+        plan = {
+            "worksheets": [batch.out / "worksheets" / f"{stem}.{ext}" for stem in stems],
+            "keys": [batch.out / "keys" / f"{stem}.{ext}" for stem in stems],
+        }
+    if batch.settings.blank:
+        plan["keys"] = []  # a blank template has no key
+    return plan
 
 
 def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> Written:
@@ -123,7 +128,8 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     start = time.perf_counter()
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
-    targets = plan["worksheets"] + plan["keys"] + [manifest_path]
+    # Blank templates have no problem to record: no key, no manifest.
+    targets = plan["worksheets"] + plan["keys"] + ([] if batch.settings.blank else [manifest_path])
     check_free(targets, batch.force)
     # Every folder is made and tried now: an unwritable one fails before any rendering.
     for folder in dict.fromkeys(path.parent for path in targets):
@@ -134,15 +140,16 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
             written, pages, places = _write_html(batch, plan, progress)
         else:
             written, pages, places = _write_pdf(batch, plan, progress)
-        manifest = manifest_json(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
-                                 places)
-        write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+        if not batch.settings.blank:
+            manifest = manifest_json(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
+                                     places)
+            write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+            written.append(manifest_path)
     except KeyboardInterrupt:
         # Stopped outside the rendering loop (which says more): every file on disk is whole.
         raise Interrupted("interrupted: the files already written are complete; the manifest was not written") from None
     remove_files(stale)
-    return Written(files=tuple(written) + (manifest_path,), pages=pages, seconds=time.perf_counter() - start,
-                   removed=tuple(stale))
+    return Written(files=tuple(written), pages=pages, seconds=time.perf_counter() - start, removed=tuple(stale))
 
 
 def _stale_files(out: Path, manifest_path: Path, targets: list[Path]) -> list[Path]:
@@ -207,15 +214,9 @@ job holds in memory (a rendered page's layout is about 1.5 MB until it is writte
 
 def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
     settings = batch.settings
-    if batch.split:
-        tasks = [Task(path, (sheet,), key, settings)
-                 for sheet, ws, kp in zip(batch.sheets, plan["worksheets"], plan["keys"])
-                 for path, key in ((ws, False), (kp, True))]
-    else:
-        # The parts are the same whatever the number of jobs: so are the merged bytes.
-        parts = [batch.sheets[i:i + PART_SHEETS] for i in range(0, len(batch.sheets), PART_SHEETS)]
-        tasks = [Task(path, part, key, settings)
-                 for path, key in ((plan["worksheets"][0], False), (plan["keys"][0], True)) for part in parts]
+    # A combined file is rendered in parts, the same whatever the number of jobs: so are its bytes.
+    tasks = [Task(path, sheets[i:i + PART_SHEETS], key, settings)
+             for path, sheets, key in documents(batch, plan) for i in range(0, len(sheets), PART_SHEETS)]
     files = list(dict.fromkeys(task.path for task in tasks))
     left = {path: sum(task.path == path for task in tasks) for path in files}
     done: dict[Path, list[bytes]] = {path: [] for path in files}
@@ -240,13 +241,23 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     except BrokenProcessPool:
         raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(files))) from None
     total = sum(filled.values())
-    places = []
-    for i, sheet in enumerate(batch.sheets):
-        ws_path = plan["worksheets"][i if batch.split else 0]
-        key_path = plan["keys"][i if batch.split else 0]
-        places.append({"worksheet": _place(batch, ws_path, *counts[(ws_path, sheet.index)]),
-                       "key": _place(batch, key_path, *counts[(key_path, sheet.index)])})
+    places = [{kind: _place(batch, path, *counts[(path, sheet.index)]) for kind, path in _files_of(batch, plan, i)}
+              for i, sheet in enumerate(batch.sheets)]
     return written, total, places
+
+
+def documents(batch: Batch, plan: dict) -> list[tuple[Path, tuple[Sheet, ...], bool]]:
+    """Every file to write as (path, its sheets, answer keys or not), in the order they are written."""
+    kinds = ((plan["worksheets"], False),) + (() if batch.settings.blank else ((plan["keys"], True),))
+    if batch.split:
+        return [(paths[i], (sheet,), key) for i, sheet in enumerate(batch.sheets) for paths, key in kinds]
+    return [(paths[0], batch.sheets, key) for paths, key in kinds]
+
+
+def _files_of(batch: Batch, plan: dict, i: int) -> list[tuple[str, Path]]:
+    """The worksheet and key file sheet `i` is in."""
+    at = i if batch.split else 0
+    return [("worksheet", plan["worksheets"][at])] + ([] if batch.settings.blank else [("key", plan["keys"][at])])
 
 
 def _joined(parts: list[bytes]) -> bytes:
@@ -278,19 +289,12 @@ def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, li
             if progress:
                 progress(1)
 
-    if batch.split:
-        css = stylesheet_text("../")
-        files = [(path, (sheet,), key) for sheet, ws, kp in zip(batch.sheets, plan["worksheets"], plan["keys"])
-                 for path, key in ((ws, False), (kp, True))]
-    else:
-        css = stylesheet_text("")
-        files = [(plan["worksheets"][0], batch.sheets, False), (plan["keys"][0], batch.sheets, True)]
-    for path, sheets, key in files:
+    css = stylesheet_text("../" if batch.split else "")
+    for path, sheets, key in documents(batch, plan):
         chunks = (text.encode("utf-8") for text in document_chunks(views(sheets, key), settings, css))
         write_atomic(path, chunks, force=batch.force)
         written.append(path)
-    places = [{"worksheet": _place(batch, plan["worksheets"][i if batch.split else 0]),
-               "key": _place(batch, plan["keys"][i if batch.split else 0])} for i in range(len(batch.sheets))]
+    places = [{kind: _place(batch, path) for kind, path in _files_of(batch, plan, i)} for i in range(len(batch.sheets))]
     written += _copy_fonts(batch)
     return written, 0, places
 
@@ -312,3 +316,33 @@ def _place(batch: Batch, path: Path, first_page: Optional[int] = None, pages: Op
         place["first_page"] = first_page
         place["pages"] = pages
     return place
+
+
+def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tuple[Sheet, ...]:
+    """Sheets of a teacher's own problems: one per student (a single problem serves the whole
+    class), each with a code derived from its content and its place in the batch."""
+    from generator.draw.sheetcodes import content_code
+
+    if len(problems) != 1 and len(problems) != len(students):
+        raise BatchError(f"the file holds {len(problems)} problems for {len(students)} sheets: give one problem "
+                         "for the whole class, or one per sheet")
+    chosen = problems * len(students) if len(problems) == 1 else problems
+    sheets = []
+    for i, (student, problem) in enumerate(zip(students, chosen), start=1):
+        problem = replace(problem, code=content_code(problem, i - 1), metrics=None)
+        sheets.append(Sheet(i, student, problem, solve(problem)))
+    return tuple(sheets)
+
+
+def blank_problem(options: DrawOptions) -> Problem:
+    """A problem of the shape and rules of `options` with every entry 0: what a blank template
+    is laid out from (none of its numbers is printed)."""
+    def zeros(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+        return tuple((0,) * cols for _ in range(rows))
+
+    n, d, dk, dv = options.tokens, options.d_model, options.d_k, options.d_v
+    head = Head(zeros(dk, d), zeros(dk, d), zeros(dv, d))
+    problem = Problem(X=zeros(d, n), heads=(head,) * options.heads,
+                      W_O=zeros(d, options.heads * dv) if options.output_projection else None,
+                      rules=Rules("exact", "e") if options.rules == "exact" else Rules(), causal=options.causal)
+    return to_row(problem) if options.convention == "row" else problem

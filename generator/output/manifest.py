@@ -32,6 +32,8 @@ class Origin:
     """The code the one sheet was rebuilt from (`key`)."""
     roster: Optional[str] = None
     """The roster file the students came from, if any."""
+    problem_file: Optional[str] = None
+    """The file of a teacher's own problems the sheets were printed from (`--problem`)."""
 
 
 def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int],
@@ -39,7 +41,11 @@ def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, see
     """Everything needed to grade without opening a PDF, and to rebuild any sheet."""
     shown = {"paper": settings.paper, "lang": settings.lang, "format": fmt, "worked": settings.worked}
     if origin.code is not None:
-        options = {"code": origin.code, **shown}
+        options = {"code": origin.code, **({"problem_file": origin.problem_file} if origin.problem_file else {}),
+                   **shown}
+    elif origin.problem_file is not None:
+        options = {"problem_file": origin.problem_file, "count": len(sheets), "roster": origin.roster,
+                   "title": settings.title, "split": split, **shown}
     else:
         drawn = asdict(origin.options) if origin.options is not None else {}
         options = {**drawn, "count": len(sheets), "roster": origin.roster, "title": settings.title, "split": split,
@@ -49,7 +55,7 @@ def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, see
         "tool": {"name": "attnsheet", "version": __version__},
         "options": options,
         "seed": seed,
-        "settings": {k: v for k, v in asdict(settings).items() if k != "timestamp"},
+        "settings": {k: v for k, v in asdict(settings).items() if k not in ("timestamp", "blank")},
         **({"created": settings.timestamp} if settings.timestamp else {}),
         "sheets": [
             {

@@ -32,6 +32,8 @@ class MatrixView:
     """Characters per cell."""
     cell_h: int = 1
     """Lines per cell (2 for fractions with their decimals)."""
+    guided: bool = False
+    """A faint guide between a cell's two lines: the fraction above it, its decimals below."""
     tone: str = "input"
     """Colour family: input, weight, q, k, v, score, attn, out."""
     boxes: bool = True
@@ -211,5 +213,5 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
     return MatrixView(
         label=label, caption=caption, lines=_lines(shown, rows, cols, width, cell_h, two_line, hidden), rows=rows,
         cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
-        masked=tuple(sorted(hidden)), tokens=tuple(tokens), row_labels=tuple(row_labels),
+        masked=tuple(sorted(hidden)), tokens=tuple(tokens), row_labels=tuple(row_labels), guided=two_line,
     )

@@ -27,6 +27,8 @@ class Settings:
     """Keys also write out one dot product and one column's softmax."""
     timestamp: str = ""
     """W3C date-time written into the files, or empty for none (reproducible by default)."""
+    blank: bool = False
+    """Blank templates: every matrix empty, X and the weights too, for a student's own numbers."""
 
     def __post_init__(self) -> None:
         # The CLI checks these first (exit 2); this is the guard for callers from Python.
@@ -34,6 +36,8 @@ class Settings:
             raise AttnsheetError(f"paper: expected one of {', '.join(PAPERS)}, got {self.paper!r}")
         if len(self.title) > MAX_TITLE:
             raise AttnsheetError(f"title: at most {MAX_TITLE} characters, got {len(self.title)}")
+        if self.blank and self.worked:
+            raise AttnsheetError("a blank template has no key, so no worked example")
         object.__setattr__(self, "title", clean_text(self.title, MAX_TITLE))
 
 

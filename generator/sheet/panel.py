@@ -19,6 +19,8 @@ from generator.sheet.style import (
     FONT_PT,
     GAP,
     GIVEN_PAD_PT,
+    GUIDE_INSET_PT,
+    GUIDE_LINE,
     LINE_PT,
     MASK_FILL,
     MASK_LINE,
@@ -152,6 +154,15 @@ class _Drawing:
                 self.line(BOX_LINE, 0.5, (x + j * cw, y), (x + j * cw, y + h))
             for i in range(m.rows + 1):
                 self.line(BOX_LINE, 0.5, (x, y + i * ch), (x + w, y + i * ch))
+            if m.guided:
+                hidden = set(m.masked)
+                for i in range(m.rows):
+                    middle = y + i * ch + LINE_PT
+                    for j in range(m.cols):
+                        if (i, j) not in hidden:  # a struck-out cell takes nothing written
+                            left = x + j * cw
+                            self.line(GUIDE_LINE, 0.4, (left + GUIDE_INSET_PT, middle),
+                                      (left + cw - GUIDE_INSET_PT, middle))
         for i, j in m.masked:
             cx, cy = x + j * cw, y + i * ch
             self.rect(MASK_FILL, cx, cy, cw, ch)

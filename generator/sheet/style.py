@@ -55,6 +55,8 @@ TONES = {
 
 BOX_LINE = "#8a8a8a"
 """Lines of the writing boxes."""
+GUIDE_LINE, GUIDE_INSET_PT = "#c8c8c8", 2.0
+"""The faint line between a fraction and its decimals in a box, stopping short of its sides."""
 
 
 MASK_FILL, MASK_LINE = "#d9d9d9", "#7a7a7a"

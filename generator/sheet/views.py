@@ -49,13 +49,13 @@ FIRST_PAGE_PT = 640.0
 """Height left under the header on a page: a taller head is laid out one grid row at a time."""
 
 
-def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
 
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
     one another, row by row, scaled down as much as the widest needs.
     """
-    m = head_matrices(problem, solution, h, key, _)
+    m = head_matrices(problem, solution, h, key, _, blank)
     if problem.convention == "row":
         layout = {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
@@ -102,9 +102,9 @@ def _head_panels(grids: dict) -> dict:
     return {"both": side_by_side(grids["proj"], grids["att"])}
 
 
-def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, _)
+    grids = _head_grids(problem, solution, h, key, _, blank)
     panels = _head_panels(grids)
     view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "proj_width_pt": grids["proj"].width_pt,
             "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
@@ -117,8 +117,9 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _) -> di
     return view
 
 
-def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) -> dict:
-    """Every matrix of one head, sized for the problem's convention."""
+def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
+    """Every matrix of one head, sized for the problem's convention; `blank`: the given ones empty too."""
+    given = not blank  # a blank template: X and the weights are boxes to fill like the rest
     head, sol = problem.heads[h], solution.heads[h]
     row = problem.convention == "row"
     n = problem.n_tokens
@@ -133,10 +134,10 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
         frac_w = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
         w_w = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
         return {
-            "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=cell_width(problem.X, 3)),
-            "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=w_w),
-            "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=w_w),
-            "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=w_w),
+            "X": matrix("X", _("inputs"), problem.X, tone="input", given=given, cell_w=cell_width(problem.X, 3)),
+            "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=given, cell_w=w_w),
+            "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=given, cell_w=w_w),
+            "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=given, cell_w=w_w),
             "Q": matrix("Q = X·W_Q", _("queries"), sol.Q, tone="q", key=key, cell_w=w_w),
             "K": matrix("K = X·W_K", _("keys"), sol.K, tone="k", key=key, cell_w=w_w),
             "V": matrix("V = X·W_V", _("values"), sol.V, tone="v", key=key, cell_w=w_w),
@@ -157,10 +158,10 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
     # Every width leaves a space each side of its widest entry: "−1 0" never reads as "−10".
     weight_w = max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V))
     return {
-        "X": matrix("X", _("inputs"), problem.X, tone="input", given=True, cell_w=tok_w, tokens=tokens),
-        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=True, cell_w=weight_w),
-        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=True, cell_w=weight_w),
-        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=True, cell_w=weight_w),
+        "X": matrix("X", _("inputs"), problem.X, tone="input", given=given, cell_w=tok_w, tokens=tokens),
+        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=given, cell_w=weight_w),
+        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=given, cell_w=weight_w),
+        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=given, cell_w=weight_w),
         "Q": matrix("Q = W_Q·X", _("queries"), sol.Q, tone="q", key=key, cell_w=tok_w),
         "K": matrix("K = W_K·X", _("keys"), sol.K, tone="k", key=key, cell_w=tok_w),
         "V": matrix("V = W_V·X", _("values"), sol.V, tone="v", key=key, cell_w=tok_w),
@@ -177,9 +178,9 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _) ->
     }
 
 
-def _final_grid(problem: Problem, solution: Solution, key: bool, _) -> Optional[GridView]:
+def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool = False) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
-    v = final_matrices(problem, solution, key, _)
+    v = final_matrices(problem, solution, key, _, blank)
     if v is None:
         return None
     if problem.convention == "row":
@@ -189,8 +190,9 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _) -> Optional[
     return grid(rows)
 
 
-def final_matrices(problem: Problem, solution: Solution, key: bool, _) -> Optional[dict]:
+def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bool = False) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
+    given = not blank
     if len(problem.heads) == 1 and problem.W_O is None:
         return None
     row = problem.convention == "row"
@@ -201,7 +203,7 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, _) -> Option
     if problem.W_O is not None:
         product = "Z_concat·W_O" if row else "W_O·Z_concat"
         # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
-        views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=True,
+        views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=given,
                               cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
         views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
     return views
@@ -210,11 +212,11 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, _) -> Option
 def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> dict:
     """Everything the template needs for one worksheet (key=False) or answer key (key=True)."""
     _ = translations(settings.lang).gettext
-    final = _final_grid(problem, solution, key, _)
+    final = _final_grid(problem, solution, key, _, settings.blank)
     return {
         "problem": problem,
         "row": problem.convention == "row",
-        "heads": [_head_view(problem, solution, h, key, _) for h in range(len(problem.heads))],
+        "heads": [_head_view(problem, solution, h, key, _, settings.blank) for h in range(len(problem.heads))],
         "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,
