@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # Debian packages WeasyPrint needs: Pango for layout, HarfBuzz's subsetter so fonts are
 # subset in C (fast, byte-reproducible) instead of by fontTools; poppler-utils to look at PDFs.
-DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
+# fonts-wqy-microhei: names in Chinese, Japanese and Korean print (fontconfig falls back to it).
+DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei poppler-utils
 
 .PHONY: demo test system bench clean fonts messages readme
 

@@ -86,3 +86,34 @@ def test_blank_templates_have_no_numbers_in_their_matrices(run, tmp_path):
 def test_blank_and_worked_or_seed_are_refused(run, tmp_path):
     assert run("generate", "--blank", "--worked", "--out", str(tmp_path)).code == 2
     assert run("generate", "--blank", "--seed", "4", "--out", str(tmp_path)).code == 2
+
+
+def test_names_in_any_script_print_or_are_warned_about(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from pypdf import PdfReader
+
+    from conftest import ROOT
+
+    roster = tmp_path / "class.csv"
+    roster.write_text("name\n王小明\nZoë Ødegård\n", encoding="utf-8")
+    cli = [sys.executable, "-m", "generator", "generate", "--roster", str(roster), "--seed", "1", "--split",
+           "--jobs", "1"]
+    r = subprocess.run([*cli, "--out", str(tmp_path / "a")], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr, "no CJK font: `make test` installs fonts-wqy-microhei (make system)"
+    names = sorted(p.name for p in (tmp_path / "a" / "worksheets").iterdir())
+    assert names == ["01-wangxiaoming.pdf", "02-zoe-odegard.pdf"]  # transliterated, not dropped
+    assert "王小明" in PdfReader(tmp_path / "a" / "worksheets" / names[0]).pages[0].extract_text()
+    # A machine without a font for the script: fontconfig sees only DejaVu; the row is named.
+    conf = tmp_path / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+                    "<dir>/usr/share/fonts/truetype/dejavu</dir>"
+                    f"<cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>")
+    env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
+    r = subprocess.run([*cli, "--out", str(tmp_path / "b")], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    warnings = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "line 2" in warnings[0] and "王小明" in warnings[0], r.stderr

@@ -30,6 +30,7 @@ from generator.draw.search import fresh_seed
 from generator.draw.sheetcodes import content_key, decode_code, read_own_code
 from generator.output.batch import Batch, blank_problem, generate, make_sheets, own_sheets
 from generator.output.files import check_writable
+from generator.output.fonts import unprintable
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings, timestamp
 from generator.sheet.roster import parse_roster
@@ -64,6 +65,12 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
     read = parse_roster(read_text(roster, encoding), label=roster, strict=strict)
     for warning in read.warnings:
         say(f"warning: {warning}")
+    for student, line in zip(read.students, read.lines):
+        missing = unprintable(student.name)
+        if missing:
+            say(f"warning: {roster}: line {line}: no installed font has {missing[:10]!r} of the name "
+                f"{student.name[:40]!r}, which prints with gaps; install a font for its script "
+                "(on Debian: fonts-noto-cjk for Chinese, Japanese and Korean)")
     say(f"read {len(read.students)} student{'s' if len(read.students) != 1 else ''} from {roster}")
     return list(read.students)
 

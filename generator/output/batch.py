@@ -6,11 +6,12 @@ import json
 import os
 import re
 import time
-import unicodedata
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
+
+from anyascii import anyascii
 
 from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
@@ -91,8 +92,9 @@ def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], st
 
 
 def slug(text: str, limit: int = 40) -> str:
-    """A file-name-safe version of a name: ASCII letters, digits and hyphens only."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """A file-name-safe version of a name: ASCII letters, digits and hyphens only, transliterated
+    from any script (Ø → O, 王小明 → WangXiaoMing) rather than dropped."""
+    ascii_text = anyascii(text)
     cleaned = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
     return cleaned[:limit].strip("-")
 

@@ -26,6 +26,8 @@ class Roster:
     """One per row, in order."""
     warnings: tuple[str, ...]
     """One line per suspicious row (an unbalanced quote, a row wider than the header)."""
+    lines: tuple[int, ...] = ()
+    """The line each student's row starts on, for messages."""
 
 
 def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Roster:
@@ -60,7 +62,7 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
     if len(rows) - 1 > MAX_STUDENTS:
         raise RosterError(f"{label}: more than {MAX_STUDENTS} students")
     at = {key: header.index(key) for key in ("name", "id", "group") if key in header}
-    students, warnings = [], []
+    students, warnings, starts = [], [], []
     for first, last, row in rows[1:]:
         where = f"line {first}" if first == last else f"lines {first}-{last}"
         if any("\n" in cell or "\r" in cell for cell in row):
@@ -74,8 +76,9 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         if not fields["name"]:
             raise RosterError(f"{label}: {where} has no name")
         students.append(Student(name=fields["name"], id=fields.get("id", ""), group=fields.get("group", "")))
+        starts.append(first)
     if not students:
         raise RosterError(f"{label}: a header row but no students")
     if strict and warnings:
         raise RosterError(f"{warnings[0]}; fix the roster, or leave out --strict to read it anyway")
-    return Roster(tuple(students), tuple(warnings))
+    return Roster(tuple(students), tuple(warnings), tuple(starts))
