@@ -69,6 +69,15 @@ def test_a_class_answered_and_graded(run, batch, tmp_path):
     assert [int(row["Q"]) for row in rows] == [12, 11, 12] and rows[2]["Z"] == "0"
     assert rows[2]["name"].startswith("'=")  # a formula from the roster is text in a spreadsheet
     assert json.loads((tmp_path / "g" / "grades.json").read_text()) == grades
+    # Each student's graded sheet: their name and score as text, the wrong cell's expected value.
+    from pypdf import PdfReader
+
+    graded = sorted((tmp_path / "g" / "graded").iterdir())
+    assert [p.name for p in graded] == ["01-ana-lopez.pdf", "02-ben-ode.pdf", "03-hyperlink-x.pdf"]
+    texts = [PdfReader(p).pages[0].extract_text() for p in graded]
+    assert "Ana Lopez" in texts[0] and "Score 152/152 (100.0%)" in texts[0] and "GRADED SHEET" in texts[0].upper()
+    assert "Score 151/152 (99.3%)" in texts[1] and "Q 11/12" in texts[1]
+    assert "Score 140/152" in texts[2] and "Z 0/12" in texts[2]
     again = run("grade", *files, "--manifest", str(manifest), "--out", str(tmp_path / "g"))
     assert again.code == 1 and "already exists" in again.err
 

@@ -79,6 +79,8 @@ class StepGrade:
     """The true value of each cell (None where masked)."""
     carried: tuple[tuple[Optional[Number], ...], ...]
     """The value the student's own earlier cells give each cell (None where none can be had)."""
+    written: Grid = ()
+    """What the student wrote in each cell, as read."""
 
     @property
     def points(self) -> int:
@@ -125,6 +127,13 @@ class Grade:
             if s.head == head and s.step == step:
                 return s
         raise KeyError((head, step))
+
+
+def step_label(head: Optional[int], step: str, heads: int) -> str:
+    """A step's column name in the gradebook: 'Q', or 'h2 Q' on several heads; 'Z concat', 'output'."""
+    if head is None:
+        return "Z concat" if step == "Z" else step
+    return f"h{head} {step}" if heads > 1 else step
 
 
 def has_final(problem: Problem) -> bool:
@@ -301,14 +310,10 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
             grid = tuple(tuple(BLANK for _ in range(shape[1])) for _ in range(shape[0]))
         return grid if name == "sums" else t(grid)
 
-    def record(head: Optional[int], name: str, verdicts, true, carried) -> None:
-        if name == "sums":
-            steps.append(StepGrade(head, name, tuple(map(tuple, verdicts)), (tuple(true[0]),),
-                                   (tuple(carried[0]) if carried is not None else tuple(true[0]),)))
-            return
-        back = transpose if row else (lambda m: tuple(map(tuple, m)))
+    def record(head: Optional[int], name: str, verdicts, true, carried, entries: Grid) -> None:
+        back = (lambda m: tuple(map(tuple, m))) if name == "sums" or not row else transpose
         steps.append(StepGrade(head, name, back(verdicts), back(true),
-                               back(carried) if carried is not None else back(true)))
+                               back(carried) if carried is not None else back(true), back(entries)))
 
     heads_used = []
     for h, (sol_row, grids) in enumerate(zip(solution.heads, _pad(answers.heads, len(problem.heads)))):
@@ -326,7 +331,7 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
                 carried = None
             e = written(grids, name, shapes[name])
             verdicts, used[name] = chain.step(e, true[name], carried, mask)
-            record(h + 1, name, verdicts, true[name], carried)
+            record(h + 1, name, verdicts, true[name], carried, e)
 
         def sums() -> Values:
             columns = list(zip(*used["powers"]))
@@ -361,7 +366,7 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
         e = written(answers.final, "Z", final_shapes["Z"])
         carried = None if _same(concat_carried, concat_true) else concat_carried
         verdicts, concat_used = chain.step(e, concat_true, carried)
-        record(None, "Z", verdicts, concat_true, carried)
+        record(None, "Z", verdicts, concat_true, carried, e)
         if "output" in final_shapes:
             out_true = t(solution.output)
             e = written(answers.final, "output", final_shapes["output"])
@@ -370,7 +375,7 @@ def grade(problem: Problem, answers: Answers, carry: bool = True, solution: Opti
                 out_carried = _product([list(r) for r in t(problem.W_O)], concat_used)
                 carried = None if _same(out_carried, out_true) else out_carried
             verdicts, _ = chain.step(e, out_true, carried)
-            record(None, "output", verdicts, out_true, carried)
+            record(None, "output", verdicts, out_true, carried, e)
     return Grade(steps=tuple(steps), carry=carry, code=answers.code, student=answers.student)
 
 

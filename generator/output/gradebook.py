@@ -5,16 +5,23 @@ from __future__ import annotations
 import csv
 import io
 import statistics
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from generator.core.answers import AnswersError, Pending, grade_to_json
+from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
-from generator.core.grade import Grade, grade
+from generator.core.grade import Grade, grade, step_label
 from generator.core.problem import Problem
 from generator.core.student import Student
 from generator.core.usertext import clean_text
+from generator.output.batch import slug
 from generator.output.manifest import Listed, code_key
+from generator.sheet.graded import graded_sheet
+from generator.sheet.model import Settings
+from generator.sheet.views import sheet_view
 
 
 def _drawn(code: str, where: str) -> tuple[str, Problem]:
@@ -33,8 +40,18 @@ def _drawn(code: str, where: str) -> tuple[str, Problem]:
     return decoded.code, draw(decoded.options, decoded.seed, count=1, start=decoded.index)[0]
 
 
+@dataclass(frozen=True)
+class Graded:
+    """A grade with the problem it is of."""
+
+    grade: Grade
+    """The verdicts and points."""
+    problem: Problem
+    """The sheet's problem."""
+
+
 def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
-              manifest_label: str = "the manifest") -> list[Grade]:
+              manifest_label: str = "the manifest") -> list[Graded]:
     """Grade every sheet's answers; the same sheet twice, or one not in the manifest, is an error.
 
     A manifest supplies each sheet's problem and student; without one, a drawn code rebuilds its
@@ -61,15 +78,8 @@ def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]]
             raise AnswersError(f"{pending.where}: sheet {code or '(no code)'} is graded twice "
                                f"(also in {seen[key]})")
         seen[key] = pending.where
-        grades.append(grade(problem, pending.answers(problem, student, code), carry=carry))
+        grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry), problem))
     return grades
-
-
-def step_label(head: Optional[int], step: str, heads: int) -> str:
-    """A step's column name in the gradebook: 'Q', or 'h2 Q' on several heads; 'Z concat', 'output'."""
-    if head is None:
-        return "Z concat" if step == "Z" else step
-    return f"h{head} {step}" if heads > 1 else step
 
 
 def _cell(text: str) -> str:
@@ -115,3 +125,20 @@ def grades_json(grades: Sequence[Grade]) -> Any:
     """grade@1 for one sheet, or a list of them for several."""
     docs = [grade_to_json(g) for g in grades]
     return docs[0] if len(docs) == 1 else docs
+
+
+def graded_paths(graded: Sequence[Graded], out: Path) -> list[Path]:
+    """Where each student's graded sheet goes: graded/NN-name.pdf (the code when there is no name)."""
+    width = max(2, len(str(len(graded))))
+    return [out / "graded" / f"{i:0{width}d}-{slug(g.grade.student.name) or slug(g.grade.code or '') or 'sheet'}.pdf"
+            for i, g in enumerate(graded, start=1)]
+
+
+def graded_pdf(graded: Graded, settings: Settings) -> bytes:
+    """A student's sheet with their own values in the boxes, each marked, and their points."""
+    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+
+    g = graded.grade
+    view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False, graded_sheet(g))
+    data, _ = renderer().document([view], settings)
+    return data

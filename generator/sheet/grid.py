@@ -34,6 +34,10 @@ class MatrixView:
     """Lines per cell (2 for fractions with their decimals)."""
     guided: bool = False
     """A faint guide between a cell's two lines: the fraction above it, its decimals below."""
+    marks: tuple[tuple[str, ...], ...] = ()
+    """On a graded sheet, each cell's verdict (correct, carried, wrong, blank, unreadable, masked)."""
+    notes: tuple[tuple[str, ...], ...] = ()
+    """On a graded sheet, the expected value, small, in each wrong cell (else empty)."""
     tone: str = "input"
     """Colour family: input, weight, q, k, v, score, attn, out."""
     boxes: bool = True
@@ -196,6 +200,31 @@ def _lines(values: Optional[Sequence[Sequence[Cell]]], rows: int, cols: int, cel
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Marking:
+    """What a student wrote in a grid and how it was graded: a graded sheet shows it."""
+
+    texts: tuple[tuple[tuple[str, str], ...], ...]
+    """Per cell, the two lines written (the second empty but for a fraction with its decimals)."""
+    verdicts: tuple[tuple[str, ...], ...]
+    """Per cell, its verdict."""
+    notes: tuple[tuple[str, ...], ...]
+    """Per cell, the expected value where the cell is wrong, else empty."""
+
+
+def _fit(text: str, width: int) -> str:
+    """A written value cut to fit its cell, with an ellipsis (a student may write a long one)."""
+    return text if len(text) <= width - 2 else text[: max(1, width - 3)] + "…"
+
+
+def _marked_lines(marking: Marking, cell_w: int, cell_h: int) -> tuple[str, ...]:
+    out = []
+    for row in marking.texts:
+        for line in range(cell_h):
+            out.append("".join(_center(_fit(cell[line] if line < 2 else "", cell_w), cell_w) for cell in row).rstrip())
+    return tuple(out)
+
+
 def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: str, given: bool = False,
            key: bool = False, cell_w: int = 0, two_line: bool = False, tall: bool = False,
            masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = (),
@@ -215,3 +244,9 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
         cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
         masked=tuple(sorted(hidden)), tokens=tuple(tokens), row_labels=tuple(row_labels), guided=two_line,
     )
+
+
+def marked(view: MatrixView, marking: Marking) -> MatrixView:
+    """A matrix's writing boxes filled with what a student wrote, each with its verdict's mark."""
+    return replace(view, lines=_marked_lines(marking, view.cell_w, view.cell_h), answers=False,
+                   marks=marking.verdicts, notes=marking.notes)

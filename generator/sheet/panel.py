@@ -22,8 +22,12 @@ from generator.sheet.style import (
     GUIDE_INSET_PT,
     GUIDE_LINE,
     LINE_PT,
+    MARK_PT,
+    MARKS,
     MASK_FILL,
     MASK_LINE,
+    NOTE_CHAR,
+    NOTE_DROP_PT,
     SERIF_PT,
     STYLES,
     TONES,
@@ -167,9 +171,26 @@ class _Drawing:
             cx, cy = x + j * cw, y + i * ch
             self.rect(MASK_FILL, cx, cy, cw, ch)
             self.line(MASK_LINE, 0.6, (cx, cy + ch), (cx + cw, cy))
+        for i, row in enumerate(m.marks):
+            for j, verdict in enumerate(row):
+                if verdict in MARKS:
+                    self.mark(verdict, x + (j + 1) * cw - MARK_PT - 1.2, y + i * ch + 1.2)
         left, right = x - pad, x + w + pad
         self.line(tone.ink, 1.2, (left + SERIF_PT, y), (left, y), (left, y + h), (left + SERIF_PT, y + h))
         self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
+
+    def mark(self, verdict: str, x: float, y: float) -> None:
+        """A verdict's mark with its top left at (x, y): a tick, a tick with a tail, a cross, a square."""
+        s, ink = MARK_PT, MARKS[verdict]
+        if verdict in ("correct", "carried"):
+            self.line(ink, 0.9, (x, y + 0.55 * s), (x + 0.35 * s, y + s), (x + s, y))
+            if verdict == "carried":
+                self.line(ink, 0.9, (x - 0.6 * s, y + 0.55 * s), (x, y + 0.55 * s))
+        elif verdict == "wrong":
+            self.line(ink, 0.9, (x, y), (x + s, y + s))
+            self.line(ink, 0.9, (x, y + s), (x + s, y))
+        else:
+            self.line(ink, 0.6, (x, y), (x + s, y), (x + s, y + s), (x, y + s), (x, y))
 
     def shapes(self, width: float, height: float) -> Shapes:
         # Writing boxes first: brackets and strokes of struck-out cells go over their ends.
@@ -202,6 +223,12 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
             captions.put(c.row + 1, round(middle / CAPTION_CHAR - len(token) / 2), token)
         for k, label in enumerate(m.row_labels):  # right-aligned, a caption character from the bracket
             captions.put(c.body_row + k * m.cell_h, math.floor(c.col / CAPTION_CHAR) - 1 - len(label), label)
+        for i, row in enumerate(m.notes):
+            for j, note in enumerate(row):
+                if note:  # right-aligned in the cell's last line, under the student's value
+                    right = (c.col + (j + 1) * m.cell_w) / NOTE_CHAR
+                    rasters.setdefault("notes", _Raster()).put(c.body_row + (i + 1) * m.cell_h - 1,
+                                                               math.floor(right - 0.5) - len(note), note)
         if m.lines:
             layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
             for k, line in enumerate(m.lines):
@@ -211,7 +238,7 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
     order = list(STYLES)
     layers = tuple(
         raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size / FONT_PT, line_pt,
-                     CAPTION_DROP_PT * scale if kind == "captions" else 0.0)
+                     {"captions": CAPTION_DROP_PT, "notes": NOTE_DROP_PT}.get(kind, 0.0) * scale)
         for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
     )
     width, height = raster_width(cols), rows * LINE_PT + 1  # the bottom brackets' half width

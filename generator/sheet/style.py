@@ -71,6 +71,21 @@ SERIF_PT = 2.6
 """Length of a bracket's top and bottom strokes."""
 
 
+NOTE_CHAR = 0.6
+"""A graded sheet's expected value, small in a wrong cell's corner, in matrix characters."""
+NOTE_DROP_PT = 5.0
+"""Notes sit this much below the middle of their cell's last line, under the student's value."""
+MARKS = {
+    # A shape per verdict, so that a grey-scale print still tells them apart.
+    "correct": "#1e7d32",  # a tick
+    "carried": "#1c5c96",  # a tick with a tail: right from the student's own numbers
+    "wrong": "#b00020",  # a cross
+    "blank": "#8a8a8a",  # an open square
+    "unreadable": "#8a8a8a",  # an open square (the cell shows "?")
+}
+"""The colour of each verdict's mark on a graded sheet."""
+MARK_PT = 3.6
+"""A mark's size, in its cell's top right corner."""
 CAPTION_DROP_PT = 2.5
 """Captions sit this much below the middle of their line, close to the body they name."""
 
@@ -97,6 +112,7 @@ STYLES = {
     "given": Ink(FONT_PT, 400, "#1b1b1b"),
     "answers": Ink(FONT_PT, 700, "#0b4fa8"),
     "captions": Ink(FONT_PT * CAPTION_CHAR, 400, "#5a5a5a"),
+    "notes": Ink(FONT_PT * NOTE_CHAR, 400, "#b00020"),
 }
 """The text styles of a panel's layers, in drawing order; the one place they are defined (the
 HTML layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""

@@ -8,7 +8,8 @@ from typing import Optional
 
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
-from generator.sheet.grid import GridView, cell_width, grid, matrix
+from generator.sheet.graded import GradedSheet
+from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.panel import (
@@ -49,13 +50,14 @@ FIRST_PAGE_PT = 640.0
 """Height left under the header on a page: a taller head is laid out one grid row at a time."""
 
 
-def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
+def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+                marks: Optional[dict] = None) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
 
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
     one another, row by row, scaled down as much as the widest needs.
     """
-    m = head_matrices(problem, solution, h, key, _, blank)
+    m = head_matrices(problem, solution, h, key, _, blank, marks)
     if problem.convention == "row":
         layout = {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
@@ -102,9 +104,10 @@ def _head_panels(grids: dict) -> dict:
     return {"both": side_by_side(grids["proj"], grids["att"])}
 
 
-def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+               marks: Optional[dict] = None) -> dict:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, _, blank)
+    grids = _head_grids(problem, solution, h, key, _, blank, marks)
     panels = _head_panels(grids)
     view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "proj_width_pt": grids["proj"].width_pt,
             "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
@@ -117,7 +120,15 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank
     return view
 
 
-def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
+def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+                  marks: Optional[dict] = None) -> dict:
+    """Every matrix of one head; on a graded sheet (`marks`, by answers@1 step) what the student
+    wrote fills the boxes, with its verdicts."""
+    views = _head_matrices(problem, solution, h, key, _, blank)
+    return views if marks is None else _mark(views, HEAD_STEPS, marks, problem.convention == "row")
+
+
+def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
     """Every matrix of one head, sized for the problem's convention; `blank`: the given ones empty too."""
     given = not blank  # a blank template: X and the weights are boxes to fill like the rest
     head, sol = problem.heads[h], solution.heads[h]
@@ -178,9 +189,10 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, bl
     }
 
 
-def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool = False) -> Optional[GridView]:
+def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,
+                marks: Optional[dict] = None) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
-    v = final_matrices(problem, solution, key, _, blank)
+    v = final_matrices(problem, solution, key, _, blank, marks)
     if v is None:
         return None
     if problem.convention == "row":
@@ -190,7 +202,8 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool 
     return grid(rows)
 
 
-def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bool = False) -> Optional[dict]:
+def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,
+                   marks: Optional[dict] = None) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
     given = not blank
     if len(problem.heads) == 1 and problem.W_O is None:
@@ -206,17 +219,41 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bo
         views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=given,
                               cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
         views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
-    return views
+    return views if marks is None else _mark(views, FINAL_STEPS, marks, row)
 
 
-def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> dict:
-    """Everything the template needs for one worksheet (key=False) or answer key (key=True)."""
+HEAD_STEPS = {"Q": "Q", "K": "K", "V": "V", "Qc": "Q_copy", "KT": "K_T", "Vc": "V_copy", "S": "scores",
+              "S2": "scaled", "E": "powers", "sums": "sums", "A": "A", "Z": "Z"}
+"""Each computed matrix of a head, by its view's name: its step in answers@1 and grade@1."""
+FINAL_STEPS = {"Zc": "Z", "out": "output"}
+"""The same for the matrices after the heads."""
+
+
+def _mark(views: dict, steps: dict, marks: dict, row: bool) -> dict:
+    """Views with their steps' markings; sums are a row of the grade, a column of a row-convention sheet."""
+    out = dict(views)
+    for name, step in steps.items():
+        if name in views and step in marks:
+            marking = marks[step]
+            if name == "sums" and row:
+                marking = Marking(*(tuple(zip(*grid)) for grid in (marking.texts, marking.verdicts, marking.notes)))
+            out[name] = marked(views[name], marking)
+    return out
+
+
+def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool,
+               graded: Optional[GradedSheet] = None) -> dict:
+    """Everything the template needs for one worksheet (key=False), answer key (key=True) or
+    graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     _ = translations(settings.lang).gettext
-    final = _final_grid(problem, solution, key, _, settings.blank)
+    marks = graded.marks if graded else {}
+    final = _final_grid(problem, solution, key, _, settings.blank, marks.get(None) if graded else None)
     return {
         "problem": problem,
         "row": problem.convention == "row",
-        "heads": [_head_view(problem, solution, h, key, _, settings.blank) for h in range(len(problem.heads))],
+        "heads": [_head_view(problem, solution, h, key, _, settings.blank, marks.get(h + 1) if graded else None)
+                  for h in range(len(problem.heads))],
+        "graded": graded,
         "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,

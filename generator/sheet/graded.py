@@ -1,0 +1,63 @@
+"""A grade as a graded sheet shows it: what the student wrote, each cell's verdict, the points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from generator.core.grade import Entry, Grade, StepGrade, step_label
+from generator.core.numbers import decimal_str, sheet_value
+from generator.sheet.grid import Marking
+
+
+@dataclass(frozen=True)
+class GradedSheet:
+    """What a graded sheet adds to a worksheet."""
+
+    marks: dict[Optional[int], dict[str, Marking]]
+    """By head (1-based; None for the concatenation and the output), each step's marking."""
+    points: int
+    """Points earned."""
+    total: int
+    """Points available."""
+    steps: tuple[tuple[str, int, int], ...]
+    """Each step's label, points and total, for the header."""
+
+    @property
+    def percent(self) -> str:
+        """The score in percent, as the header prints it."""
+        return f"{100 * self.points / self.total:.1f}" if self.total else "0.0"
+
+
+def _decimal(entry: Entry) -> str:
+    value, places = entry.decimal
+    return decimal_str(value, places).replace("-", "\u2212")
+
+
+def written_lines(entry: Entry) -> tuple[str, str]:
+    """A written cell as our own text: the number as read (never the student's raw characters),
+    "?" when unreadable; a fraction with its decimals takes two lines."""
+    if entry.kind == "blank":
+        return "", ""
+    if entry.kind == "unreadable":
+        return "?", ""
+    if entry.exact is None:
+        return _decimal(entry), ""
+    return sheet_value(entry.exact), _decimal(entry) if entry.decimal is not None else ""
+
+
+def _marking(step: StepGrade) -> Marking:
+    texts = tuple(tuple(written_lines(e) for e in row) for row in step.written)
+    notes = tuple(tuple(sheet_value(x) if v == "wrong" else "" for v, x in zip(vs, xs))
+                  for vs, xs in zip(step.verdicts, step.expected))
+    return Marking(texts, step.verdicts, notes)
+
+
+def graded_sheet(grade: Grade) -> GradedSheet:
+    """The markings and points of a grade."""
+    marks: dict[Optional[int], dict[str, Marking]] = {}
+    heads = max((s.head or 0 for s in grade.steps), default=0)
+    for step in grade.steps:
+        marks.setdefault(step.head, {})[step.step] = _marking(step)
+    labels = tuple((step_label(s.head, s.step, heads), s.points, s.total) for s in grade.steps)
+    return GradedSheet(marks, grade.points, grade.total, labels)
