@@ -14,7 +14,15 @@ from generator.core.formats import dumps
 from generator.draw.search import draw
 from generator.draw.sheetcodes import decode_code
 from generator.output.files import check_free, check_writable, write_atomic
-from generator.output.gradebook import grade_all, gradebook_csv, graded_paths, graded_pdf, grades_json, summary_lines
+from generator.output.gradebook import (
+    grade_all,
+    gradebook_csv,
+    graded_paths,
+    graded_pdf,
+    grades_json,
+    report_pdf,
+    summary_lines,
+)
 from generator.output.manifest import Listed, code_key, read_manifest
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
@@ -75,7 +83,8 @@ def answers_command(code, manifest, every, out, force) -> None:
               help="A batch's manifest.json: each sheet's problem and student.")
 @click.option("--json", "as_json", is_flag=True, help="Print attnsheet/grade@1 JSON (a list for several sheets).")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
-              help="Also write gradebook.csv, grades.json and each student's graded sheet (graded/NN-name.pdf).")
+              help="Also write gradebook.csv, grades.json, a class report (report.pdf) and each student's graded "
+                   "sheet (graded/NN-name.pdf).")
 @click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
 @click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
               help="Paper of the graded sheets (--out).")
@@ -104,14 +113,17 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, paper, lang, f
     if out is not None:
         targets = {out / "gradebook.csv": gradebook_csv(grades), out / "grades.json": dumps(grades_json(grades)) + "\n"}
         pdfs = graded_paths(graded, out)
-        check_free(list(targets) + pdfs, force)  # every target is checked before any work
+        report = out / "report.pdf"
+        check_free(list(targets) + pdfs + [report], force)  # every target is checked before any work
         check_writable(out)
         check_writable(out / "graded")
         settings = Settings(paper=paper, lang=lang)
         for g, path in zip(graded, pdfs):
             write_atomic(path, graded_pdf(g, settings), force=force)
+        write_atomic(report, report_pdf(grades, settings), force=force)
         for path, text in targets.items():
             write_atomic(path, text.encode("utf-8"), force=force)
     emit((dumps(grades_json(grades)) if as_json else "\n".join(summary_lines(grades))) + "\n")
     if out is not None:
-        say(f"wrote gradebook.csv, grades.json and {len(graded)} graded sheet{'s' if len(graded) != 1 else ''} to {out}")
+        say(f"wrote gradebook.csv, grades.json, report.pdf and {len(graded)} graded sheet"
+            f"{'s' if len(graded) != 1 else ''} to {out}")

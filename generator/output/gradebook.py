@@ -142,3 +142,54 @@ def graded_pdf(graded: Graded, settings: Settings) -> bytes:
     view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False, graded_sheet(g))
     data, _ = renderer().document([view], settings)
     return data
+
+
+SHARE_KINDS = ("correct", "carried", "wrong", "blank")
+"""The parts of each step's bar; unreadable cells count as blank (nothing usable was written)."""
+
+
+def class_report(grades: Sequence[Grade]) -> dict:
+    """A class's results, for the report: each step's shares of correct, carried, wrong and blank
+    cells, the five cells most often wrong, and the scores in ten bins of 10 %."""
+    steps: dict[tuple, dict[str, int]] = {}
+    wrong: dict[tuple, int] = {}
+    for g in grades:
+        heads = max((s.head or 0 for s in g.steps), default=0)
+        for s in g.steps:
+            label = step_label(s.head, s.step, heads)
+            counts = steps.setdefault(label, dict.fromkeys(SHARE_KINDS, 0))
+            for i, row in enumerate(s.verdicts):
+                for j, verdict in enumerate(row):
+                    if verdict == "masked":
+                        continue
+                    counts["blank" if verdict == "unreadable" else verdict] += 1
+                    if verdict == "wrong":
+                        key = (label, i + 1, j + 1)
+                        wrong[key] = wrong.get(key, 0) + 1
+    bars = []
+    for label, counts in steps.items():
+        total = sum(counts.values()) or 1
+        bars.append({"label": label, "shares": [(kind, 100.0 * counts[kind] / total) for kind in SHARE_KINDS]})
+    worst = sorted(wrong.items(), key=lambda item: (-item[1], item[0]))[:5]
+    bins = [0] * 10
+    for g in grades:
+        bins[min(9, int(g.percent // 10))] += 1
+    percents = [g.percent for g in grades]
+    return {
+        "sheets": len(grades),
+        "mean": statistics.mean(percents) if percents else 0.0,
+        "median": statistics.median(percents) if percents else 0.0,
+        "bars": bars,
+        "worst": [{"step": label, "row": r, "col": c, "count": n, "share": 100.0 * n / len(grades)}
+                  for (label, r, c), n in worst],
+        "bins": bins,
+    }
+
+
+def report_pdf(grades: Sequence[Grade], settings: Settings) -> bytes:
+    """The class report as a one-page PDF."""
+    from generator.output.html import report_html
+    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+
+    r = renderer()
+    return r.pdf([r.render(report_html(class_report(grades), settings))])

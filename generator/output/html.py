@@ -100,3 +100,11 @@ def stylesheet_text(asset_prefix: str = "") -> str:
     """The sheets' stylesheet, with font URLs under `asset_prefix` (for HTML output)."""
     css = (templates_dir() / "sheet.css").read_text(encoding="utf-8")
     return css.replace('url("fonts/', f'url("{asset_prefix}fonts/')
+
+
+def report_html(report: dict, settings: Settings) -> str:
+    """A class report (from `output.gradebook.class_report`) as one HTML page."""
+    return environment(settings.lang).get_template("report.html").render(
+        report=report, settings=settings, page_size=PAPERS[settings.paper], version=__version__,
+        margins=MARGINS_MM, foot=FOOT, foot_prefix="attnsheet", footer=True, page_css=True,  # no sheet code
+    )
