@@ -17,8 +17,13 @@ from generator.cli import cli
 
 
 def test_every_command_and_option_has_help():
-    for name, command in cli.commands.items():
+    from generator.cli import COMMANDS
+
+    for name in cli.list_commands(None):
+        command = cli.get_command(None, name)
         assert command.help, name
+        # The group lists commands without importing them: its line is the command's own.
+        assert command.help.split("\n\n")[0].replace("\n", " ") == COMMANDS[name][2], name
         assert "Example" in command.help, name
         for param in command.params:
             if isinstance(param, click.Option):
@@ -96,3 +101,15 @@ def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     )
     assert sheets.returncode == 0, sheets.stderr
     assert (elsewhere / "made" / "worksheets.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_help_and_solve_import_neither_numpy_nor_jinja_nor_weasyprint():
+    # Start-up is what a teacher feels: these commands load only what they use.
+    script = ("import sys\nfrom generator.cli import main\n"
+              "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+              "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'jinja2', 'weasyprint', 'pydyf'})\n"
+              "sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n")
+    example = str(ROOT / "generator" / "examples" / "worked.json")
+    for args in (["--help"], ["solve", example], ["solve", example, "--json"]):
+        r = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True)
+        assert "HEAVY=\n" in r.stderr, (args, r.stderr[-200:])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import signal
 import sys
@@ -13,15 +14,45 @@ import click
 
 from generator import __version__
 from generator.cli.common import unexpected
-from generator.cli.grading import answers_command, grade_command
-from generator.cli.problems import draw_command, solve_command
-from generator.cli.sheets import generate_command, key_command
-from generator.core.errors import AttnsheetError
-from generator.output.batch import Interrupted
+from generator.core.errors import AttnsheetError, Interrupted
 from generator.output.jobs import Stop
 
+COMMANDS = {
+    # name: (module, command, the line `attnsheet --help` shows for it)
+    "generate": ("generator.cli.sheets", "generate_command",
+                 "Print worksheets and matching answer keys for a class, with a manifest for grading."),
+    "key": ("generator.cli.sheets", "key_command", "Rebuild one sheet's worksheet and answer key from its CODE alone."),
+    "grade": ("generator.cli.grading", "grade_command",
+              "Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward."),
+    "answers": ("generator.cli.grading", "answers_command",
+                "Write the empty attnsheet/answers@1 skeleton of sheet CODE, to fill with what a student wrote."),
+    "solve": ("generator.cli.solving", "solve_command",
+              "Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step."),
+    "draw": ("generator.cli.drawing", "draw_command",
+             "Draw hand-friendly problems at random, as a JSON list of problem@1 objects."),
+}
+"""Each command is imported only when it runs: `solve` never loads numpy, `--help` loads neither
+numpy, Jinja nor WeasyPrint (a test checks the lines above match the commands' own help)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use, and listed without importing them."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        if name not in COMMANDS:
+            return None
+        module, attr, _ = COMMANDS[name]
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, line) for name, (_, _, line) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="attnsheet")
 def cli() -> None:
     """Self-attention worksheets and exact answer keys, worked by hand.
@@ -30,10 +61,6 @@ def cli() -> None:
     Example:
       attnsheet solve generator/examples/classic.json
     """
-
-
-for _command in (solve_command, draw_command, generate_command, key_command, answers_command, grade_command):
-    cli.add_command(_command)
 
 
 class Terminated(KeyboardInterrupt):

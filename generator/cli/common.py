@@ -10,14 +10,8 @@ from typing import Callable, Optional
 import click
 
 from generator.core.errors import AttnsheetError, InputError
-from generator.draw.options import (
-    MAX_SCORE_LIMIT,
-    MAX_SUM_LIMIT,
-    PRESET_NAMES,
-    VALUE_LIMIT,
-    DrawError,
-    DrawOptions,
-)
+from generator.core.formats import parse_problems
+from generator.core.problem import Problem
 from generator.output.files import OutputError
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS
@@ -112,73 +106,6 @@ def check_encoding(ctx, param, value: Optional[str]) -> Optional[str]:
     return value
 
 
-class RangeType(click.ParamType):
-    """LO..HI, two integers within -VALUE_LIMIT..VALUE_LIMIT."""
-
-    name = "LO..HI"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        lo, sep, hi = str(value).partition("..")
-        try:
-            if not sep:
-                raise ValueError
-            pair = (int(lo), int(hi))
-        except ValueError:
-            self.fail(f"expected LO..HI such as 0..2, got {value[:40]!r}", param, ctx)
-        if pair[0] > pair[1]:
-            self.fail(f"LO must not exceed HI, got {value!r}", param, ctx)
-        if not -VALUE_LIMIT <= pair[0] <= pair[1] <= VALUE_LIMIT:
-            self.fail(f"expected values within -{VALUE_LIMIT}..{VALUE_LIMIT}, got {value!r}", param, ctx)
-        return pair
-
-
-def draw_options(command: Callable) -> Callable:
-    """The shape, preset and rule options shared by `draw` and `generate`."""
-    options = [
-        click.option("--preset", type=click.Choice(PRESET_NAMES), default="medium", show_default=True,
-                     help="Value ranges and guarantees: how hard the arithmetic is."),
-        click.option("--tokens", type=click.IntRange(1, 12), default=4, show_default=True, help="Tokens n."),
-        click.option("--d-model", type=click.IntRange(1, 16), default=6, show_default=True,
-                     help="Features per token."),
-        click.option("--d-k", type=click.IntRange(1, 8), default=3, show_default=True, help="Query/key size."),
-        click.option("--d-v", type=click.IntRange(1, 8), default=3, show_default=True, help="Value size."),
-        click.option("--heads", type=click.IntRange(1, 4), default=1, show_default=True, help="Attention heads."),
-        click.option("--output-projection", is_flag=True, help="Add an output projection W_O."),
-        click.option("--causal", is_flag=True, help="Causal mask: query j sees keys 1..j only."),
-        click.option("--convention", type=click.Choice(["column", "row"]), default="column", show_default=True,
-                     help="column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
-        click.option("--rules", type=click.Choice(["hand", "exact"]), default="hand", show_default=True,
-                     help="hand: floor(x/2) and 3^x; exact: /√d_k and e^x."),
-        click.option("--x-range", type=RangeType(), default=None, help="Override: X entries in LO..HI, e.g. 0..3."),
-        click.option("--w-range", type=RangeType(), default=None, help="Override: weights in LO..HI, e.g. -1..2."),
-        click.option("--max-score", type=click.IntRange(-1, MAX_SCORE_LIMIT), default=None,
-                     help="Override: largest scaled score (3^N)."),
-        click.option("--max-sum", type=click.IntRange(1, MAX_SUM_LIMIT), default=None,
-                     help="Override: largest column sum of powers."),
-        click.option("--allow-negative-exponents", is_flag=True,
-                     help="Allow scaled scores of -1, so 3^-1 = 1/3 appears."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-DRAW_OPTION_NAMES = (
-    "preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
-    "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents",
-)
-
-
-def options_from(params: dict) -> DrawOptions:
-    """DrawOptions from the CLI's parsed parameters; a combination they refuse is a usage error."""
-    try:
-        return DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
-    except DrawError as error:
-        raise click.UsageError(str(error)) from None
-
-
 def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
     """Options among `names` that the user typed (not left at their defaults)."""
     return [
@@ -216,3 +143,17 @@ def unexpected(error: Exception) -> AttnsheetError:
     if isinstance(error, MemoryError):
         return AttnsheetError("out of memory; try a smaller input or batch")
     return AttnsheetError(str(error).splitlines()[0][:200])
+
+
+def load_problems(path: str) -> list[Problem]:
+    """Problems from a problem@1 file (one object or a list), naming the file in errors."""
+    text = read_text(path)
+    try:
+        return parse_problems(text)
+    except AttnsheetError as error:
+        raise type(error)(f"{label_of(path)}: {error}") from None
+
+
+def label_of(path: str) -> str:
+    """How an input is named in messages."""
+    return "stdin" if path == "-" else path

@@ -9,18 +9,8 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import (
-    DRAW_OPTION_NAMES,
-    InFile,
-    check_encoding,
-    draw_options,
-    explicit,
-    options_from,
-    read_text,
-    say,
-    sheet_options,
-)
-from generator.cli.problems import load_problems
+from generator.cli.common import InFile, check_encoding, explicit, load_problems, read_text, say, sheet_options
+from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
 from generator.core.engine import solve
 from generator.core.errors import InputError
 from generator.core.student import Sheet, Student

@@ -11,3 +11,11 @@ class ProblemError(AttnsheetError):
 
 class InputError(AttnsheetError):
     """A file or stream that cannot be read."""
+
+
+class BatchError(AttnsheetError):
+    """A batch that stopped part-way: says what is on disk and what is not."""
+
+
+class Interrupted(BatchError):
+    """The user (SIGINT) or the system (SIGTERM) stopped the batch."""

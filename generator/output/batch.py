@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 from anyascii import anyascii
 
 from generator.core.engine import solve
-from generator.core.errors import AttnsheetError
+from generator.core.errors import BatchError, Interrupted
 from generator.core.formats import dumps
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
@@ -199,14 +199,6 @@ def render_task(task: Task) -> tuple[bytes, list[int]]:
 
     views = [sheet_view(s.problem, s.solution, s.student, task.settings, task.key) for s in task.sheets]
     return renderer().document(views, task.settings)
-
-
-class BatchError(AttnsheetError):
-    """A batch that stopped part-way: says what is on disk and what is not."""
-
-
-class Interrupted(BatchError):
-    """The user (SIGINT) or the system (SIGTERM) stopped the batch."""
 
 
 PART_SHEETS = 8

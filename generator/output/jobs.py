@@ -15,7 +15,6 @@ import shutil
 import signal
 import tempfile
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence, TypeVar
 
@@ -113,6 +112,8 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
     must be a module-level function (it is sent to the job processes by name). On any error or
     stop, the pool's own processes are terminated, and no other.
     """
+    from concurrent.futures import Future, ProcessPoolExecutor  # only when jobs run: start-up stays light
+
     stop = stop or Stop()
 
     def here(task: T) -> R:

@@ -1,4 +1,4 @@
-"""`attnsheet solve` and `attnsheet draw`: problems in, solutions or problems out, as text or JSON."""
+"""`attnsheet draw`: hand-friendly problems drawn from a seed, as a JSON list of problem@1 objects."""
 
 from __future__ import annotations
 
@@ -7,81 +7,17 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import (
-    DRAW_OPTION_NAMES,
-    InFile,
-    OutPath,
-    draw_options,
-    emit,
-    explicit,
-    options_from,
-    read_text,
-    say,
-)
-from generator.core.engine import solve
-from generator.core.errors import AttnsheetError
+from generator.cli.common import OutPath, emit, explicit, say
+from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
 from generator.core.formats import (
     dumps,
-    parse_problems,
     problem_to_json,
-    solution_to_json,
 )
 from generator.core.metrics import metrics, stats_text
-from generator.core.problem import Problem
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.search import draw, fresh_seed
 from generator.draw.sheetcodes import decode_code
 from generator.output.files import write_atomic
-from generator.sheet.text import solution_text
-
-
-def load_problems(path: str) -> list[Problem]:
-    """Problems from a problem@1 file (one object or a list), naming the file in errors."""
-    text = read_text(path)
-    try:
-        return parse_problems(text)
-    except AttnsheetError as error:
-        raise type(error)(f"{_label(path)}: {error}") from None
-
-
-def _label(path: str) -> str:
-    return "stdin" if path == "-" else path
-
-
-@click.command("solve")
-@click.argument("problem_file", metavar="PROBLEM", type=InFile(dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print attnsheet/solution@1 JSON instead of text.")
-@click.option("--decimals", type=click.IntRange(0, 12), default=3, show_default=True,
-              help="Decimals printed beside fractions and for real-valued results.")
-def solve_command(problem_file: str, as_json: bool, decimals: int) -> None:
-    """Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step.
-
-    A file holding a list of problems (as `attnsheet draw` writes) is solved problem by
-    problem; with --json the result is then a list of solutions.
-
-    \b
-    Example:
-      attnsheet solve generator/examples/classic.json --decimals 2
-      attnsheet draw --seed 7 --count 3 | attnsheet solve - --json
-    """
-    problems = load_problems(problem_file)
-    many = len(problems) > 1
-    # Each solution is printed as soon as it is found: memory stays flat over a long list.
-    if as_json and many:
-        emit("[\n")
-    for i, problem in enumerate(problems):
-        try:
-            solution = solve(problem)
-        except AttnsheetError as error:
-            raise type(error)(f"{_label(problem_file)}{f'[{i}]' if many else ''}: {error}") from None
-        if as_json:
-            text = dumps(solution_to_json(solution), _level=1 if many else 0)
-            emit(("  " + text + (",\n" if i + 1 < len(problems) else "\n")) if many else text + "\n")
-        else:
-            text = solution_text(solution, decimals)
-            emit(f"{'' if i == 0 else chr(10)}##### Problem {i + 1} of {len(problems)}\n\n{text}" if many else text)
-    if as_json and many:
-        emit("]\n")
 
 
 @click.command("draw")
