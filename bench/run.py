@@ -233,6 +233,30 @@ def grading(count: int, repeats: int) -> Row:
     return Row("(g) grading, default sheets, one core", rate, "sheets/s", ">= 2000", rate >= 2000)
 
 
+def graded_pages(repeats: int) -> list[Row]:
+    """(h) A graded sheet (the student's values, marks, expected values) against a key page,
+    both rendered and written as `grade --out` and `generate` do, taking turns."""
+    from generator.core.answers import parse_answers
+    from generator.core.grade import grade
+    from generator.core.student import Student
+    from generator.output.gradebook import Graded, graded_pdf
+    from generator.output.pdf import renderer
+    from generator.sheet.model import Settings
+    from generator.sheet.views import sheet_view
+
+    problem = draw(DrawOptions(), 2026)[0]
+    solution = solve(problem)
+    (pending,) = parse_answers(key_answers_json(problem, solution, slip=True), "bench")
+    graded = Graded(grade(problem, pending.answers(problem, Student("Ada Lovelace"), problem.code)), problem)
+    settings = Settings()
+    key_view = sheet_view(problem, solution, Student("Ada Lovelace"), settings, True)
+    ms = median_ms({"key": lambda: renderer().document([key_view], settings),
+                    "graded": lambda: graded_pdf(graded, settings)}, repeats)
+    ratio = ms["graded"] / ms["key"]
+    return [Row("(h) graded sheet page (render + write)", ms["graded"], "ms"),
+            Row("(h) graded sheet / key page", ratio, "x", "<= 1.2", ratio <= 1.2)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
@@ -247,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(draw_and_solve(1000 if args.quick else 5000, 3))
     if args.only in (None, "grade"):
         rows.append(grading(500 if args.quick else 2000, 3))
+        rows += graded_pages(10 if args.quick else 20)
     width = max(len(r.name) for r in rows)
     print(f"{'measure':<{width}}  {'value':>9}  {'unit':<10}  {'target':<14}  ok")
     for r in rows:
