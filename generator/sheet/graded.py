@@ -8,6 +8,7 @@ from typing import Optional
 from generator.core.grade import Entry, Grade, StepGrade, step_label
 from generator.core.numbers import decimal_str, sheet_value
 from generator.sheet.grid import Marking
+from generator.sheet.panel import PanelView, text_panel
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,22 @@ def _marking(step: StepGrade) -> Marking:
     notes = tuple(tuple(sheet_value(x) if v == "wrong" else "" for v, x in zip(vs, xs))
                   for vs, xs in zip(step.verdicts, step.expected))
     return Marking(texts, step.verdicts, notes)
+
+
+SCORE_SCALE = 0.75
+"""The score panel's size: 7.5 pt values, 5.6 pt steps and legend, 12 pt lines."""
+
+
+def score_panel(graded: GradedSheet, width_pt: float, _) -> PanelView:
+    """The score, the points of every step and what the marks mean, for a graded sheet's header."""
+    steps = " · ".join(f"{label} {points}/{total}" for label, points, total in graded.steps)
+    return text_panel([
+        ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")
+         % {"points": graded.points, "total": graded.total, "percent": graded.percent}),
+        ("captions", steps),
+        ("captions", _("Marks: tick = correct; tick with a tail = carried (right from your own earlier numbers); "
+                       "cross = wrong, with the expected value in small red; square = blank or unreadable.")),
+    ], width_pt, SCORE_SCALE)
 
 
 def graded_sheet(grade: Grade) -> GradedSheet:

@@ -285,3 +285,28 @@ def qr_shapes(code: str) -> Shapes:
             else:
                 x += 1
     return Shapes(width=float(len(rows)), height=float(len(rows)), fills=(("#000000", tuple(runs)),), strokes=())
+
+
+def text_panel(rows: Sequence[tuple[str, str]], width_pt: float, scale: float) -> PanelView:
+    """Lines of our own text as a panel, each (style, text), wrapped at spaces to `width_pt`:
+    monospaced, so the wrapping is exact, and painted into PDF pages like the grids."""
+    rasters: dict[str, _Raster] = {}
+    line = 0
+    for kind, text in rows:
+        per_line = max(10, int(width_pt / (CHAR_PT * scale * STYLES[kind].size / FONT_PT)))
+        words, current = text.split(" "), ""
+        for word in words:
+            if current and len(current) + 1 + len(word) > per_line:
+                rasters.setdefault(kind, _Raster()).put(line, 0, current)
+                line, current = line + 1, word
+            else:
+                current = f"{current} {word}" if current else word
+        if current:
+            rasters.setdefault(kind, _Raster()).put(line, 0, current)
+            line += 1
+    order = list(STYLES)
+    layers = tuple(raster.layer(kind, 0.0, CHAR_PT * scale * STYLES[kind].size / FONT_PT, LINE_PT * scale)
+                   for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0])))
+    height = line * LINE_PT
+    return PanelView(width_pt=round(width_pt, 2), height_pt=round(height * scale, 2), scale=scale,
+                     shapes=Shapes(width=width_pt / scale, height=height, fills=(), strokes=()), layers=layers)

@@ -8,7 +8,7 @@ from typing import Optional
 
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
-from generator.sheet.graded import GradedSheet
+from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
@@ -254,6 +254,7 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "heads": [_head_view(problem, solution, h, key, _, settings.blank, marks.get(h + 1) if graded else None)
                   for h in range(len(problem.heads))],
         "graded": graded,
+        "score": score_panel(graded, CONTENT_WIDTH_PT, _) if graded else None,
         "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,
