@@ -305,8 +305,11 @@ def test_jobs_are_capped_at_the_cpus(run, tmp_path, monkeypatch):
         return real(tasks, work, 1, *rest)
 
     monkeypatch.setattr(sheets, "run_tasks", spy)
-    assert run("generate", "--count", "2", "--seed", "1", "--out", str(tmp_path), "--jobs", "64").code == 0
-    assert asked == [min(64, os.cpu_count() or 1)]
+    args = ("--seed", "1", "--jobs", "64")
+    assert run("generate", "--count", "20", *args, "--out", str(tmp_path / "a")).code == 0
+    assert run("generate", "--count", "2", *args, "--out", str(tmp_path / "b")).code == 0
+    # Capped at the CPUs; and below 40 pages, one process (a job's start-up costs more).
+    assert asked == [min(64, os.cpu_count() or 1), 1]
 
 
 def test_solve_reads_more_than_16_mib_from_stdin():
