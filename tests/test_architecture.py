@@ -15,7 +15,10 @@ ALLOWED = {
     "draw": {"core"},
     "sheet": {"core"},
     "output": {"core", "draw", "sheet"},
-    "cli": {"core", "draw", "sheet", "output"},
+    # The two shells: the web app checks its forms with the CLI's own Click options, and
+    # `attnsheet serve` starts the web app.
+    "web": {"core", "draw", "sheet", "output", "cli"},
+    "cli": {"core", "draw", "sheet", "output", "web"},
 }
 # Libraries of the edges: the core, the draw and the sheet's layout never import them.
 EDGE_LIBRARIES = {"click", "jinja2", "markupsafe", "weasyprint", "pydyf", "pikepdf", "fontTools"}

@@ -30,6 +30,8 @@ COMMANDS = {
               "Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step."),
     "draw": ("generator.cli.drawing", "draw_command",
              "Draw hand-friendly problems at random, as a JSON list of problem@1 objects."),
+    "serve": ("generator.cli.serving", "serve_command",
+              "Serve the web app: make batches, enter students' answers and grade them, in a browser."),
 }
 """Each command is imported only when it runs: `solve` never loads numpy, `--help` loads neither
 numpy, Jinja nor WeasyPrint (a test checks the lines above match the commands' own help)."""

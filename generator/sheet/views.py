@@ -58,19 +58,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
     one another, row by row, scaled down as much as the widest needs.
     """
     m = head_matrices(problem, solution, h, key, _, blank, marks)
-    if problem.convention == "row":
-        layout = {
-            "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
-            "att": [[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]],
-            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
-        }
-    else:
-        layout = {
-            "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
-            "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
-                    [None, m["A"]], [m["Vc"], m["Z"]]],
-        }
-    grids = {name: grid(rows) for name, rows in layout.items()}
+    grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
     if problem.convention == "row":
         tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
         side_by_side = max(g.width_pt for g in grids.values())
@@ -88,6 +76,22 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
     beside = problem.convention == "row" and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
     return {**grids, "stacked": stacked, "beside": beside}
+
+
+def arrangement(convention: str, m: dict) -> dict[str, list[list]]:
+    """Where a head's matrices go, by view name: rows of its grids, so that each product sits
+    where its factors' rows and columns cross (the by-hand layout, or its transpose)."""
+    if convention == "row":
+        return {
+            "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
+            "att": [[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]],
+            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
+        }
+    return {
+        "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
+        "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
+                [None, m["A"]], [m["Vc"], m["Z"]]],
+    }
 
 
 def side_by_side_width(left: GridView, right: GridView) -> float:
@@ -193,13 +197,14 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool 
                 marks: Optional[dict] = None) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
     v = final_matrices(problem, solution, key, _, blank, marks)
-    if v is None:
-        return None
-    if problem.convention == "row":
-        rows = [[None, v["W_O"]], [v["Zc"], v["out"]]] if "W_O" in v else [[v["Zc"]]]
-    else:
-        rows = [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
-    return grid(rows)
+    return None if v is None else grid(final_arrangement(problem.convention, v))
+
+
+def final_arrangement(convention: str, v: dict) -> list[list]:
+    """The rows of the grid after the heads: the concatenation, and W_O beside the output."""
+    if convention == "row":
+        return [[None, v["W_O"]], [v["Zc"], v["out"]]] if "W_O" in v else [[v["Zc"]]]
+    return [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
 
 
 def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,

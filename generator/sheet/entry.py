@@ -1,0 +1,130 @@
+"""A sheet as a screen form: every cell of every matrix where the paper has it, in points.
+
+The same grids as the printed sheet (`views.arrangement`), placed the same way: a teacher
+types what is on a student's paper into boxes that sit where that paper's boxes sit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from generator.core.grade import grid_shapes, has_final
+from generator.core.problem import Problem, Solution
+from generator.sheet.grid import GridView, grid
+from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP, LINE_PT
+from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, arrangement, final_arrangement, final_matrices, head_matrices
+
+HEAD_GAP_PT = 24.0
+"""Space between one head's form and the next."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One box of the form."""
+
+    x: float
+    """Left, in points from the form's left."""
+    y: float
+    """Top, in points from the form's top."""
+    w: float
+    """Width, in points."""
+    h: float
+    """Height, in points (two lines for a fraction and its decimals)."""
+    i: int
+    """Row in the sheet's layout of its grid."""
+    j: int
+    """Column in the sheet's layout of its grid."""
+    text: str = ""
+    """The given value (X, the weights); empty for a box to fill."""
+    masked: bool = False
+    """Struck out by the causal mask: nothing to type."""
+
+
+@dataclass(frozen=True)
+class Box:
+    """One matrix of the form."""
+
+    head: Optional[int]
+    """1-based head, or None for the concatenation and the output."""
+    step: Optional[str]
+    """Its step in answers@1 ("Q", "K_T", ...); None for given data."""
+    label: str
+    """Its name and what it is, as the sheet's caption says."""
+    x: float
+    """The caption's left."""
+    y: float
+    """The caption's top."""
+    tone: str
+    """Colour family (style.TONES)."""
+    cells: tuple[Cell, ...]
+    """Its boxes, row by row."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """A whole sheet as a form."""
+
+    boxes: tuple[Box, ...]
+    """Every matrix, in the order a student works (given data first in each head)."""
+    width: float
+    """The form's width, in points."""
+    height: float
+    """Its height, in points."""
+    shapes: dict
+    """The shape of each step's grid, as answers@1 wants them: {head: {step: (rows, cols)}}."""
+
+
+def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int]) -> list[Box]:
+    out = []
+    for c in g.cells:
+        m = c.m
+        x0, y0 = left + EDGE_PT + c.col * CHAR_PT, top + c.body_row * LINE_PT
+        step = names.get(id(m))
+        masked = set(m.masked)
+        cells = []
+        for i in range(m.rows):
+            line = m.lines[i * m.cell_h] if m.lines else ""
+            for j in range(m.cols):
+                given = line[j * m.cell_w:(j + 1) * m.cell_w].strip() if not m.boxes else ""
+                cells.append(Cell(x0 + j * m.cell_w * CHAR_PT, y0 + i * m.cell_h * LINE_PT, m.cell_w * CHAR_PT,
+                                  m.cell_h * LINE_PT, i, j, given, (i, j) in masked))
+        caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
+                     if c.end else left + EDGE_PT + c.col * CHAR_PT)
+        out.append(Box(head, step, m.caption_text, caption_x, top + c.row * LINE_PT, m.tone, tuple(cells)))
+    return out
+
+
+def form(problem: Problem, solution: Solution, _) -> Form:
+    """The sheet of `problem` as a form, in its convention's layout."""
+    boxes: list[Box] = []
+    top, width = 0.0, 0.0
+    row = problem.convention == "row"
+    for h in range(len(problem.heads)):
+        m = head_matrices(problem, solution, h, False, _)
+        names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
+        grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
+        if row:  # projections, attention and output one below the other, as on paper
+            for name in ("proj", "att", "out"):
+                boxes += _boxes(grids[name], 0.0, top, names, h + 1)
+                top += grids[name].rows * LINE_PT + LINE_PT
+                width = max(width, grids[name].width_pt)
+        else:  # the projections left, the attention block right, side by side as on paper
+            right = (grids["proj"].cols + GAP) * CHAR_PT
+            boxes += _boxes(grids["proj"], 0.0, top, names, h + 1) + _boxes(grids["att"], right, top, names, h + 1)
+            top += max(grids["proj"].rows, grids["att"].rows) * LINE_PT
+            width = max(width, right + grids["att"].width_pt)
+        top += HEAD_GAP_PT
+    if has_final(problem):
+        m = final_matrices(problem, solution, False, _)
+        names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
+        g = grid(final_arrangement(problem.convention, m))
+        boxes += _boxes(g, 0.0, top, names, None)
+        top += g.rows * LINE_PT
+        width = max(width, g.width_pt)
+    heads, final = grid_shapes(problem)
+    shapes = {h + 1: heads for h in range(len(problem.heads))}
+    if final:
+        shapes[None] = final
+    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes)
+

@@ -1,0 +1,239 @@
+"""The web app's routes: parse the request, call the library, render a template; nothing else.
+
+Safe by default: every response carries a strict Content-Security-Policy; a state-changing
+request needs the page's CSRF token; with a public host every request needs the access token;
+bodies are capped; ids are looked up in the store, never joined into paths.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+from pathlib import Path
+from typing import Optional
+
+import click
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from generator.core.answers import grade_to_json, parse_answers_json
+from generator.core.engine import solve
+from generator.core.errors import AttnsheetError
+from generator.core.formats import problem_from_json
+from generator.core.grade import grade
+from generator.core.student import Student
+from generator.output.html import environment
+from generator.sheet.assets import templates_dir
+from generator.sheet.entry import form
+from generator.sheet.i18n import translations
+from generator.sheet.style import TONES
+from generator.web.batches import FIELDS, field_info, make_batch
+from generator.web.store import NotFound, Store
+
+MAX_BODY = 1024 * 1024
+"""Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
+STATIC = {"entry.js": "text/javascript", "web.css": "text/css"}
+"""The only files under /static, served from templates/web/static."""
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
+       "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+"""Scripts only from the app itself (no inline script); inline styles place the form's boxes."""
+
+
+class App:
+    """The routes over one store, with the process's tokens."""
+
+    def __init__(self, store: Store, token: Optional[str] = None) -> None:
+        self.store = store
+        self.token = token
+        """Required on every request when the server listens beyond this machine."""
+        self.csrf = secrets.token_urlsafe(32)
+        """Sent with every page, required with every state-changing request."""
+        self.lock = threading.Lock()  # one render at a time: WeasyPrint's objects are per process
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
+        html = environment("en").get_template(f"web/{name}").render(csrf=self.csrf, tones=TONES, **values)
+        return HTMLResponse(html, status_code=status)
+
+    def error(self, request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/") or "json" in request.headers.get("accept", ""):
+            return JSONResponse({"error": message}, status_code=status)
+        return self.page("error.html", status, message=message)
+
+    def _csrf_ok(self, supplied: str) -> bool:
+        return hmac.compare_digest(supplied.encode(), self.csrf.encode())
+
+    # --- routes -------------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
+        return self.page("home.html", fields=FIELDS, values={}, errors={}, batches=batches, field_info=field_info)
+
+    async def create_batch(self, request: Request) -> Response:
+        data = await request.form(max_files=1, max_fields=64)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            return self.error(request, 403, "the form is stale or was not sent by this app: reload the page")
+        values = {name: str(data.get(name, "")) for name, _ in FIELDS}
+        with self.lock:
+            batch_id, errors = make_batch(self.store, values)
+        if errors:
+            batches = [self.store.batch(b) for b in self.store.ids()]
+            return self.page("home.html", 400, fields=FIELDS, values=values, errors=errors, batches=batches,
+                             field_info=field_info)
+        return RedirectResponse(f"/batches/{batch_id}", status_code=303)
+
+    async def batch(self, request: Request) -> Response:
+        batch = self.store.batch(request.path_params["batch_id"])
+        return self.page("batch.html", batch=batch, saved=self.store.saved(batch))
+
+    async def batch_file(self, request: Request) -> Response:
+        path = self.store.file(request.path_params["batch_id"], request.path_params["name"])
+        kind = "application/pdf" if path.suffix == ".pdf" else "application/json"
+        return FileResponse(path, media_type=kind, content_disposition_type="inline")
+
+    async def entry(self, request: Request) -> Response:
+        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
+        problem = problem_from_json(sheet["problem"])
+        _ = translations(batch.manifest["settings"]["lang"]).gettext
+        sheet_form = form(problem, solve(problem), _)
+        shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
+                  for h, steps in sheet_form.shapes.items()}
+        return self.page("entry.html", batch=batch, sheet=sheet, form=sheet_form, shapes_json=json.dumps(shapes),
+                         saved=json.dumps(self.store.answers(batch, sheet)))
+
+    async def grade_api(self, request: Request) -> Response:
+        """Grade what is typed so far: the verdict of every cell, and the points."""
+        batch, sheet, answers = await self._answers(request)
+        return JSONResponse(answers["grade"])
+
+    async def save(self, request: Request) -> Response:
+        batch, sheet, answers = await self._answers(request)
+        self.store.save(batch, sheet, answers["answers"], answers["grade"])
+        return JSONResponse({"saved": True, "points": answers["grade"]["points"], "total": answers["grade"]["total"]})
+
+    async def _answers(self, request: Request) -> tuple:
+        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
+            raise PermissionError("missing or wrong CSRF token: reload the page")
+        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
+        body = await request.body()
+        try:
+            value = json.loads(body)
+        except ValueError:
+            raise AttnsheetError("the answers are not JSON") from None
+        if not isinstance(value, dict):
+            raise AttnsheetError("expected an answers@1 object")
+        value = {**value, "format": "attnsheet/answers@1", "code": sheet["code"]}
+        value.pop("problem", None)
+        (pending,) = parse_answers_json(json.dumps(value), "answers")
+        problem = problem_from_json(sheet["problem"])
+        student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
+        result = grade(problem, pending.answers(problem, student, sheet["code"]))
+        value["student"] = sheet["student"]
+        return batch, sheet, {"answers": value, "grade": grade_to_json(result)}
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            raise NotFound("no such file")
+        return FileResponse(templates_dir() / "web" / "static" / name, media_type=STATIC[name])
+
+
+def create_app(store: Store, token: Optional[str] = None) -> Starlette:
+    """The ASGI app over `store`; `token`, when given, is required on every request."""
+    app = App(store, token)
+    routes = [
+        Route("/", app.home),
+        Route("/batches", app.create_batch, methods=["POST"]),
+        Route("/batches/{batch_id}", app.batch),
+        Route("/batches/{batch_id}/files/{name:path}", app.batch_file),
+        Route("/batches/{batch_id}/sheets/{index}", app.entry),
+        Route("/api/batches/{batch_id}/sheets/{index}/grade", app.grade_api, methods=["POST"]),
+        Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
+        Route("/static/{name}", app.static),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return app.error(request, 404, str(exc) if isinstance(exc, NotFound) else "no such page")
+
+    async def forbidden(request: Request, exc: Exception) -> Response:
+        return app.error(request, 403, str(exc))
+
+    async def bad(request: Request, exc: Exception) -> Response:
+        return app.error(request, 400, str(exc))
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        return app.error(request, 500, "something went wrong on the server; nothing was saved")
+
+    handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
+                click.ClickException: bad, Exception: failed}
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
+
+
+class Guard:
+    """Every request: the access token (public hosts), a capped body, security headers."""
+
+    def __init__(self, asgi, app: App) -> None:
+        self.asgi, self.app = asgi, app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.asgi(scope, receive, send)
+            return
+        request = Request(scope)
+        refusal = self._refusal(request)
+        if refusal is not None:
+            await self._headers(refusal)(scope, receive, send)
+            return
+
+        # A token given once in the address (as the server prints it) is kept in a cookie.
+        keep = self.app.token is not None and request.query_params.get("token") == self.app.token
+
+        async def send_secured(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() not in (b"content-security-policy",)]
+                headers += [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+                            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+                if keep:
+                    headers.append((b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; "
+                                                   "Path=/".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.asgi(scope, receive, send_secured)
+
+    def _refusal(self, request: Request) -> Optional[Response]:
+        if self.app.token is not None:
+            supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
+                        or request.headers.get("x-attnsheet-token") or "")
+            if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):
+                return JSONResponse({"error": "this server needs its access token (printed when it started)"},
+                                    status_code=401)
+        if request.method in ("POST", "PUT", "PATCH", "DELETE"):
+            length = request.headers.get("content-length")
+            if length is None or not length.isdigit():
+                return JSONResponse({"error": "a request body needs its length"}, status_code=411)
+            if int(length) > MAX_BODY:
+                return JSONResponse({"error": f"too large: at most {MAX_BODY // 1024} KB"}, status_code=413)
+        return None
+
+    @staticmethod
+    def _headers(response: Response) -> Response:
+        response.headers["content-security-policy"] = CSP
+        response.headers["x-content-type-options"] = "nosniff"
+        return response
+
+
+def folder_of(path: Optional[Path]) -> Path:
+    """The data folder: the one given, or the platform's user data folder for attnsheet."""
+    if path is not None:
+        return path
+    from platformdirs import user_data_path
+
+    return user_data_path("attnsheet", appauthor=False)

@@ -1,0 +1,76 @@
+"""Making a batch from the web form: the CLI's own options check every field, with its words."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import click
+
+from generator.cli.sheets import generate_command
+from generator.core.errors import AttnsheetError
+from generator.core.student import Student
+from generator.draw.options import DrawOptions
+from generator.draw.search import fresh_seed
+from generator.output.batch import Batch, generate, make_sheets
+from generator.output.manifest import Origin
+from generator.sheet.model import Settings
+from generator.web.store import Store
+
+FIELDS = [
+    # (the generate option's parameter name, the kind of field the form shows)
+    ("count", "number"), ("seed", "number"), ("preset", "choice"), ("tokens", "number"), ("d_model", "number"),
+    ("d_k", "number"), ("d_v", "number"), ("heads", "number"), ("output_projection", "flag"), ("causal", "flag"),
+    ("convention", "choice"), ("rules", "choice"), ("paper", "choice"), ("lang", "choice"), ("title", "text"),
+    ("worked", "flag"),
+]
+"""The form's fields, in order; their help, defaults and choices are the CLI's."""
+
+DRAW_FIELDS = ("preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
+               "rules")
+
+
+def option(name: str) -> click.Option:
+    """The `generate` option a field stands for."""
+    return next(p for p in generate_command.params if p.name == name)
+
+
+def field_info(name: str) -> dict:
+    """What the form shows for a field: its flag, help, default and choices, from the CLI."""
+    opt = option(name)
+    choices = list(opt.type.choices) if isinstance(opt.type, click.Choice) else []
+    return {"flag": opt.opts[0], "help": opt.help or "", "default": opt.default, "choices": choices}
+
+
+def _convert(name: str, text: str, ctx: click.Context):
+    """A field's value as the CLI reads it; a misuse is the CLI's own message."""
+    opt = option(name)
+    if opt.is_flag:
+        return text in ("on", "true", "1")
+    if text.strip() == "":
+        return opt.default
+    return opt.type.convert(text.strip(), opt, ctx)
+
+
+def make_batch(store: Store, values: dict[str, str]) -> tuple[Optional[str], dict[str, str]]:
+    """Generate a batch from the form's values into a new store folder: (its id, {}), or
+    (None, an error message per field) without writing anything."""
+    ctx = click.Context(generate_command)
+    params, errors = {}, {}
+    for name, _ in FIELDS:
+        try:
+            params[name] = _convert(name, values.get(name, ""), ctx)
+        except click.BadParameter as error:
+            errors[name] = error.format_message()
+    if errors:
+        return None, errors
+    try:
+        # The library's second guard, and the draw itself: the same words as the CLI's.
+        options = DrawOptions(**{name: params[name] for name in DRAW_FIELDS})
+        settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"])
+        seed = params["seed"] if params["seed"] is not None else fresh_seed()
+        sheets = make_sheets(options, seed, [Student()] * (params["count"] or 1))
+    except AttnsheetError as error:
+        return None, {"form": str(error)}
+    batch_id, folder = store.new_folder()
+    generate(Batch(sheets=sheets, settings=settings, out=folder, origin=Origin(options=options), seed=seed, jobs=1))
+    return batch_id, {}

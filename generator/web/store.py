@@ -1,0 +1,116 @@
+"""The web app's data folder: batches as `generate` writes them, answers and grades beside them.
+
+The files are the CLI's own (manifest.json, answers@1, grade@1): `attnsheet grade` reads what
+the web app saved, and the web app lists what the CLI wrote into `batches/`. Ids from a request
+are looked up among the folders that exist; they are never joined into a path as they come.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from generator.core.errors import AttnsheetError
+from generator.core.formats import dumps
+from generator.output.files import ensure_folder, write_atomic
+from generator.output.manifest import Listed, read_manifest
+
+BATCH_ID = re.compile(r"batch-\d{4,6}")
+"""The names the store gives batch folders."""
+
+
+class NotFound(AttnsheetError):
+    """An id that names nothing in the store."""
+
+
+@dataclass(frozen=True)
+class StoredBatch:
+    """A batch in the store."""
+
+    id: str
+    """Its folder's name."""
+    folder: Path
+    """Its folder."""
+    manifest: dict
+    """Its manifest@1, as written."""
+
+    @property
+    def sheets(self) -> list[dict]:
+        """The manifest's sheets, in order."""
+        return self.manifest["sheets"]
+
+    def files(self) -> list[str]:
+        """Every worksheet and key file it wrote, relative to its folder, and the manifest."""
+        names = {place["file"] for sheet in self.sheets for place in (sheet["worksheet"], sheet.get("key")) if place}
+        return sorted(names) + ["manifest.json"]
+
+    def listed(self) -> dict[str, Listed]:
+        """Its sheets by code, as `grade` finds them."""
+        return read_manifest((self.folder / "manifest.json").read_text(encoding="utf-8"), "manifest.json")
+
+
+class Store:
+    """Batches under `root/batches`, each one `generate`'s output folder plus answers/ and grades/."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        ensure_folder(root / "batches")
+
+    def ids(self) -> list[str]:
+        """Every batch, newest first."""
+        found = [p.name for p in (self.root / "batches").iterdir()
+                 if BATCH_ID.fullmatch(p.name) and (p / "manifest.json").is_file()]
+        return sorted(found, reverse=True)
+
+    def new_folder(self) -> tuple[str, Path]:
+        """A fresh batch folder's id and path (not yet created)."""
+        taken = [int(p.name.split("-")[1]) for p in (self.root / "batches").iterdir() if BATCH_ID.fullmatch(p.name)]
+        batch_id = f"batch-{max(taken, default=0) + 1:04d}"
+        return batch_id, self.root / "batches" / batch_id
+
+    def batch(self, batch_id: str) -> StoredBatch:
+        """The batch of `batch_id`, if the store has it."""
+        if batch_id not in self.ids():
+            raise NotFound("no such batch")
+        folder = self.root / "batches" / batch_id
+        return StoredBatch(batch_id, folder, json.loads((folder / "manifest.json").read_text(encoding="utf-8")))
+
+    def file(self, batch_id: str, name: str) -> Path:
+        """One of a batch's files, if it is among those its manifest lists."""
+        batch = self.batch(batch_id)
+        if name not in batch.files():
+            raise NotFound("no such file")
+        return batch.folder / name
+
+    def sheet(self, batch_id: str, index: str) -> tuple[StoredBatch, dict]:
+        """A batch and one of its sheets, by the sheet's 1-based index as text."""
+        batch = self.batch(batch_id)
+        by_index = {str(sheet["index"]): sheet for sheet in batch.sheets}
+        if index not in by_index:
+            raise NotFound("no such sheet")
+        return batch, by_index[index]
+
+    def save(self, batch: StoredBatch, sheet: dict, answers: dict, grade: dict) -> tuple[Path, Path]:
+        """Write a sheet's answers@1 and grade@1 (replacing an earlier save of the same sheet)."""
+        stem = f"{sheet['index']:03d}"
+        paths = batch.folder / "answers" / f"{stem}.json", batch.folder / "grades" / f"{stem}.json"
+        for path, value in zip(paths, (answers, grade)):
+            write_atomic(path, (dumps(value) + "\n").encode("utf-8"), force=True)
+        return paths
+
+    def saved(self, batch: StoredBatch) -> dict[int, dict]:
+        """The grade@1 of every sheet saved so far, by index."""
+        folder = batch.folder / "grades"
+        out: dict[int, dict] = {}
+        if folder.is_dir():
+            for path in sorted(folder.glob("[0-9][0-9][0-9].json")):
+                out[int(path.stem)] = json.loads(path.read_text(encoding="utf-8"))
+        return out
+
+    def answers(self, batch: StoredBatch, sheet: dict) -> Optional[dict]:
+        """A sheet's saved answers@1, if any."""
+        path = batch.folder / "answers" / f"{sheet['index']:03d}.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

@@ -1,0 +1,113 @@
+"""The web app over HTTP: every route, its errors, and its files read back by the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from generator.web.app import create_app
+from generator.web.store import Store
+
+
+@pytest.fixture
+def web(tmp_path):
+    client = TestClient(create_app(Store(tmp_path / "data")), follow_redirects=False)
+    client.csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text).group(1)
+    return client
+
+
+def make(web, **fields) -> str:
+    form = {"csrf": web.csrf, "count": "2", "seed": "5", **fields}
+    r = web.post("/batches", data=form)
+    assert r.status_code == 303, r.text
+    return r.headers["location"]
+
+
+def test_every_page_is_locked_down(web):
+    r = web.get("/")
+    assert r.status_code == 200 and "Make a batch" in r.text
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+    # The CLI's help and defaults beside each field.
+    assert "--tokens" in r.text and "Tokens n." in r.text and "(default: 4)" in r.text
+
+
+def test_a_batch_made_through_the_form(web, tmp_path):
+    location = make(web, title="<b>Period 3</b>")
+    page = web.get(location)
+    assert page.status_code == 200 and "worksheets.pdf" in page.text and "answer-keys.pdf" in page.text
+    pdf = web.get(location + "/files/worksheets.pdf")
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF") and pdf.headers["content-type"] == "application/pdf"
+    manifest = json.loads(web.get(location + "/files/manifest.json").text)
+    assert len(manifest["sheets"]) == 2 and manifest["seed"] == 5
+    assert manifest["settings"]["title"] == "<b>Period 3</b>"  # data, escaped wherever it is shown
+
+
+def test_bad_options_are_the_clis_messages_beside_their_fields(web):
+    r = web.post("/batches", data={"csrf": web.csrf, "tokens": "13", "max_score": "", "count": "x"})
+    assert r.status_code == 400
+    assert "Invalid value for &#39;--tokens&#39;: 13 is not in the range 1&lt;=x&lt;=12." in r.text
+    assert 'id="error-tokens"' in r.text and 'id="error-count"' in r.text
+    r = web.post("/batches", data={"csrf": web.csrf, "preset": "easy", "tokens": "12", "d_model": "16"})
+    assert r.status_code == 400 and "cannot draw" in r.text and 'id="error-form"' in r.text
+
+
+def test_state_changing_requests_need_the_csrf_token(web):
+    assert web.post("/batches", data={"count": "1"}).status_code == 403
+    assert web.post("/batches", data={"csrf": "forged", "count": "1"}).status_code == 403
+    location = make(web)
+    assert web.post(f"/api{location}/sheets/1/grade", json={}).status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/batches/batch-9999", "/batches/..%2F..%2Fetc", "/batches/batch-0001/files/../../x",
+                                  "/batches/batch-0001/files/answers/001.json", "/batches/batch-0001/sheets/99",
+                                  "/batches/batch-0001/sheets/1x", "/static/../app.py", "/nowhere"])
+def test_unknown_and_path_like_ids_are_clean_404s(web, path):
+    make(web)
+    r = web.get(path)
+    assert r.status_code == 404 and "Traceback" not in r.text
+
+
+def test_oversized_and_lengthless_bodies_are_refused(web):
+    make(web)
+    r = web.post("/api/batches/batch-0001/sheets/1/grade", content=b"x" * (1024 * 1024 + 1),
+                 headers={"x-csrf-token": web.csrf})
+    assert r.status_code == 413 and "too large" in r.json()["error"]
+
+
+def test_a_public_host_needs_the_access_token(tmp_path):
+    client = TestClient(create_app(Store(tmp_path / "data"), token="s3cret"))
+    assert client.get("/").status_code == 401
+    assert client.get("/?token=wrong").status_code == 401
+    r = client.get("/?token=s3cret")
+    assert r.status_code == 200 and "attnsheet_token" in r.headers["set-cookie"]
+    assert client.get("/").status_code == 200  # the cookie carries it from then on
+
+
+def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, run):
+    location = make(web)
+    page = web.get(location + "/sheets/1")
+    assert page.status_code == 200 and page.text.count('class="cell"') == 152
+    manifest = json.loads(web.get(location + "/files/manifest.json").text)
+    sheet = manifest["sheets"][0]
+    h = sheet["solution"]["heads"][0]
+    answers = {"heads": [{**{k: h[k] for k in ("Q", "K", "V", "scores", "scaled", "powers", "sums", "A", "Z")},
+                          "Q_copy": h["Q"], "K_T": [list(r) for r in zip(*h["K"])], "V_copy": h["V"]}]}
+    answers["heads"][0]["Q"] = [row[:] for row in h["Q"]]
+    answers["heads"][0]["Q"][0][0] += 1  # one slip
+    headers = {"x-csrf-token": web.csrf}
+    graded = web.post(f"/api{location}/sheets/1/grade", json=answers, headers=headers).json()
+    assert graded["format"] == "attnsheet/grade@1" and (graded["points"], graded["total"]) == (151, 152)
+    assert graded["cells"]["heads"][0]["Q"][0][0] == "wrong"
+    saved = web.post(f"/api{location}/sheets/1/save", json=answers, headers=headers).json()
+    assert saved == {"saved": True, "points": 151, "total": 152}
+    folder = tmp_path / "data" / "batches" / "batch-0001"
+    assert "151/152" in web.get(location).text  # the gradebook shows it
+    r = run("grade", str(folder / "answers" / "001.json"), "--manifest", str(folder / "manifest.json"), "--json")
+    assert r.code == 0 and json.loads(r.out) == json.loads((folder / "grades" / "001.json").read_text())
+    again = web.get(location + "/sheets/1")
+    assert json.loads(re.search(r'data-saved="([^"]*)"', again.text).group(1).replace("&#34;", '"'))["heads"]
