@@ -6,8 +6,10 @@ BIN := $(VENV)/bin
 # subset in C (fast, byte-reproducible) instead of by fontTools; poppler-utils to look at PDFs.
 # fonts-wqy-microhei: names in Chinese, Japanese and Korean print (fontconfig falls back to it).
 DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei poppler-utils
+# The browser tests drive Debian's chromium with Playwright (no browser download: none works here).
+TEST_DEBS := chromium
 
-.PHONY: demo test system bench clean fonts messages readme
+.PHONY: demo test system system-test debs bench clean fonts messages readme
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
@@ -26,7 +28,13 @@ bench: $(VENV)/.installed-test
 # Installs the Debian packages above when running as root and any is missing; otherwise says
 # what is missing and goes on (WeasyPrint then fails with its own message if Pango is absent).
 system:
-	@missing=""; for p in $(DEBS); do \
+	@$(MAKE) -s debs PACKAGES="$(DEBS)"
+
+system-test:
+	@$(MAKE) -s debs PACKAGES="$(DEBS) $(TEST_DEBS)"
+
+debs:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -48,7 +56,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(VENV)/bin/python system
 	$(BIN)/python -m compileall -q generator
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml constraints.txt | $(VENV)/bin/python system
+$(VENV)/.installed-test: pyproject.toml constraints.txt | $(VENV)/bin/python system-test
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	$(BIN)/python -m compileall -q generator
 	touch $(VENV)/.installed $@

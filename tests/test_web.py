@@ -111,3 +111,16 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     assert r.code == 0 and json.loads(r.out) == json.loads((folder / "grades" / "001.json").read_text())
     again = web.get(location + "/sheets/1")
     assert json.loads(re.search(r'data-saved="([^"]*)"', again.text).group(1).replace("&#34;", '"'))["heads"]
+
+
+def test_the_preview_is_the_sheets_own_html_and_follows_the_options(web):
+    medium = web.get("/preview?seed=3")
+    easy = web.get("/preview?seed=3&preset=easy")
+    assert medium.status_code == easy.status_code == 200 and medium.text != easy.text
+    assert "Worksheet" in medium.text and "Answer key" in web.get("/preview?seed=3&key=1").text
+    assert "frame-ancestors 'self'" in medium.headers["content-security-policy"]
+    assert "script-src" not in medium.headers["content-security-policy"]  # the sheet runs nothing
+    assert web.get("/preview/fonts/Inter-Regular.subset.otf").status_code == 200
+    assert web.get("/preview/fonts/..%2F..%2Fsheet.css").status_code == 404
+    bad = web.get("/preview?tokens=99")
+    assert bad.status_code == 400 and "--tokens" in bad.text

@@ -32,16 +32,20 @@ from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.i18n import translations
 from generator.sheet.style import TONES
-from generator.web.batches import FIELDS, field_info, make_batch
+from generator.web.batches import FIELDS, field_info, make_batch, preview_html
 from generator.web.store import NotFound, Store
 
 MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
-STATIC = {"entry.js": "text/javascript", "web.css": "text/css"}
+STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "web.css": "text/css"}
 """The only files under /static, served from templates/web/static."""
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
-       "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-"""Scripts only from the app itself (no inline script); inline styles place the form's boxes."""
+       "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+"""Scripts only from the app itself (no inline script); inline styles place the form's boxes;
+frames only of the app's own preview."""
+PREVIEW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self'; "
+               "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
+"""The preview is the sheet's own HTML: its styles inline, its fonts from the app, no script."""
 
 
 class App:
@@ -137,6 +141,23 @@ class App:
         value["student"] = sheet["student"]
         return batch, sheet, {"answers": value, "grade": grade_to_json(result)}
 
+    async def preview(self, request: Request) -> Response:
+        """One worksheet (or its key) of the form's options, as the sheet's own HTML: same layout."""
+        values = {name: request.query_params.get(name, "") for name, _ in FIELDS}
+        html, errors = preview_html(values, request.query_params.get("key") == "1")
+        if errors:
+            return self.page("error.html", 400, message="; ".join(errors.values()))
+        response = HTMLResponse(html)
+        response.headers["x-frame"] = "preview"  # the guard lets only this page be framed, by the app
+        return response
+
+    async def preview_font(self, request: Request) -> Response:
+        fonts = {p.name: p for p in (templates_dir() / "fonts").iterdir() if p.suffix in (".otf", ".ttf")}
+        name = request.path_params["name"]
+        if name not in fonts:
+            raise NotFound("no such font")
+        return FileResponse(fonts[name], media_type="font/otf" if name.endswith(".otf") else "font/ttf")
+
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
@@ -156,6 +177,8 @@ def create_app(store: Store, token: Optional[str] = None) -> Starlette:
         Route("/api/batches/{batch_id}/sheets/{index}/grade", app.grade_api, methods=["POST"]),
         Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
         Route("/static/{name}", app.static),
+        Route("/preview", app.preview),
+        Route("/preview/fonts/{name}", app.preview_font),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -197,9 +220,12 @@ class Guard:
         async def send_secured(message) -> None:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", [])
-                           if k.lower() not in (b"content-security-policy",)]
-                headers += [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+                           if k.lower() not in (b"content-security-policy", b"x-frame")]
+                framed = any(k.lower() == b"x-frame" for k, _ in message.get("headers", []))
+                policy = PREVIEW_CSP if framed else CSP
+                headers += [(b"content-security-policy", policy.encode()), (b"x-content-type-options", b"nosniff"),
+                            (b"referrer-policy", b"no-referrer"),
+                            (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY")]
                 if keep:
                     headers.append((b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; "
                                                    "Path=/".encode()))

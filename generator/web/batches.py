@@ -12,8 +12,10 @@ from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import fresh_seed
 from generator.output.batch import Batch, generate, make_sheets
+from generator.output.html import document_html, stylesheet_text
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings
+from generator.sheet.views import sheet_view
 from generator.web.store import Store
 
 FIELDS = [
@@ -38,7 +40,9 @@ def field_info(name: str) -> dict:
     """What the form shows for a field: its flag, help, default and choices, from the CLI."""
     opt = option(name)
     choices = list(opt.type.choices) if isinstance(opt.type, click.Choice) else []
-    return {"flag": opt.opts[0], "help": opt.help or "", "default": opt.default, "choices": choices}
+    # A flag's default is off; Click keeps an internal marker there, not a value to show.
+    default = opt.default if isinstance(opt.default, (str, int)) and not opt.is_flag else None
+    return {"flag": opt.opts[0], "help": opt.help or "", "default": default, "choices": choices}
 
 
 def _convert(name: str, text: str, ctx: click.Context):
@@ -51,9 +55,9 @@ def _convert(name: str, text: str, ctx: click.Context):
     return opt.type.convert(text.strip(), opt, ctx)
 
 
-def make_batch(store: Store, values: dict[str, str]) -> tuple[Optional[str], dict[str, str]]:
-    """Generate a batch from the form's values into a new store folder: (its id, {}), or
-    (None, an error message per field) without writing anything."""
+def read_form(values: dict[str, str]) -> tuple[Optional[tuple[DrawOptions, Settings, Optional[int], int]], dict]:
+    """The form's options, checked as the CLI checks them: (options, settings, seed, count) and
+    no errors, or None and an error message per field."""
     ctx = click.Context(generate_command)
     params, errors = {}, {}
     for name, _ in FIELDS:
@@ -64,11 +68,37 @@ def make_batch(store: Store, values: dict[str, str]) -> tuple[Optional[str], dic
     if errors:
         return None, errors
     try:
-        # The library's second guard, and the draw itself: the same words as the CLI's.
         options = DrawOptions(**{name: params[name] for name in DRAW_FIELDS})
         settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"])
-        seed = params["seed"] if params["seed"] is not None else fresh_seed()
-        sheets = make_sheets(options, seed, [Student()] * (params["count"] or 1))
+    except AttnsheetError as error:
+        return None, {"form": str(error)}
+    return (options, settings, params["seed"], params["count"] or 1), {}
+
+
+def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
+    """One worksheet (or key) of the form's options as a standalone HTML page, or the errors."""
+    read, errors = read_form(values)
+    if read is None:
+        return "", errors
+    options, settings, seed, _ = read
+    try:
+        (sheet,) = make_sheets(options, 1 if seed is None else seed, [Student()])
+    except AttnsheetError as error:
+        return "", {"form": str(error)}
+    view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key)
+    return document_html([view], settings, stylesheet_text("/preview/")), {}
+
+
+def make_batch(store: Store, values: dict[str, str]) -> tuple[Optional[str], dict[str, str]]:
+    """Generate a batch from the form's values into a new store folder: (its id, {}), or
+    (None, an error message per field) without writing anything."""
+    read, errors = read_form(values)
+    if read is None:
+        return None, errors
+    options, settings, seed, count = read
+    seed = fresh_seed() if seed is None else seed
+    try:
+        sheets = make_sheets(options, seed, [Student()] * count)  # the draw's own words if it cannot
     except AttnsheetError as error:
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()

@@ -1,0 +1,110 @@
+"""The web app in a real browser: Debian's chromium driven by Playwright, against a real server.
+
+The server binds to 127.0.0.1 on a free port and is stopped at the end of the test module.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+from playwright.sync_api import expect, sync_playwright
+from pypdf import PdfReader
+
+from generator.core.formats import problem_from_json
+from generator.draw.options import DrawOptions
+from generator.draw.search import draw
+from generator.web.app import create_app
+from generator.web.store import Store
+from test_grade import work
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = Store(tmp_path_factory.mktemp("web"))
+    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert shutil.which("chromium"), "Debian's chromium is missing: `make test` installs it (make system)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, browser):
+    page = browser.new_page()
+    page.goto(server + "/")
+    # The preview follows the options: another preset, another sheet.
+    frame, sheet_head = page.locator("#preview"), page.frame_locator("#preview").locator(".sheet-head")
+    medium, easy = (draw(DrawOptions(preset=preset), 1)[0].code for preset in ("medium", "easy"))
+    expect(sheet_head).to_have_attribute("data-code", medium)
+    page.select_option("#f-preset", "easy")
+    expect(frame).to_have_attribute("src", re.compile("preset=easy"))  # (the CSP forbids evaluated scripts)
+    expect(sheet_head).to_have_attribute("data-code", easy)
+
+    # Make a batch of three through the form.
+    page.fill("#f-count", "3")
+    page.fill("#f-seed", "11")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/batches/batch-*")
+    batch_url = page.url
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        response = page.request.get(f"{batch_url}/files/{name}")
+        assert response.ok and len(PdfReader(io.BytesIO(response.body())).pages) == 3
+    manifest = json.loads(page.request.get(f"{batch_url}/files/manifest.json").text())
+    assert manifest["options"]["preset"] == "easy" and len(manifest["sheets"]) == 3
+
+    # Enter sheet 1 with the keyboard: one slip in Q, followed through as a student would.
+    problem = problem_from_json(manifest["sheets"][0]["problem"])
+    written = work(problem, slip=(1, "Q", 0, 0))
+    page.goto(f"{batch_url}/sheets/1")
+    cells = page.locator("input.cell")
+    assert cells.count() == 152
+    page.locator("input.cell").first.focus()
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        step, i, j = cell.get_attribute("data-step"), int(cell.get_attribute("data-i")), int(cell.get_attribute("data-j"))
+        grid = written["heads"][0][step]
+        value = grid[i + j] if step == "sums" else grid[i][j]
+        if value is not None:
+            page.keyboard.type(str(value))
+        page.keyboard.press("Enter")  # to the next box, in the order a student works
+    expect(page.locator("#score")).to_have_text("151 / 152", timeout=10_000)
+    first_q = page.locator('input.cell[data-step="Q"][data-i="0"][data-j="0"]')
+    expect(first_q).to_have_attribute("data-verdict", "wrong")
+    expect(page.locator('input.cell[data-step="Q_copy"][data-i="0"][data-j="0"]')).to_have_attribute(
+        "data-verdict", "carried")
+    page.click("#save")
+    expect(page.locator("#saved")).to_have_text("saved (151 / 152)")
+
+    # The gradebook shows the student's score.
+    page.goto(batch_url)
+    expect(page.locator("#gradebook")).to_contain_text("151/152")
+    page.close()
