@@ -109,6 +109,16 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     assert "151/152" in web.get(location).text  # the gradebook shows it
     r = run("grade", str(folder / "answers" / "001.json"), "--manifest", str(folder / "manifest.json"), "--json")
     assert r.code == 0 and json.loads(r.out) == json.loads((folder / "grades" / "001.json").read_text())
+    # The class page: the gradebook, the item analysis and the class's files, from what was saved.
+    page = web.get(location + "/class")
+    assert page.status_code == 200 and "151/152" in page.text and "Q_copy" in page.text
+    csv_text = web.get(location + "/class/gradebook.csv").text
+    assert csv_text.splitlines()[1].split(",")[4:6] == ["151", "152"]
+    assert web.get(location + "/class/report.pdf").content.startswith(b"%PDF")
+    assert "Class report" in web.get(location + "/class/report.html").text
+    assert web.get(location + "/class/001.pdf").content.startswith(b"%PDF")
+    assert web.get(location + "/class/002.pdf").status_code == 404  # not saved
+    assert web.get(location + "/class/../../x").status_code == 404
     again = web.get(location + "/sheets/1")
     assert json.loads(re.search(r'data-saved="([^"]*)"', again.text).group(1).replace("&#34;", '"'))["heads"]
 

@@ -102,9 +102,11 @@ def stylesheet_text(asset_prefix: str = "") -> str:
     return css.replace('url("fonts/', f'url("{asset_prefix}fonts/')
 
 
-def report_html(report: dict, settings: Settings) -> str:
-    """A class report (from `output.gradebook.class_report`) as one HTML page."""
+def report_html(report: dict, settings: Settings, asset_prefix: str = "") -> str:
+    """A class report (from `output.gradebook.class_report`) as one HTML page; its fonts under
+    `asset_prefix` (for a browser; WeasyPrint reads them beside the template)."""
     return environment(settings.lang).get_template("report.html").render(
+        asset_prefix=asset_prefix,
         report=report, settings=settings, page_size=PAPERS[settings.paper], version=__version__,
         margins=MARGINS_MM, foot=FOOT, foot_prefix="attnsheet", footer=True, page_css=True,  # no sheet code
     )

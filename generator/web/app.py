@@ -25,12 +25,14 @@ from generator.core.answers import grade_to_json, parse_answers_json
 from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
-from generator.core.grade import grade
+from generator.core.grade import grade, step_label
 from generator.core.student import Student
-from generator.output.html import environment
+from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
+from generator.output.html import environment, report_html
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.i18n import translations
+from generator.sheet.model import Settings
 from generator.sheet.style import TONES
 from generator.web.batches import FIELDS, field_info, make_batch, preview_html
 from generator.web.store import NotFound, Store
@@ -95,6 +97,39 @@ class App:
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page("batch.html", batch=batch, saved=self.store.saved(batch))
+
+    async def class_page(self, request: Request) -> Response:
+        """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        graded = self.store.graded(batch)
+        return self.page("class.html", batch=batch, graded=graded,
+                         labels=[label for label, _, _ in _labels(graded)])
+
+    async def class_file(self, request: Request) -> Response:
+        """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        graded = self.store.graded(batch)
+        name = request.path_params["name"]
+        settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
+        grades = [g.grade for g in graded]
+        if name == "gradebook.csv":
+            return Response(gradebook_csv(grades), media_type="text/csv",
+                            headers={"content-disposition": 'attachment; filename="gradebook.csv"'})
+        if not graded:
+            raise NotFound("no sheet of this batch is saved yet")
+        if name == "report.pdf":
+            with self.lock:
+                return Response(report_pdf(grades, settings), media_type="application/pdf")
+        if name == "report.html":
+            response = HTMLResponse(report_html(class_report(grades), settings, "/preview/"))
+            response.headers["x-frame"] = "report"  # framed by the class page, like the preview
+            return response
+        codes = {f"{int(sheet['index']):03d}.pdf": sheet["code"] for sheet in batch.sheets}
+        chosen = [g for g in graded if codes.get(name) == g.grade.code]
+        if not chosen:
+            raise NotFound("no such file")
+        with self.lock:
+            return Response(graded_pdf(chosen[0], settings), media_type="application/pdf")
 
     async def batch_file(self, request: Request) -> Response:
         path = self.store.file(request.path_params["batch_id"], request.path_params["name"])
@@ -173,6 +208,8 @@ def create_app(store: Store, token: Optional[str] = None) -> Starlette:
         Route("/batches", app.create_batch, methods=["POST"]),
         Route("/batches/{batch_id}", app.batch),
         Route("/batches/{batch_id}/files/{name:path}", app.batch_file),
+        Route("/batches/{batch_id}/class", app.class_page),
+        Route("/batches/{batch_id}/class/{name}", app.class_file),
         Route("/batches/{batch_id}/sheets/{index}", app.entry),
         Route("/api/batches/{batch_id}/sheets/{index}/grade", app.grade_api, methods=["POST"]),
         Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
@@ -254,6 +291,14 @@ class Guard:
         response.headers["content-security-policy"] = CSP
         response.headers["x-content-type-options"] = "nosniff"
         return response
+
+
+def _labels(graded: list) -> list[tuple[str, int, int]]:
+    """The gradebook's step columns, as the CSV has them."""
+    if not graded:
+        return []
+    heads = max((s.head or 0 for s in graded[0].grade.steps), default=0)
+    return [(step_label(s.head, s.step, heads), s.points, s.total) for s in graded[0].grade.steps]
 
 
 def folder_of(path: Optional[Path]) -> Path:

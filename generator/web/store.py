@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
 from generator.output.files import ensure_folder, write_atomic
+from generator.output.gradebook import Graded, grade_all
 from generator.output.manifest import Listed, read_manifest
 
 BATCH_ID = re.compile(r"batch-\d{4,6}")
@@ -109,6 +111,15 @@ class Store:
             for path in sorted(folder.glob("[0-9][0-9][0-9].json")):
                 out[int(path.stem)] = json.loads(path.read_text(encoding="utf-8"))
         return out
+
+    def graded(self, batch: StoredBatch) -> list[Graded]:
+        """Every saved sheet graded again from its answers (as `attnsheet grade` would)."""
+        folder = batch.folder / "answers"
+        if not folder.is_dir():
+            return []
+        pendings = [pending_from_json(json.loads(p.read_text(encoding="utf-8")), p.name)
+                    for p in sorted(folder.glob("[0-9][0-9][0-9].json"))]
+        return grade_all(pendings, batch.listed(), carry=True)
 
     def answers(self, batch: StoredBatch, sheet: dict) -> Optional[dict]:
         """A sheet's saved answers@1, if any."""
