@@ -134,3 +134,19 @@ def test_the_preview_is_the_sheets_own_html_and_follows_the_options(web):
     assert web.get("/preview/fonts/..%2F..%2Fsheet.css").status_code == 404
     bad = web.get("/preview?tokens=99")
     assert bad.status_code == 400 and "--tokens" in bad.text
+
+
+def test_practice_draws_a_sheet_and_explains_each_cell(web):
+    r = web.get("/practice?preset=easy")
+    assert r.status_code == 303 and r.headers["location"].startswith("/practice/")
+    code = r.headers["location"].rsplit("/", 1)[1]
+    page = web.get(f"/practice/{code}")
+    assert page.status_code == 200 and page.text.count('class="cell"') == 152 and f"attnsheet key {code}" in page.text
+    graded = web.post(f"/api/practice/{code}/grade", json={"heads": [{"Q": [[9, None, None, None]] + [[None] * 4] * 2}]},
+                      headers={"x-csrf-token": web.csrf}).json()
+    assert graded["cells"]["heads"][0]["Q"][0][0] in ("wrong", "correct")
+    assert graded["explain"]["heads"][0]["Q"][0][0].startswith("row 1 of W_Q · x1")
+    assert graded["explain"]["heads"][0]["scores"][1][2].startswith("k2 · q3")
+    assert web.post(f"/api/practice/{code}/grade", json={}).status_code == 403
+    assert web.get("/practice/NOT-A-CODE").status_code == 404
+    assert web.get("/practice?preset=insane").status_code == 400

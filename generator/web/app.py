@@ -27,10 +27,14 @@ from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grade import grade, step_label
 from generator.core.student import Student
+from generator.draw.options import PRESET_NAMES, DrawOptions
+from generator.draw.search import draw, fresh_seed
+from generator.draw.sheetcodes import decode_code
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
 from generator.output.html import environment, report_html
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
+from generator.sheet.explain import explanations
 from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.style import TONES
@@ -143,8 +147,10 @@ class App:
         sheet_form = form(problem, solve(problem), _)
         shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
                   for h, steps in sheet_form.shapes.items()}
+        base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
         return self.page("entry.html", batch=batch, sheet=sheet, form=sheet_form, shapes_json=json.dumps(shapes),
-                         saved=json.dumps(self.store.answers(batch, sheet)))
+                         saved=json.dumps(self.store.answers(batch, sheet)), grade_url=f"{base}/grade",
+                         save_url=f"{base}/save")
 
     async def grade_api(self, request: Request) -> Response:
         """Grade what is typed so far: the verdict of every cell, and the points."""
@@ -160,15 +166,7 @@ class App:
         if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
             raise PermissionError("missing or wrong CSRF token: reload the page")
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        body = await request.body()
-        try:
-            value = json.loads(body)
-        except ValueError:
-            raise AttnsheetError("the answers are not JSON") from None
-        if not isinstance(value, dict):
-            raise AttnsheetError("expected an answers@1 object")
-        value = {**value, "format": "attnsheet/answers@1", "code": sheet["code"]}
-        value.pop("problem", None)
+        value = {**await self._json(request), "format": "attnsheet/answers@1", "code": sheet["code"]}
         (pending,) = parse_answers_json(json.dumps(value), "answers")
         problem = problem_from_json(sheet["problem"])
         student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
@@ -193,6 +191,51 @@ class App:
             raise NotFound("no such font")
         return FileResponse(fonts[name], media_type="font/otf" if name.endswith(".otf") else "font/ttf")
 
+    async def practice(self, request: Request) -> Response:
+        """A fresh sheet to practise on: drawn now, opened by its code (so it can be shared)."""
+        preset = request.query_params.get("preset", "medium")
+        if preset not in PRESET_NAMES:
+            raise AttnsheetError(f"--preset: expected one of {', '.join(PRESET_NAMES)}")
+        code = draw(DrawOptions(preset=preset), fresh_seed())[0].code
+        return RedirectResponse(f"/practice/{code}", status_code=303)
+
+    async def practice_sheet(self, request: Request) -> Response:
+        problem = self._practice_problem(request)
+        sheet_form = form(problem, solve(problem), translations("en").gettext)
+        shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
+                  for h, steps in sheet_form.shapes.items()}
+        return self.page("entry.html", batch=None, sheet={"index": "", "code": problem.code, "student": {}},
+                         form=sheet_form, shapes_json=json.dumps(shapes), saved="null",
+                         grade_url=f"/api/practice/{problem.code}/grade", save_url="")
+
+    async def practice_grade(self, request: Request) -> Response:
+        """The verdicts of what is typed on a practice sheet, and how each cell is computed."""
+        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
+            raise PermissionError("missing or wrong CSRF token: reload the page")
+        problem = self._practice_problem(request)
+        value = await self._json(request)
+        value = {**value, "format": "attnsheet/answers@1", "code": problem.code}
+        (pending,) = parse_answers_json(json.dumps(value), "answers")
+        result = grade(problem, pending.answers(problem, Student(), problem.code))
+        return JSONResponse({**grade_to_json(result), "explain": explanations(problem, result, translations("en").gettext)})
+
+    def _practice_problem(self, request: Request):
+        try:
+            decoded = decode_code(request.path_params["code"])
+        except AttnsheetError:
+            raise NotFound("not a sheet code this app can draw") from None
+        return draw(decoded.options, decoded.seed, count=1, start=decoded.index)[0]
+
+    async def _json(self, request: Request) -> dict:
+        try:
+            value = json.loads(await request.body())
+        except ValueError:
+            raise AttnsheetError("the answers are not JSON") from None
+        if not isinstance(value, dict):
+            raise AttnsheetError("expected an answers@1 object")
+        value.pop("problem", None)
+        return value
+
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
@@ -215,6 +258,9 @@ def create_app(store: Store, token: Optional[str] = None) -> Starlette:
         Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
         Route("/static/{name}", app.static),
         Route("/preview", app.preview),
+        Route("/practice", app.practice),
+        Route("/practice/{code}", app.practice_sheet),
+        Route("/api/practice/{code}/grade", app.practice_grade, methods=["POST"]),
         Route("/preview/fonts/{name}", app.preview_font),
     ]
 

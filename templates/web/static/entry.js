@@ -48,12 +48,19 @@
     return response.json();
   }
 
-  let timer = null;
+  let timer = null, last = null;
+  const explain = document.getElementById("explain");
+  function explainFor(input) {
+    if (!last || !last.explain || !explain) return;
+    explain.textContent = input.getAttribute("aria-label") + ": " + verdictOf(last.explain, input);
+  }
   async function refresh() {
     const result = await post(root.dataset.grade);
     if (result.error) { score.textContent = result.error; return; }
+    last = result;
     for (const input of inputs) input.dataset.verdict = verdictOf(result.cells, input);
     score.textContent = result.points + " / " + result.total;
+    if (document.activeElement && document.activeElement.classList.contains("cell")) explainFor(document.activeElement);
   }
   function schedule() { clearTimeout(timer); timer = setTimeout(refresh, 120); }
 
@@ -65,6 +72,7 @@
 
   inputs.forEach((input, k) => {
     input.addEventListener("input", schedule);
+    input.addEventListener("focus", () => explainFor(input));
     input.addEventListener("keydown", (event) => {
       const moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
       let target = null;
@@ -89,7 +97,8 @@
       if (value !== null && value !== undefined) input.value = String(value);
     }
   }
-  document.getElementById("save").addEventListener("click", async () => {
+  const saveButton = document.getElementById("save");
+  if (saveButton) saveButton.addEventListener("click", async () => {
     const result = await post(root.dataset.save);
     document.getElementById("saved").textContent = result.saved ? "saved (" + result.points + " / " + result.total + ")"
       : (result.error || "not saved");

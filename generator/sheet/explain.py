@@ -1,0 +1,65 @@
+"""How each cell of a sheet is computed, in words, with the value the student's own cells give."""
+
+from __future__ import annotations
+
+from generator.core.engine import hand_divisor
+from generator.core.grade import Grade, StepGrade
+from generator.core.numbers import sheet_value
+from generator.core.problem import Problem
+
+
+def _formula(problem: Problem, step: str, i: int, j: int, _) -> str:
+    """The rule of one cell, with its indices (1-based), in the sheet's layout."""
+    row = problem.convention == "row"
+    # In the column layout a cell (i, j) is feature or key i of token or query j; transposed in rows.
+    a, b = (j + 1, i + 1) if row else (i + 1, j + 1)
+    words = {
+        "Q": _("row %(a)s of W_Q · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_Q"),
+        "K": _("row %(a)s of W_K · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_K"),
+        "V": _("row %(a)s of W_V · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_V"),
+        "Q_copy": _("the same cell of Q"),
+        "K_T": _("K's cell with row and column swapped"),
+        "V_copy": _("the same cell of V"),
+        "scores": _("k%(a)s · q%(b)s: the row of Kᵀ times the column of Q") if not row
+        else _("q%(a)s · k%(b)s: the row of Q times the column of Kᵀ"),
+        "scaled": (_("floor(score / %(d)s)") % {"d": hand_divisor(problem.d_k), "a": a, "b": b}
+                   if problem.rules.scale == "floor" else _("the score, scaled")),
+        "powers": _("3 to the power of the scaled score") if problem.rules.softmax == "base3"
+        else _("e to the power of the scaled score"),
+        "sums": _("the sum of the powers of q%(a)s") % {"a": max(i, j) + 1, "b": b},
+        "A": _("the power ÷ its query's sum Σ"),
+        "Z": _("row %(a)s of V · the column of A of q%(b)s") if not row else _("q%(a)s's row of A · column %(b)s of V"),
+        "output": _("row %(a)s of W_O · column %(b)s of Z_concat") if not row
+        else _("row %(a)s of Z_concat · column %(b)s of W_O"),
+    }
+    text = words.get(step, step)
+    return text % {"a": a, "b": b} if "%(" in text else text
+
+
+def _cell(problem: Problem, s: StepGrade, i: int, j: int, _) -> str:
+    verdict = s.verdicts[i][j]
+    if verdict == "masked":
+        return _("struck out by the causal mask: nothing to write")
+    carried, expected = s.carried[i][j], s.expected[i][j]
+    text = _formula(problem, s.step, i, j, _)
+    if carried is not None and carried != expected:
+        return text + "; " + _("from your own cells: %(v)s") % {"v": sheet_value(carried)}
+    return text + "; " + _("from your own cells: %(v)s (right so far)") % {"v": sheet_value(expected)}
+
+
+def explanations(problem: Problem, grade: Grade, _) -> dict:
+    """Every cell's rule and the value the student's own earlier cells give it, shaped as the
+    cells of grade@1 (heads, then Z and output)."""
+    heads: list[dict] = []
+    final: dict[str, list] = {}
+    for s in grade.steps:
+        texts = [[_cell(problem, s, i, j, _) for j in range(len(row))] for i, row in enumerate(s.verdicts)]
+        grid: list = texts[0] if s.step == "sums" else texts
+        if s.head is None:
+            final[s.step] = grid
+        else:
+            while len(heads) < s.head:
+                heads.append({})
+            heads[s.head - 1][s.step] = grid
+    return {"heads": heads, **final}
+
