@@ -9,7 +9,6 @@ from collections import Counter
 from pypdf import PdfReader
 
 from conftest import EXAMPLES
-from generator.core.formats import parse_problems
 from generator.draw.options import DrawOptions
 from generator.output.batch import blank_problem
 from generator.sheet.i18n import translations

@@ -1,4 +1,4 @@
-"""The attnsheet/answers@1 and attnsheet/grade@1 formats, written cells, and the long answers CSV."""
+"""The attnsheet/answers@1 format, written cells, and the long answers CSV."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from generator.core.grade import (
     HEAD_STEPS,
     Answers,
     Entry,
-    Grade,
     Grid,
     grid_shapes,
 )
@@ -29,7 +28,6 @@ from generator.core.student import Student
 from generator.core.usertext import clean_text
 
 ANSWERS_FORMAT = "attnsheet/answers@1"
-GRADE_FORMAT = "attnsheet/grade@1"
 CSV_COLUMNS = ("code", "head", "step", "row", "col", "value")
 """The long CSV's required columns; `name`, `id` and `group` may follow."""
 
@@ -367,31 +365,3 @@ def parse_answers(text: str, label: str) -> list[Pending]:
     if start in ("{", "["):
         return parse_answers_json(text, label)
     return parse_answers_csv(text, label)
-
-
-# --- grade@1 ----------------------------------------------------------------------------------
-
-
-def grade_to_json(grade: Grade) -> dict:
-    """A Grade as attnsheet/grade@1 JSON."""
-    heads: list[dict] = []
-    final: dict[str, list] = {}
-    for s in grade.steps:
-        cells = list(s.verdicts[0]) if s.step == "sums" else [list(r) for r in s.verdicts]
-        if s.head is None:
-            final[s.step] = cells
-        else:
-            while len(heads) < s.head:
-                heads.append({})
-            heads[s.head - 1][s.step] = cells
-    return {
-        "format": GRADE_FORMAT,
-        "code": grade.code,
-        "student": {"name": grade.student.name, "id": grade.student.id, "group": grade.student.group},
-        "carry": grade.carry,
-        "points": grade.points,
-        "total": grade.total,
-        "steps": [{"head": s.head, "step": s.step, "points": s.points, "total": s.total} for s in grade.steps],
-        "cells": {"heads": heads, **final},
-    }
-

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from generator.core.answers import AnswersError, Pending, grade_to_json
+from generator.core.answers import AnswersError, Pending
 from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
 from generator.core.grade import Grade, grade, step_label
+from generator.core.grades import grade_to_json
 from generator.core.problem import Problem
 from generator.core.student import Student
 from generator.core.usertext import clean_text

@@ -43,7 +43,7 @@ def merge(parts: Sequence[bytes]) -> bytes:
 def _share_painted_fonts(pdf: pikepdf.Pdf) -> None:
     """One copy of each panel font subset, where every part brought its own.
 
-    Their names are tagged from a hash of the font program (see generator.paint), so the same
+    Their names are tagged from a hash of the font program (see generator.output.paint), so the same
     name is the same font; WeasyPrint's own subsets differ from part to part and stay.
     """
     first: dict[str, pikepdf.Object] = {}

@@ -1,6 +1,6 @@
 """Panels, the sheet code and the footer painted straight into PDF pages.
 
-`render.panel` has already placed every value of a grid on a raster of monospaced characters,
+`sheet.panel` has already placed every value of a grid on a raster of monospaced characters,
 over a few rectangles and lines: nothing is left to lay out. WeasyPrint would still spend
 ~0.3 ms on each of a page's ~100 text lines and parse the grid's SVG again for every page;
 written here as PDF operators, a whole grid costs about a millisecond. The sheet code, its

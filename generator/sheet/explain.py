@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.core.engine import hand_divisor
 from generator.core.grade import Grade, StepGrade
+from generator.core.grades import cells_json
 from generator.core.numbers import sheet_value
 from generator.core.problem import Problem
 
@@ -50,16 +51,4 @@ def _cell(problem: Problem, s: StepGrade, i: int, j: int, _) -> str:
 def explanations(problem: Problem, grade: Grade, _) -> dict:
     """Every cell's rule and the value the student's own earlier cells give it, shaped as the
     cells of grade@1 (heads, then Z and output)."""
-    heads: list[dict] = []
-    final: dict[str, list] = {}
-    for s in grade.steps:
-        texts = [[_cell(problem, s, i, j, _) for j in range(len(row))] for i, row in enumerate(s.verdicts)]
-        grid: list = texts[0] if s.step == "sums" else texts
-        if s.head is None:
-            final[s.step] = grid
-        else:
-            while len(heads) < s.head:
-                heads.append({})
-            heads[s.head - 1][s.step] = grid
-    return {"heads": heads, **final}
-
+    return cells_json(grade, lambda s, i, j: _cell(problem, s, i, j, _))

@@ -115,7 +115,7 @@ STYLES = {
     "notes": Ink(FONT_PT * NOTE_CHAR, 400, "#b00020"),
 }
 """The text styles of a panel's layers, in drawing order; the one place they are defined (the
-HTML layers take theirs from here, and PDF pages are painted from here, see `generator.paint`)."""
+HTML layers take theirs from here, and PDF pages are painted from here, see `generator.output.paint`)."""
 
 
 CODE_LABEL, CODE = Ink(7.0, 400, "#6b6b6b"), Ink(11.0, 700, "#1b1b1b", 0.5)

@@ -21,11 +21,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from generator.core.answers import grade_to_json, parse_answers_json
+from generator.core.answers import parse_answers_json
 from generator.core.engine import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grade import grade, step_label
+from generator.core.grades import grade_to_json
 from generator.core.student import Student
 from generator.draw.options import PRESET_NAMES, DrawOptions
 from generator.draw.search import draw, fresh_seed
