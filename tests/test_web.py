@@ -150,3 +150,33 @@ def test_practice_draws_a_sheet_and_explains_each_cell(web):
     assert web.post(f"/api/practice/{code}/grade", json={}).status_code == 403
     assert web.get("/practice/NOT-A-CODE").status_code == 404
     assert web.get("/practice?preset=insane").status_code == 400
+
+
+def test_rosters_own_problems_overrides_and_split_through_the_form(web, tmp_path):
+    from conftest import EXAMPLES
+
+    form = {"csrf": web.csrf, "seed": "4", "split": "on"}
+    roster = ("roster", ("class.csv", b"name,group\nAna Lopez,3B\nBen Ode,3B\n", "text/csv"))
+    r = web.post("/batches", data=form, files=[roster])
+    assert r.status_code == 303
+    manifest = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    assert [s["student"]["name"] for s in manifest["sheets"]] == ["Ana Lopez", "Ben Ode"]
+    assert manifest["sheets"][0]["worksheet"]["file"] == "worksheets/01-ana-lopez.pdf"
+    zipped = web.get(r.headers["location"] + "/files.zip")
+    import io
+    import zipfile
+
+    names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
+    assert any(n.endswith("worksheets/01-ana-lopez.pdf") for n in names) and any(n.endswith("manifest.json") for n in names)
+    problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
+    r = web.post("/batches", data={"csrf": web.csrf, "count": "2"}, files=[problem])
+    assert r.status_code == 303
+    own = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    assert own["options"]["problem_file"] == "(uploaded)" and len({s["code"] for s in own["sheets"]}) == 2
+    r = web.post("/batches", data={"csrf": web.csrf, "x_range": "0..10"})
+    assert r.status_code == 400 and "Invalid value for &#39;--x-range&#39;" in r.text
+    big = ("roster", ("big.csv", b"name\n" + b"x" * (1024 * 1024 + 10), "text/csv"))
+    assert web.post("/batches", data={"csrf": web.csrf}, files=[big]).status_code == 413
+    bad = ("roster", ("bad.csv", b"first,last\nA,B\n", "text/csv"))
+    r = web.post("/batches", data={"csrf": web.csrf}, files=[bad])
+    assert r.status_code == 400 and "no &#39;name&#39; column" in r.text

@@ -8,9 +8,11 @@ bodies are capped; ids are looked up in the store, never joined into paths.
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import secrets
 import threading
+import zipfile
 from pathlib import Path
 from typing import Optional
 
@@ -39,7 +41,7 @@ from generator.sheet.explain import explanations
 from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.style import TONES
-from generator.web.batches import FIELDS, field_info, make_batch, preview_html
+from generator.web.batches import FIELDS, MAX_UPLOAD, UPLOADS, field_info, make_batch, preview_html, upload_info
 from generator.web.store import NotFound, Store
 
 MAX_BODY = 1024 * 1024
@@ -84,19 +86,28 @@ class App:
 
     async def home(self, request: Request) -> Response:
         batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
-        return self.page("home.html", fields=FIELDS, values={}, errors={}, batches=batches, field_info=field_info)
+        return self.page("home.html", fields=FIELDS, values={}, errors={}, batches=batches, field_info=field_info,
+                         uploads=UPLOADS, upload_info=upload_info)
 
     async def create_batch(self, request: Request) -> Response:
-        data = await request.form(max_files=1, max_fields=64)
+        data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
         if not self._csrf_ok(str(data.get("csrf", ""))):
             return self.error(request, 403, "the form is stale or was not sent by this app: reload the page")
         values = {name: str(data.get(name, "")) for name, _ in FIELDS}
+        uploads = {}
+        for name, _ in UPLOADS:
+            upload = data.get(name)
+            if hasattr(upload, "read"):
+                content = await upload.read(MAX_UPLOAD + 1)
+                if len(content) > MAX_UPLOAD:
+                    return self.error(request, 413, f"the {name} file is larger than {MAX_UPLOAD // 1024} KB")
+                uploads[name] = content
         with self.lock:
-            batch_id, errors = make_batch(self.store, values)
+            batch_id, errors = make_batch(self.store, values, uploads)
         if errors:
             batches = [self.store.batch(b) for b in self.store.ids()]
             return self.page("home.html", 400, fields=FIELDS, values=values, errors=errors, batches=batches,
-                             field_info=field_info)
+                             field_info=field_info, uploads=UPLOADS, upload_info=upload_info)
         return RedirectResponse(f"/batches/{batch_id}", status_code=303)
 
     async def batch(self, request: Request) -> Response:
@@ -135,6 +146,16 @@ class App:
             raise NotFound("no such file")
         with self.lock:
             return Response(graded_pdf(chosen[0], settings), media_type="application/pdf")
+
+    async def batch_zip(self, request: Request) -> Response:
+        """Every file of a batch in one zip (the split files of a class, say)."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in batch.files():
+                archive.write(self.store.file(batch.id, name), f"{batch.id}/{name}")
+        return Response(buffer.getvalue(), media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="{batch.id}.zip"'})
 
     async def batch_file(self, request: Request) -> Response:
         path = self.store.file(request.path_params["batch_id"], request.path_params["name"])
@@ -251,6 +272,7 @@ def create_app(store: Store, token: Optional[str] = None) -> Starlette:
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),
         Route("/batches/{batch_id}", app.batch),
+        Route("/batches/{batch_id}/files.zip", app.batch_zip),
         Route("/batches/{batch_id}/files/{name:path}", app.batch_file),
         Route("/batches/{batch_id}/class", app.class_page),
         Route("/batches/{batch_id}/class/{name}", app.class_file),

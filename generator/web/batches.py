@@ -6,15 +6,18 @@ from typing import Optional
 
 import click
 
+from generator.cli.common import decode
 from generator.cli.sheets import generate_command
 from generator.core.errors import AttnsheetError
+from generator.core.formats import parse_problems
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import fresh_seed
-from generator.output.batch import Batch, generate, make_sheets
+from generator.output.batch import Batch, generate, make_sheets, own_sheets
 from generator.output.html import document_html, stylesheet_text
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings
+from generator.sheet.roster import parse_roster
 from generator.sheet.views import sheet_view
 from generator.web.store import Store
 
@@ -22,18 +25,28 @@ FIELDS = [
     # (the generate option's parameter name, the kind of field the form shows)
     ("count", "number"), ("seed", "number"), ("preset", "choice"), ("tokens", "number"), ("d_model", "number"),
     ("d_k", "number"), ("d_v", "number"), ("heads", "number"), ("output_projection", "flag"), ("causal", "flag"),
-    ("convention", "choice"), ("rules", "choice"), ("paper", "choice"), ("lang", "choice"), ("title", "text"),
-    ("worked", "flag"),
+    ("convention", "choice"), ("rules", "choice"), ("x_range", "text"), ("w_range", "text"), ("max_score", "number"),
+    ("max_sum", "number"), ("allow_negative_exponents", "flag"), ("paper", "choice"), ("lang", "choice"),
+    ("title", "text"), ("worked", "flag"), ("split", "flag"),
 ]
 """The form's fields, in order; their help, defaults and choices are the CLI's."""
 
 DRAW_FIELDS = ("preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
-               "rules")
+               "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents")
+UPLOADS = (("roster", "roster"), ("problem", "problem_file"))
+"""The form's files, each for a generate option: a roster CSV, a problem@1 file (your own numbers)."""
+MAX_UPLOAD = 1024 * 1024
+"""Largest file a form may send."""
 
 
 def option(name: str) -> click.Option:
     """The `generate` option a field stands for."""
     return next(p for p in generate_command.params if p.name == name)
+
+
+def upload_info(name: str) -> dict:
+    """What the form shows for an upload: the generate option's flag and help."""
+    return field_info(dict(UPLOADS)[name])
 
 
 def field_info(name: str) -> dict:
@@ -89,18 +102,30 @@ def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
     return document_html([view], settings, stylesheet_text("/preview/")), {}
 
 
-def make_batch(store: Store, values: dict[str, str]) -> tuple[Optional[str], dict[str, str]]:
-    """Generate a batch from the form's values into a new store folder: (its id, {}), or
-    (None, an error message per field) without writing anything."""
+def make_batch(store: Store, values: dict[str, str],
+               uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[str], dict[str, str]]:
+    """Generate a batch from the form's values (and uploaded roster or problem file) into a new
+    store folder: (its id, {}), or (None, an error message per field) without writing anything."""
     read, errors = read_form(values)
     if read is None:
         return None, errors
     options, settings, seed, count = read
-    seed = fresh_seed() if seed is None else seed
+    uploads = {name: data for name, data in (uploads or {}).items() if data}
     try:
-        sheets = make_sheets(options, seed, [Student()] * count)  # the draw's own words if it cannot
-    except AttnsheetError as error:
+        students = [Student()] * count
+        if "roster" in uploads:
+            students = list(parse_roster(decode(uploads["roster"], "the roster"), label="the roster").students)
+        if "problem" in uploads:
+            problems = parse_problems(decode(uploads["problem"], "the problem file"))
+            if "roster" not in uploads and not values.get("count"):
+                students = [Student()] * len(problems)
+            sheets, origin, seed = own_sheets(problems, students), Origin(problem_file="(uploaded)"), None
+        else:
+            seed = fresh_seed() if seed is None else seed
+            sheets, origin = make_sheets(options, seed, students), Origin(options=options)
+    except AttnsheetError as error:  # the CLI's own words: a roster, a problem file, a draw that cannot be
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()
-    generate(Batch(sheets=sheets, settings=settings, out=folder, origin=Origin(options=options), seed=seed, jobs=1))
+    split = values.get("split", "") in ("on", "true", "1")
+    generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1))
     return batch_id, {}

@@ -8,7 +8,7 @@
   function update() {
     const query = new URLSearchParams();
     for (const element of form.elements) {
-      if (!element.name || element.name === "csrf") continue;
+      if (!element.name || element.name === "csrf" || element.type === "file") continue;
       if (element.type === "checkbox") { if (element.checked) query.set(element.name, "on"); }
       else if (element.value) query.set(element.name, element.value);
     }
