@@ -23,6 +23,7 @@ readme: $(VENV)/.installed-test
 	$(BIN)/cog -r README.md
 
 bench: $(VENV)/.installed-test
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,bench]'
 	$(BIN)/python bench/run.py
 
 # Installs the Debian packages above when running as root and any is missing; otherwise says

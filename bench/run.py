@@ -258,10 +258,44 @@ def graded_pages(repeats: int) -> list[Row]:
             Row("(h) graded sheet / key page", ratio, "x", "<= 1.2", ratio <= 1.2)]
 
 
+def against_typst(pairs: int) -> list[Row]:
+    """(i) Typst as the reference (bench/typst_ref.py, the bench-only extra `typst`): a key page
+    and a class of 30 end to end from a fresh process, taking turns, as ratios."""
+    try:
+        import typst  # noqa: F401
+    except ImportError:
+        return [Row("(i) Typst reference: not installed (pip install -e '.[bench]')", 0, "")]
+    sys.path.insert(0, str(ROOT / "bench"))
+    import typst_ref
+
+    from generator.core.student import Student
+    from generator.output.pdf import renderer
+    from generator.sheet.model import Settings
+    from generator.sheet.views import sheet_view
+
+    problem = draw(DrawOptions(), 2026)[0]
+    solution = solve(problem)
+    markup = typst_ref.PREAMBLE + typst_ref.page(problem, solution, True)
+    ms = median_ms({"ours": lambda: renderer().document([sheet_view(problem, solution, Student(), Settings(), True)],
+                                                        Settings()),
+                    "typst": lambda: typst_ref.compile_pdf(markup)}, 20)
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory() as out:
+        for _ in range(pairs):
+            ours.append(measure(["generate", "--seed", "2026", "--count", "30"])[0])
+            start = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "bench" / "typst_ref.py"), "--count", "30", "--out",
+                            f"{out}/class.pdf"], check=True, capture_output=True)
+            theirs.append(time.perf_counter() - start)
+    ratio = statistics.median(a / b for a, b in zip(ours, theirs))
+    return [Row("(i) key page / the same page by Typst", ms["ours"] / ms["typst"], "x"),
+            Row("(i) class of 30, fresh process / Typst script", ratio, "x", "<= 1.0", ratio <= 1.0)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
-    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade"], help="measure one group only")
+    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade", "typst"], help="measure one group only")
     args = parser.parse_args(argv)
     rows: list[Row] = []
     if args.only in (None, "pages"):
@@ -273,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "grade"):
         rows.append(grading(500 if args.quick else 2000, 3))
         rows += graded_pages(10 if args.quick else 20)
+    if args.only in (None, "typst"):
+        rows += against_typst(3)
     width = max(len(r.name) for r in rows)
     print(f"{'measure':<{width}}  {'value':>9}  {'unit':<10}  {'target':<14}  ok")
     for r in rows:
