@@ -15,7 +15,6 @@ from anyascii import anyascii
 
 from generator.core.engine import solve
 from generator.core.errors import BatchError, Interrupted
-from generator.core.formats import dumps
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
 from generator.output.files import (
@@ -27,7 +26,7 @@ from generator.output.files import (
 )
 from generator.output.html import document_chunks, stylesheet_text
 from generator.output.jobs import Stop, run_tasks
-from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_json
+from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
 from generator.sheet.views import sheet_view
@@ -143,9 +142,9 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
         else:
             written, pages, places = _write_pdf(batch, plan, progress)
         if not batch.settings.blank:
-            manifest = manifest_json(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
+            chunks = manifest_chunks(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
                                      places)
-            write_atomic(manifest_path, (dumps(manifest) + "\n").encode("utf-8"), force=batch.force)
+            write_atomic(manifest_path, chunks, force=batch.force)  # a sheet at a time: flat memory
             written.append(manifest_path)
     except KeyboardInterrupt:
         # Stopped outside the rendering loop (which says more): every file on disk is whole.

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from generator import __version__
 from generator.core.answers import AnswersError
 from generator.core.errors import AttnsheetError
-from generator.core.formats import problem_from_json, problem_to_json, solution_to_json
+from generator.core.formats import dumps, problem_from_json, problem_to_json, solution_to_json
 from generator.core.metrics import metrics
 from generator.core.problem import Problem
 from generator.core.student import Sheet, Student
@@ -36,19 +36,32 @@ class Origin:
     """The file of a teacher's own problems the sheets were printed from (`--problem`)."""
 
 
-def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int],
-                  sheets: Sequence[Sheet], places: Sequence[dict]) -> dict:
-    """Everything needed to grade without opening a PDF, and to rebuild any sheet."""
+def manifest_chunks(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int],
+                    sheets: Sequence[Sheet], places: Sequence[dict]) -> Iterator[bytes]:
+    """The manifest@1 of a batch as UTF-8 JSON (in `dumps`'s layout), a sheet at a time: a big
+    batch's manifest is written as it is made, never held whole. Everything needed to grade
+    without opening a PDF, and to rebuild any sheet."""
+    head = dumps({**_head(origin, settings, split, fmt, seed, len(sheets)), "sheets": []})
+    if not sheets:
+        yield (head + "\n").encode("utf-8")
+        return
+    yield (head[: -len('[]\n}')] + "[\n").encode("utf-8")  # the head up to the sheets' list, opened
+    for k, (sheet, place) in enumerate(zip(sheets, places)):
+        yield ("    " + dumps(_sheet(sheet, place), 2, 2) + (",\n" if k + 1 < len(sheets) else "\n")).encode("utf-8")
+    yield "  ]\n}\n".encode("utf-8")
+
+
+def _head(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int], count: int) -> dict:
     shown = {"paper": settings.paper, "lang": settings.lang, "format": fmt, "worked": settings.worked}
     if origin.code is not None:
         options = {"code": origin.code, **({"problem_file": origin.problem_file} if origin.problem_file else {}),
                    **shown}
     elif origin.problem_file is not None:
-        options = {"problem_file": origin.problem_file, "count": len(sheets), "roster": origin.roster,
+        options = {"problem_file": origin.problem_file, "count": count, "roster": origin.roster,
                    "title": settings.title, "split": split, **shown}
     else:
         drawn = asdict(origin.options) if origin.options is not None else {}
-        options = {**drawn, "count": len(sheets), "roster": origin.roster, "title": settings.title, "split": split,
+        options = {**drawn, "count": count, "roster": origin.roster, "title": settings.title, "split": split,
                    **shown}
     return {
         "format": MANIFEST_FORMAT,
@@ -57,18 +70,18 @@ def manifest_json(origin: Origin, settings: Settings, split: bool, fmt: str, see
         "seed": seed,
         "settings": {k: v for k, v in asdict(settings).items() if k not in ("timestamp", "blank")},
         **({"created": settings.timestamp} if settings.timestamp else {}),
-        "sheets": [
-            {
-                "index": sheet.index,
-                "code": sheet.problem.code,
-                "student": asdict(sheet.student),
-                **place,
-                "metrics": metrics(sheet.problem, sheet.solution),
-                "problem": problem_to_json(sheet.problem),
-                "solution": solution_to_json(sheet.solution),
-            }
-            for sheet, place in zip(sheets, places)
-        ],
+    }
+
+
+def _sheet(sheet: Sheet, place: dict) -> dict:
+    return {
+        "index": sheet.index,
+        "code": sheet.problem.code,
+        "student": asdict(sheet.student),
+        **place,
+        "metrics": metrics(sheet.problem, sheet.solution),
+        "problem": problem_to_json(sheet.problem),
+        "solution": solution_to_json(sheet.solution),
     }
 
 
