@@ -292,10 +292,85 @@ def against_typst(pairs: int) -> list[Row]:
             Row("(i) class of 30, fresh process / Typst script", ratio, "x", "<= 1.0", ratio <= 1.0)]
 
 
+def _free_port() -> int:
+    """A port nothing listens on now (the server takes it a moment later)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def web_app(repeats: int) -> list[Row]:
+    """(j) The warm web app (`attnsheet serve`, a real server process) beside the CLI's cold start:
+    a one-sheet preview, a class of 30 written, one entered sheet graded."""
+    import json
+    import re
+    import urllib.parse
+    import urllib.request
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        server = subprocess.Popen([*ATTNSHEET, "serve", "--port", str(port), "--no-browser", "--data", data],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        try:
+            for _ in range(200):  # up in a few seconds: WeasyPrint and the fonts load before it listens
+                try:
+                    home = urllib.request.urlopen(base + "/", timeout=5).read().decode()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            else:
+                raise SystemExit(f"attnsheet serve did not start: {server.stderr.read().decode()}")
+            csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+
+            def get(path: str) -> bytes:
+                return urllib.request.urlopen(base + path, timeout=60).read()
+
+            def post(path: str, body: bytes, kind: str) -> bytes:
+                request = urllib.request.Request(base + path, data=body, method="POST",
+                                                 headers={"content-type": kind, "x-csrf-token": csrf})
+                return urllib.request.urlopen(request, timeout=120).read()
+
+            form = urllib.parse.urlencode({"csrf": csrf, "count": "30", "seed": "2026"}).encode()
+            made = {"n": 0}
+
+            def make_class():
+                post("/batches", form, "application/x-www-form-urlencoded")
+                made["n"] += 1
+
+            preview = median_ms({"preview": lambda: get("/preview?seed=2026&key=1")}, repeats)["preview"]
+            make_class()
+            batch = "batch-0001"
+            sheet = json.loads(get(f"/batches/{batch}/files/manifest.json"))["sheets"][0]
+            from generator.core.formats import problem_from_json
+
+            problem = problem_from_json(sheet["problem"])
+            answers = json.loads(key_answers_json(problem, solve(problem), slip=True))
+            body = json.dumps({k: v for k, v in answers.items() if k not in ("format", "code")}).encode()
+            graded = median_ms({"grade": lambda: post(f"/api/batches/{batch}/sheets/1/grade", body,
+                                                      "application/json")}, repeats * 5)["grade"]
+            warm, cold = [], []
+            for _ in range(3):  # taking turns with the CLI's cold start of the same batch
+                start = time.perf_counter()
+                make_class()
+                warm.append(time.perf_counter() - start)
+                cold.append(run_generate(["--count", "30", "--jobs", "1"])[0])
+        finally:
+            server.terminate()
+            server.wait(10)
+    seconds, speedup = statistics.median(warm), statistics.median(c / w for c, w in zip(cold, warm))
+    return [Row("(j) web: one-sheet preview (key), warm server", preview, "ms", "<= 150", preview <= 150),
+            Row("(j) web: class of 30 written, warm server", seconds, "s", "<= 1.0", seconds <= 1.0),
+            Row("(j) web: CLI cold start / warm server, class of 30", speedup, "x", ">= 2", speedup >= 2),
+            Row("(j) web: grading one entered sheet", graded, "ms", "<= 20", graded <= 20)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
-    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade", "typst"], help="measure one group only")
+    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade", "typst", "web"], help="measure one group only")
     args = parser.parse_args(argv)
     rows: list[Row] = []
     if args.only in (None, "pages"):
@@ -309,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += graded_pages(10 if args.quick else 20)
     if args.only in (None, "typst"):
         rows += against_typst(3)
+    if args.only in (None, "web"):
+        rows += web_app(5 if args.quick else 10)
     width = max(len(r.name) for r in rows)
     print(f"{'measure':<{width}}  {'value':>9}  {'unit':<10}  {'target':<14}  ok")
     for r in rows:

@@ -17,13 +17,13 @@ import pytest
 import uvicorn
 from playwright.sync_api import expect, sync_playwright
 from pypdf import PdfReader
+from test_grade import work
 
 from generator.core.formats import problem_from_json
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
 from generator.web.app import create_app
 from generator.web.store import Store
-from test_grade import work
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

@@ -6,9 +6,9 @@ import json
 import re
 from collections import Counter
 
+from conftest import EXAMPLES
 from pypdf import PdfReader
 
-from conftest import EXAMPLES
 from generator.draw.options import DrawOptions
 from generator.output.batch import blank_problem
 from generator.sheet.i18n import translations
@@ -92,9 +92,8 @@ def test_names_in_any_script_print_or_are_warned_about(tmp_path):
     import subprocess
     import sys
 
-    from pypdf import PdfReader
-
     from conftest import ROOT
+    from pypdf import PdfReader
 
     roster = tmp_path / "class.csv"
     roster.write_text("name\n王小明\nZoë Ødegård\n", encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from starlette.testclient import TestClient
@@ -180,3 +181,126 @@ def test_rosters_own_problems_overrides_and_split_through_the_form(web, tmp_path
     bad = ("roster", ("bad.csv", b"first,last\nA,B\n", "text/csv"))
     r = web.post("/batches", data={"csrf": web.csrf}, files=[bad])
     assert r.status_code == 400 and "no &#39;name&#39; column" in r.text
+
+
+def test_blank_templates_download_from_the_form_and_are_not_stored(web):
+    import io
+
+    from pypdf import PdfReader
+
+    roster = ("roster", ("class.csv", b"name\nAna Lopez\nBen Ode\n", "text/csv"))
+    r = web.post("/batches", data={"csrf": web.csrf, "blank": "on", "heads": "2", "paper": "letter"}, files=[roster])
+    assert r.status_code == 200 and r.headers["content-type"] == "application/pdf", r.text
+    assert 'filename="blank-templates.pdf"' in r.headers["content-disposition"]
+    pages = PdfReader(io.BytesIO(r.content)).pages
+    text = "\n".join(page.extract_text() for page in pages)
+    assert "Ana Lopez" in text and "Ben Ode" in text and "Head 2" in text
+    assert round(float(pages[0].mediabox.width)) == 612  # letter
+    assert "None yet." in web.get("/").text  # nothing stored: there is no key or manifest to grade
+    # The preview shows the template, and its "key" is the template too (there is none).
+    preview = web.get("/preview?blank=on&key=1")
+    assert preview.status_code == 200 and "Worksheet" in preview.text and "Answer key" not in preview.text
+    refused = web.post("/batches", data={"csrf": web.csrf, "blank": "on", "worked": "on"})
+    assert refused.status_code == 400 and 'id="error-worked"' in refused.text and "drop --worked" in refused.text
+    from conftest import EXAMPLES
+
+    problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
+    refused = web.post("/batches", data={"csrf": web.csrf, "blank": "on"}, files=[problem])
+    assert refused.status_code == 400 and 'id="error-blank"' in refused.text
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    import os
+
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_path):
+    import multiprocessing
+    import os
+    import signal
+
+    from generator.core.student import Student
+    from generator.draw.options import DrawOptions
+    from generator.output.batch import Batch, generate, make_sheets, warm_renderer
+    from generator.output.jobs import Workers
+    from generator.sheet.model import Settings
+
+    before = {p.pid for p in multiprocessing.active_children()}
+    sheets = make_sheets(DrawOptions(), 8, [Student()] * 10)
+    settings = Settings(timestamp=0)
+    workers = Workers(1, warm_renderer)
+    try:
+        def made(name: str, **kw) -> bytes:
+            generate(Batch(sheets=sheets, settings=settings, out=tmp_path / name, seed=8, **kw))
+            return (tmp_path / name / "answer-keys.pdf").read_bytes()
+
+        alone = made("alone", jobs=1)
+        (helper,) = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        assert made("kept", jobs=1, workers=workers) == alone
+        os.kill(helper, signal.SIGKILL)  # a worker dies between batches: the next batch starts a fresh one
+        time.sleep(0.3)
+        assert made("again", jobs=1, workers=workers) == alone
+    finally:
+        workers.close()
+
+
+def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
+                               "--data", str(tmp_path / "data")], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                home = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.1)
+        assert "Make a batch" in home
+        workers = _children(server.pid) - {server.pid}
+        assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        form = f"csrf={csrf}&count=3&seed=2".encode()
+        made = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=form,
+                                                             method="POST"), timeout=60)
+        assert made.status == 200 and "/batches/batch-0001" in made.url
+        assert (tmp_path / "data" / "batches" / "batch-0001" / "answer-keys.pdf").is_file()
+        server.send_signal(signal.SIGINT)
+        assert server.wait(30) == 0
+        said = server.stderr.read()
+        assert "serving" in said and "Traceback" not in said
+        time.sleep(0.5)
+        assert not [pid for pid in workers if _running(pid)]  # its job processes stopped with it
+    finally:
+        if server.poll() is None:
+            server.kill()

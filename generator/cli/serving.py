@@ -32,18 +32,30 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
       attnsheet serve --data ~/classes
       attnsheet serve --host 0.0.0.0 --port 8080 --no-browser
     """
+    import os
+
     import uvicorn
 
+    from generator.output.batch import warm_renderer
+    from generator.output.jobs import Workers
     from generator.output.pdf import renderer
     from generator.web.app import create_app, folder_of
     from generator.web.store import Store
 
     store = Store(folder_of(data))
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
-    renderer()  # the warm process: WeasyPrint, the fonts and the stylesheet, loaded once
+    # The warm process: WeasyPrint, the fonts and the stylesheet, loaded once; and a job process
+    # per other CPU, as warm, so a batch is rendered on every core without any start-up.
+    cpus = os.cpu_count() or 1
+    workers = Workers(cpus - 1, warm_renderer) if cpus > 1 else None
+    renderer()
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     say(f"serving {store.root} at {address} (Ctrl-C stops)")
     if not no_browser:
         threading.Timer(1.0, webbrowser.open, args=(address,)).start()
-    uvicorn.run(create_app(store, token), host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(create_app(store, token, workers), host=host, port=port, log_level="warning")
+    finally:
+        if workers is not None:
+            workers.close()

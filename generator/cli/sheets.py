@@ -18,7 +18,7 @@ from generator.core.usertext import MAX_TITLE
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.search import fresh_seed
 from generator.draw.sheetcodes import content_key, decode_code, read_own_code
-from generator.output.batch import Batch, blank_problem, generate, make_sheets, own_sheets
+from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
 from generator.output.files import check_writable
 from generator.output.fonts import unprintable
 from generator.output.manifest import Origin
@@ -124,8 +124,7 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     if problems is not None:
         sheets, origin, seed = own_sheets(problems, students), Origin(problem_file=problem_file, roster=roster), None
     elif blank:
-        problem = blank_problem(options)
-        sheets = tuple(Sheet(i, s, problem, solve(problem)) for i, s in enumerate(students, start=1))
+        sheets = blank_sheets(options, students)
         origin, seed = Origin(options=options, roster=roster), None
     else:
         fresh = seed is None

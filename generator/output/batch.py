@@ -25,7 +25,7 @@ from generator.output.files import (
     write_atomic,
 )
 from generator.output.html import document_chunks, stylesheet_text
-from generator.output.jobs import Stop, run_tasks
+from generator.output.jobs import Stop, Workers, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
@@ -63,6 +63,8 @@ class Batch:
     """File stems of the combined worksheets, the combined keys and the manifest."""
     stop: Optional[Stop] = field(default=None, compare=False)
     """Asked to stop from outside (a signal handler): checked after each file or part."""
+    workers: Optional[Workers] = field(default=None, compare=False)
+    """Job processes kept warm by the caller (a server's), used instead of starting any."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,13 @@ class Task:
     """Paper, language, title, worked examples."""
 
 
+def warm_renderer() -> None:
+    """Load WeasyPrint, the fonts and the stylesheet: what a kept job process does first."""
+    from generator.output.pdf import renderer
+
+    renderer()
+
+
 def render_task(task: Task) -> tuple[bytes, list[int]]:
     """A task's PDF and the page count of each of its sheets (runs in a job process)."""
     from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
@@ -223,10 +232,10 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
     try:
         cpus = os.cpu_count() or 1
         jobs = min(batch.jobs or cpus, cpus)
-        if sum(len(task.sheets) for task in tasks) < MIN_PAGES_FOR_JOBS:
+        if sum(len(task.sheets) for task in tasks) < MIN_PAGES_FOR_JOBS and batch.workers is None:
             jobs = 1  # a job process's start-up (~1 s, importing WeasyPrint) costs more than it saves
         tick = (lambda task: progress(len(task.sheets))) if progress else None
-        for task, (data, pages) in run_tasks(tasks, render_task, jobs, tick, batch.stop):
+        for task, (data, pages) in run_tasks(tasks, render_task, jobs, tick, batch.stop, batch.workers):
             for sheet, n in zip(task.sheets, pages):
                 counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
                 filled[task.path] += n
@@ -331,6 +340,13 @@ def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tupl
         problem = replace(problem, code=content_code(problem, i - 1), metrics=None)
         sheets.append(Sheet(i, student, problem, solve(problem)))
     return tuple(sheets)
+
+
+def blank_sheets(options: DrawOptions, students: Sequence[Student]) -> tuple[Sheet, ...]:
+    """One blank template per student, of the shape and rules of `options`."""
+    problem = blank_problem(options)
+    solution = solve(problem)
+    return tuple(Sheet(i, student, problem, solution) for i, student in enumerate(students, start=1))
 
 
 def blank_problem(options: DrawOptions) -> Problem:

@@ -103,18 +103,67 @@ def _job_start(scratch: str, parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
+def _warm_start(scratch: str, parent: int, warm: Optional[Callable[[], object]]) -> None:
+    """Start of a kept job process: as any job's, then `warm()` before its first task."""
+    _job_start(scratch, parent)
+    if warm is not None:
+        warm()
+
+
+class Workers:
+    """Job processes kept ready for many batches (a server's): started at once and warmed
+    (`warm`, a module-level function, loads the renderer), so a batch pays no start-up."""
+
+    def __init__(self, size: int, warm: Optional[Callable[[], object]] = None) -> None:
+        self.size = size
+        """How many job processes."""
+        self._warm = warm
+        self._lock = threading.Lock()
+        self._pool = self._start()
+
+    def _start(self):
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=self.size, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_warm_start,
+                                   initargs=(str(scratch_folder()), os.getpid(), self._warm))
+        for _ in range(self.size):
+            pool.submit(os.getpid)  # a task each: every process starts (and warms) now, not at the first batch
+        return pool
+
+    def pool(self):
+        """The processes' executor (a fresh one if a process of the last died)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        with self._lock:
+            try:
+                self._pool.submit(os.getpid).result()
+            except BrokenProcessPool:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._start()
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the processes (what they were doing is dropped)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optional[Callable[[T], None]] = None,
-              stop: Optional[Stop] = None) -> Iterator[tuple[T, R]]:
-    """Each task with `work(task)`, in order; worked by this process and `jobs - 1` job processes.
+              stop: Optional[Stop] = None, workers: Optional[Workers] = None) -> Iterator[tuple[T, R]]:
+    """Each task with `work(task)`, in order; worked by this process and `jobs - 1` job processes,
+    or by the kept `workers` when given (then `jobs` is not used).
 
     This process works too rather than wait: it is already running (a job process first spends
     most of a second importing), and it leaves no third process competing for the cores. `work`
     must be a module-level function (it is sent to the job processes by name). On any error or
-    stop, the pool's own processes are terminated, and no other.
+    stop, the pool's own processes are terminated, and no other; kept workers are left running,
+    only this call's queued tasks dropped.
     """
     from concurrent.futures import Future, ProcessPoolExecutor  # only when jobs run: start-up stays light
 
     stop = stop or Stop()
+    if workers is not None:
+        jobs = workers.size + 1
 
     def here(task: T) -> R:
         result = work(task)
@@ -131,8 +180,11 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
     helpers = min(jobs - 1, len(tasks) - 1)
     ahead = 2 * helpers  # tasks queued for the job processes: none idles, few wait in memory
     others = {p.pid for p in multiprocessing.active_children()}
-    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_job_start, initargs=(str(scratch_folder()), os.getpid()))
+    if workers is not None:
+        pool = workers.pool()
+    else:
+        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_job_start, initargs=(str(scratch_folder()), os.getpid()))
     queued: dict[int, Future] = {}
     worked: dict[int, R] = {}
     claimed = 0  # tasks handed out so far, to the job processes or to this one, in order
@@ -157,6 +209,10 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
                 done(task)
             yield task, result
     except BaseException:
+        if workers is not None:
+            for future in queued.values():  # kept for the next batch: drop only this call's tasks
+                future.cancel()
+            raise
         # Stop the pool's processes first (those started since it was made); the pool then
         # fails what is left, and shuts down quietly.
         for child in multiprocessing.active_children():
@@ -165,4 +221,5 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     else:
-        pool.shutdown()
+        if workers is None:
+            pool.shutdown()

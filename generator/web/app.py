@@ -35,13 +35,23 @@ from generator.draw.search import draw, fresh_seed
 from generator.draw.sheetcodes import decode_code
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
 from generator.output.html import environment, report_html
+from generator.output.jobs import Workers
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.explain import explanations
 from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.style import TONES
-from generator.web.batches import FIELDS, MAX_UPLOAD, UPLOADS, field_info, make_batch, preview_html, upload_info
+from generator.web.batches import (
+    FIELDS,
+    MAX_UPLOAD,
+    UPLOADS,
+    blank_pdf,
+    field_info,
+    make_batch,
+    preview_html,
+    upload_info,
+)
 from generator.web.store import NotFound, Store
 
 MAX_BODY = 1024 * 1024
@@ -60,8 +70,10 @@ PREVIEW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; 
 class App:
     """The routes over one store, with the process's tokens."""
 
-    def __init__(self, store: Store, token: Optional[str] = None) -> None:
+    def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None) -> None:
         self.store = store
+        self.workers = workers
+        """Job processes kept warm, rendering batches beside this one."""
         self.token = token
         """Required on every request when the server listens beyond this machine."""
         self.csrf = secrets.token_urlsafe(32)
@@ -102,12 +114,19 @@ class App:
                 if len(content) > MAX_UPLOAD:
                     return self.error(request, 413, f"the {name} file is larger than {MAX_UPLOAD // 1024} KB")
                 uploads[name] = content
+        blank = values.get("blank") in ("on", "true", "1")
         with self.lock:
-            batch_id, errors = make_batch(self.store, values, uploads)
+            if blank:
+                data, errors = blank_pdf(values, uploads)
+            else:
+                batch_id, errors = make_batch(self.store, values, uploads, self.workers)
         if errors:
             batches = [self.store.batch(b) for b in self.store.ids()]
             return self.page("home.html", 400, fields=FIELDS, values=values, errors=errors, batches=batches,
                              field_info=field_info, uploads=UPLOADS, upload_info=upload_info)
+        if blank:  # a template is not stored: no key, no manifest, nothing to grade
+            return Response(data, media_type="application/pdf",
+                            headers={"content-disposition": 'attachment; filename="blank-templates.pdf"'})
         return RedirectResponse(f"/batches/{batch_id}", status_code=303)
 
     async def batch(self, request: Request) -> Response:
@@ -265,9 +284,10 @@ class App:
         return FileResponse(templates_dir() / "web" / "static" / name, media_type=STATIC[name])
 
 
-def create_app(store: Store, token: Optional[str] = None) -> Starlette:
-    """The ASGI app over `store`; `token`, when given, is required on every request."""
-    app = App(store, token)
+def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None) -> Starlette:
+    """The ASGI app over `store`; `token`, when given, is required on every request; `workers`,
+    when given, render batches beside the server's own process."""
+    app = App(store, token, workers)
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),

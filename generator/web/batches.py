@@ -13,8 +13,9 @@ from generator.core.formats import parse_problems
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import fresh_seed
-from generator.output.batch import Batch, generate, make_sheets, own_sheets
+from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
 from generator.output.html import document_html, stylesheet_text
+from generator.output.jobs import Workers
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings
 from generator.sheet.roster import parse_roster
@@ -27,7 +28,7 @@ FIELDS = [
     ("d_k", "number"), ("d_v", "number"), ("heads", "number"), ("output_projection", "flag"), ("causal", "flag"),
     ("convention", "choice"), ("rules", "choice"), ("x_range", "text"), ("w_range", "text"), ("max_score", "number"),
     ("max_sum", "number"), ("allow_negative_exponents", "flag"), ("paper", "choice"), ("lang", "choice"),
-    ("title", "text"), ("worked", "flag"), ("split", "flag"),
+    ("title", "text"), ("worked", "flag"), ("blank", "flag"), ("split", "flag"),
 ]
 """The form's fields, in order; their help, defaults and choices are the CLI's."""
 
@@ -80,41 +81,78 @@ def read_form(values: dict[str, str]) -> tuple[Optional[tuple[DrawOptions, Setti
             errors[name] = error.format_message()
     if errors:
         return None, errors
+    if params["blank"] and params["worked"]:
+        return None, {"worked": "--blank has no key, so no worked example: drop --worked"}
     try:
         options = DrawOptions(**{name: params[name] for name in DRAW_FIELDS})
-        settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"])
+        settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"],
+                            blank=params["blank"])
     except AttnsheetError as error:
         return None, {"form": str(error)}
     return (options, settings, params["seed"], params["count"] or 1), {}
 
 
 def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
-    """One worksheet (or key) of the form's options as a standalone HTML page, or the errors."""
+    """One worksheet (or key) of the form's options as a standalone HTML page, or the errors;
+    a blank template has no key, so its preview is always the worksheet."""
     read, errors = read_form(values)
     if read is None:
         return "", errors
     options, settings, seed, _ = read
     try:
-        (sheet,) = make_sheets(options, 1 if seed is None else seed, [Student()])
+        if settings.blank:
+            (sheet,) = blank_sheets(options, [Student()])
+        else:
+            (sheet,) = make_sheets(options, 1 if seed is None else seed, [Student()])
     except AttnsheetError as error:
         return "", {"form": str(error)}
-    view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key)
+    view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
     return document_html([view], settings, stylesheet_text("/preview/")), {}
 
 
-def make_batch(store: Store, values: dict[str, str],
-               uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[str], dict[str, str]]:
+def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:
+    """The blank templates of the form's shape as one PDF (a page per student of the roster, or
+    --count copies), or None and the errors: nothing is stored, there is nothing to grade."""
+    read, errors = read_form(values)
+    if read is None:
+        return None, errors
+    options, settings, _, count = read
+    uploads = {name: data for name, data in (uploads or {}).items() if data}
+    if "problem" in uploads:
+        return None, {"blank": "--problem takes no --blank: the file says the shape and the rules"}
+    try:
+        students = _students(uploads, count)
+        sheets = blank_sheets(options, students)
+    except AttnsheetError as error:
+        return None, {"form": str(error)}
+    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+
+    data, _ = renderer().document([sheet_view(s.problem, s.solution, s.student, settings, False) for s in sheets],
+                                  settings)
+    return data, {}
+
+
+def _students(uploads: dict[str, bytes], count: int) -> list[Student]:
+    """The uploaded roster's students, or `count` unnamed ones."""
+    if "roster" in uploads:
+        return list(parse_roster(decode(uploads["roster"], "the roster"), label="the roster").students)
+    return [Student()] * count
+
+
+def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
+               workers: Optional[Workers] = None) -> tuple[Optional[str], dict[str, str]]:
     """Generate a batch from the form's values (and uploaded roster or problem file) into a new
-    store folder: (its id, {}), or (None, an error message per field) without writing anything."""
+    store folder, rendered here and by the kept `workers` if any: (its id, {}), or (None, an
+    error message per field) without writing anything."""
     read, errors = read_form(values)
     if read is None:
         return None, errors
     options, settings, seed, count = read
     uploads = {name: data for name, data in (uploads or {}).items() if data}
+    if settings.blank:
+        return None, {"blank": "a blank template has no key or manifest to store: it downloads as it is made"}
     try:
-        students = [Student()] * count
-        if "roster" in uploads:
-            students = list(parse_roster(decode(uploads["roster"], "the roster"), label="the roster").students)
+        students = _students(uploads, count)
         if "problem" in uploads:
             problems = parse_problems(decode(uploads["problem"], "the problem file"))
             if "roster" not in uploads and not values.get("count"):
@@ -127,5 +165,6 @@ def make_batch(store: Store, values: dict[str, str],
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()
     split = values.get("split", "") in ("on", "true", "1")
-    generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1))
+    generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1,
+                   workers=workers))
     return batch_id, {}
