@@ -74,8 +74,12 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
     if scale < 1.0:
         scale = max(0.5, math.floor(scale * 100) / 100)  # never below 5 pt text
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
-    beside = problem.convention == "row" and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
-    return {**grids, "stacked": stacked, "beside": beside}
+    row = problem.convention == "row"
+    beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
+    # Not beside the projections (long captions, as in Spanish): beside the output grid, the
+    # narrowest band, rather than below the projections, where it pushed A and Z off the page.
+    beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
+    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out}
 
 
 def arrangement(convention: str, m: dict) -> dict[str, list[list]]:
@@ -113,9 +117,12 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank
     """One head as the template draws it: its panels, and where the rules box goes."""
     grids = _head_grids(problem, solution, h, key, _, blank, marks)
     panels = _head_panels(grids)
-    view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "proj_width_pt": grids["proj"].width_pt,
-            "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
-    if not grids["stacked"]:
+    view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "beside_out": grids["beside_out"],
+            "proj_width_pt": grids["proj"].width_pt, "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
+    if grids["beside_out"] and not grids["stacked"]:
+        view["rules_left_pt"] = grids["out"].width_pt + RULES_GAP_PT
+        view["rules_margin_pt"] = round(-panels["out"].height_pt, 2)
+    elif not grids["stacked"]:
         # The rules box follows its panel in the flow, pulled up beside or below the projections
         # (placing the panel absolutely instead costs WeasyPrint a few milliseconds a page).
         height = panels["both" if "both" in panels else "proj"].height_pt

@@ -1,0 +1,75 @@
+"""Every page as printed, read back from the PDF's word boxes (poppler's pdftotext -bbox):
+the default sheet fits one page in every convention, language and paper; nothing leaves the
+margins; no two words overlap."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+
+import pytest
+
+from generator.output.html import MARGINS_MM
+
+MARGIN_PT = MARGINS_MM[1] * 72 / 25.4
+WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S)
+
+
+def pages(pdf) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
+    """Each page's size and its words' boxes, in points."""
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return [(float(w), float(h), [(*map(float, m.groups()[:4]), m.group(5)) for m in WORD.finditer(body)])
+            for w, h, body in PAGE.findall(xml)]
+
+
+def overlapping(words) -> list:
+    """Pairs of words whose boxes overlap by more than a hair."""
+    found = []
+    for a, b in itertools.combinations(words, 2):
+        if min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 1.0:
+            found.append((a[4], b[4]))
+    return found
+
+
+@pytest.mark.parametrize("convention", ["column", "row"])
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_default_sheet_is_one_page_inside_its_margins(run, tmp_path, convention, lang, paper):
+    args = ("--count", "2", "--seed", "11", "--convention", convention, "--lang", lang, "--paper", paper)
+    assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        found = pages(tmp_path / name)
+        assert len(found) == 2, (name, len(found))  # one page a sheet
+        for width, height, words in found:
+            for x0, y0, x1, y1, text in words:
+                assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (name, text, x0, x1)
+                assert 0 <= y0 and y1 <= height, (name, text)
+            assert not overlapping(words), (name, overlapping(words)[:5])
+
+
+@pytest.mark.parametrize("convention", ["column", "row"])
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_path, convention, lang):
+    from generator.core.engine import solve
+    from generator.draw.options import DrawOptions
+    from generator.draw.search import draw
+    from generator.sheet.i18n import translations
+    from generator.sheet.rules import worked_example
+
+    args = ("--seed", "11", "--convention", convention, "--lang", lang, "--worked")
+    assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
+    found = pages(tmp_path / "answer-keys.pdf")
+    lines: dict[tuple[int, float], list] = {}
+    for p, (width, _, words) in enumerate(found):
+        assert not overlapping(words), overlapping(words)[:5]
+        for x0, y0, x1, y1, text in words:
+            assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (text, x0, x1)
+            lines.setdefault((p, round(y0)), []).append(text)
+    printed = [" ".join(words) for words in lines.values()]
+    problem = draw(DrawOptions(convention=convention), 11)[0]
+    for line in worked_example(problem, solve(problem), translations(lang).gettext):
+        for expression in line:
+            # Whole on one printed line: never broken inside an expression.
+            assert any(expression.replace("−", "−") in text for text in printed), expression
