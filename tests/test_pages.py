@@ -73,3 +73,33 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
         for expression in line:
             # Whole on one printed line: never broken inside an expression.
             assert any(expression.replace("−", "−") in text for text in printed), expression
+
+
+SHAPES = [  # shapes that printed off the page or in an empty frame before (issue: classroom sheets)
+    ("--heads", "4", "--d-v", "6", "--output-projection", "--seed", "3"),
+    ("--heads", "3", "--d-v", "8", "--output-projection", "--seed", "3"),
+    ("--heads", "3", "--output-projection", "--convention", "row", "--seed", "11"),
+    ("--heads", "2", "--output-projection", "--convention", "row", "--seed", "11"),
+    ("--heads", "2", "--output-projection", "--convention", "row", "--preset", "hard", "--seed", "2"),
+    ("--tokens", "12", "--d-model", "8", "--heads", "4", "--d-v", "8", "--output-projection", "--max-score", "12",
+     "--max-sum", "100000", "--seed", "1"),
+    ("--heads", "4", "--output-projection", "--seed", "1"),
+    ("--heads", "3", "--output-projection", "--paper", "letter", "--lang", "es", "--seed", "5"),
+]
+
+
+@pytest.mark.parametrize("args", SHAPES, ids=lambda a: " ".join(a))
+def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, tmp_path, args):
+    out = tmp_path / "out"
+    r = run("generate", *args, "--out", str(out), "--jobs", "1")
+    if r.code != 0:
+        # Refused: one line saying which sheet, what does not fit and what to change; nothing written.
+        assert r.code == 1 and r.err.count("\n") == 1 and "would be" in r.err and "use fewer --heads" in r.err, r.err
+        assert not out.exists() or not any(out.iterdir())
+        return
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        for width, height, words in pages(out / name):
+            assert words, f"{name}: an empty page"
+            for x0, y0, x1, y1, text in words:
+                assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (name, text, x0, x1)
+                assert 0 <= y0 and y1 <= height, (name, text, y0, y1)

@@ -13,6 +13,10 @@ class InputError(AttnsheetError):
     """A file or stream that cannot be read."""
 
 
+class LayoutError(AttnsheetError):
+    """A sheet whose matrices cannot be printed on a page at a legible size."""
+
+
 class BatchError(AttnsheetError):
     """A batch that stopped part-way: says what is on disk and what is not."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 from anyascii import anyascii
 
 from generator.core.engine import solve
-from generator.core.errors import BatchError, Interrupted
+from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
 from generator.output.files import (
@@ -29,7 +29,7 @@ from generator.output.jobs import Stop, Workers, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
-from generator.sheet.views import sheet_view
+from generator.sheet.views import check_fits, sheet_view
 
 if TYPE_CHECKING:
     from generator.draw.options import DrawOptions
@@ -129,6 +129,11 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     has twice as many documents as sheets).
     """
     start = time.perf_counter()
+    for sheet in batch.sheets:  # a sheet that cannot be printed legibly stops the batch before any file
+        try:
+            check_fits(sheet.problem, sheet.solution, batch.settings)
+        except LayoutError as error:
+            raise LayoutError(f"sheet {sheet.index} ({sheet.problem.code or 'no code'}): {error}") from None
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
     # Blank templates have no problem to record: no key, no manifest.

@@ -50,6 +50,10 @@ class MatrixView:
     """Column headings above the body (the tokens x1, x2, ... or the queries q1, ...), one per column."""
     row_labels: tuple[str, ...] = ()
     """Row headings left of the body (the keys k1, k2, ...), one per row."""
+    split_rows: tuple[int, ...] = ()
+    """Rows after which a heavier line marks where one block ends (a head's, in Z_concat)."""
+    split_cols: tuple[int, ...] = ()
+    """The same for columns (Z_concat in the row convention)."""
 
     @property
     def label_chars(self) -> int:

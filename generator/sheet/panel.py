@@ -167,6 +167,10 @@ class _Drawing:
                             left = x + j * cw
                             self.line(GUIDE_LINE, 0.4, (left + GUIDE_INSET_PT, middle),
                                       (left + cw - GUIDE_INSET_PT, middle))
+        for i in m.split_rows:
+            self.line(tone.ink, 1.0, (x, y + i * ch), (x + w, y + i * ch))
+        for j in m.split_cols:
+            self.line(tone.ink, 1.0, (x + j * cw, y), (x + j * cw, y + h))
         for i, j in m.masked:
             cx, cy = x + j * cw, y + i * ch
             self.rect(MASK_FILL, cx, cy, cw, ch)

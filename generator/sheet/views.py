@@ -6,6 +6,7 @@ import math
 from dataclasses import replace
 from typing import Optional
 
+from generator.core.errors import LayoutError
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet, score_panel
@@ -48,6 +49,18 @@ RULES_MIN_PT = 125.0
 
 FIRST_PAGE_PT = 640.0
 """Height left under the header on a page: a taller head is laid out one grid row at a time."""
+
+
+FRAME_WIDTH_PT = 500.0
+"""Width inside a frame (the concatenation's): the content width less its border and padding."""
+
+
+FRAME_HEIGHT_PT = 676.0
+"""Height inside a frame on a page of its own (Letter, the shorter paper), under its title."""
+
+
+MIN_FINAL_SCALE = 0.7
+"""The least the concatenation's grid is scaled: its text stays at 7 pt or more."""
 
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
@@ -204,7 +217,34 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool 
                 marks: Optional[dict] = None) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
     v = final_matrices(problem, solution, key, _, blank, marks)
-    return None if v is None else grid(final_arrangement(problem.convention, v))
+    if v is None:
+        return None
+    g = grid(final_arrangement(problem.convention, v))
+    # Each product must stay beside its factors, so the grid is never split: it is scaled to
+    # its frame, or refused when that would print it under 7 pt.
+    scale = min(1.0, FRAME_WIDTH_PT / g.width_pt, FRAME_HEIGHT_PT / g.height_pt)
+    if scale < MIN_FINAL_SCALE:
+        raise LayoutError(_final_advice(problem, g))
+    return g if scale == 1.0 else replace(g, scale=math.floor(scale * 100) / 100)
+
+
+def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
+    """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
+    every sheet before it renders any)."""
+    _final_grid(problem, solution, True, translations(settings.lang).gettext, settings.blank)
+
+
+def _final_advice(problem: Problem, g: GridView) -> str:
+    """Why a concatenation does not fit a page, and what to change."""
+    heads, dv = len(problem.heads), problem.d_v
+    what = "Z_concat" + (("·W_O" if problem.convention == "row" else " and W_O·Z_concat") if problem.W_O else "")
+    wide = g.width_pt / FRAME_WIDTH_PT >= g.height_pt / FRAME_HEIGHT_PT
+    size = f"{g.width_pt:.0f} pt wide where a page has {FRAME_WIDTH_PT:.0f}" if wide else \
+        f"{g.height_pt:.0f} pt tall where a page has {FRAME_HEIGHT_PT:.0f}"
+    fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
+    if problem.convention == "row" and wide:
+        fix += ", or the column convention"
+    return (f"{heads} heads of d_v {dv}: {what} would be {size} (its text under 7 pt); use {fix}")
 
 
 def final_arrangement(convention: str, v: dict) -> list[list]:
@@ -221,10 +261,13 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bo
     if len(problem.heads) == 1 and problem.W_O is None:
         return None
     row = problem.convention == "row"
-    values = [solution.Z] + ([solution.output] if solution.output is not None else [])
-    w = max(cell_width(m, 6, True) for m in values)
-    views = {"Zc": matrix("Z_concat", _("heads' outputs, concatenated"), solution.Z, tone="out", key=key,
-                          cell_w=w, two_line=True)}
+    # Each as wide as its own widest value: the output's fractions are often longer than Z's.
+    w = cell_width(solution.output, 6, True) if solution.output is not None else 0
+    zc = matrix("Z_concat", _("heads' outputs, concatenated"), solution.Z, tone="out", key=key,
+                cell_w=cell_width(solution.Z, 6, True), two_line=True)
+    # A heavier line where one head's block of rows (columns, in the row convention) ends.
+    ends = tuple(problem.d_v * h for h in range(1, len(problem.heads)))
+    views = {"Zc": replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)}
     if problem.W_O is not None:
         product = "Z_concat·W_O" if row else "W_O·Z_concat"
         # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.

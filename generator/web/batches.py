@@ -8,7 +8,7 @@ import click
 
 from generator.cli.common import decode
 from generator.cli.sheets import generate_command
-from generator.core.errors import AttnsheetError
+from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
@@ -104,9 +104,9 @@ def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
             (sheet,) = blank_sheets(options, [Student()])
         else:
             (sheet,) = make_sheets(options, 1 if seed is None else seed, [Student()])
-    except AttnsheetError as error:
+        view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
+    except AttnsheetError as error:  # a draw that cannot be made, a shape that cannot be printed
         return "", {"form": str(error)}
-    view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
     return document_html([view], settings, stylesheet_text("/preview/")), {}
 
 
@@ -122,13 +122,12 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
         return None, {"blank": "--problem takes no --blank: the file says the shape and the rules"}
     try:
         students = _students(uploads, count)
-        sheets = blank_sheets(options, students)
+        views = [sheet_view(s.problem, s.solution, s.student, settings, False) for s in blank_sheets(options, students)]
     except AttnsheetError as error:
         return None, {"form": str(error)}
     from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
-    data, _ = renderer().document([sheet_view(s.problem, s.solution, s.student, settings, False) for s in sheets],
-                                  settings)
+    data, _ = renderer().document(views, settings)
     return data, {}
 
 
@@ -165,6 +164,9 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()
     split = values.get("split", "") in ("on", "true", "1")
-    generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1,
-                   workers=workers))
+    try:
+        generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1,
+                       workers=workers))
+    except LayoutError as error:  # checked before any file: nothing was written
+        return None, {"form": str(error)}
     return batch_id, {}
