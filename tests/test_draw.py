@@ -97,6 +97,11 @@ def violations(p: Problem, spec: dict) -> list[str]:
         out.append("bad W_O")
     if c.W_O is None and metrics(p)["largest_number"] > spec["largest"]:  # W_O·Z grows past the band
         out.append("largest number beyond the preset's band")
+    if c.W_O is not None and len(c.heads) > 1:  # the output mixes the heads' fractions: bounded too
+        # (With 3^-1 among the powers, a sum counts thirds: denominators up to three times more.)
+        lift = 3 if spec["scaled"][0] < 0 else 1
+        if max(x.denominator for row in s.output for x in row) > 2 * len(c.heads) * spec["max_sum"] * lift:
+            out.append("output denominator beyond 2 × heads × max sum")
     return out
 
 
@@ -208,13 +213,33 @@ def test_check_character_catches_every_typo_and_swap(options, seed, index):
 
 def test_unknown_code_version_is_a_clear_error():
     w = BitWriter()
-    w.uint(2, 3)
+    w.uint(3, 3)
     w.uint(1, 2)
     w.flag(False)
     w.sized(7, 6)
     w.sized(0, 5)
-    with pytest.raises(CodeError, match="format version 2"):
+    with pytest.raises(CodeError, match="format version 3"):
         decode_code(pack(w.bits))
+
+
+def test_older_codes_of_multi_head_w_o_sheets_still_rebuild_their_sheets():
+    # Draw version 2 bounds the output's denominators (several heads meeting in W_O), which
+    # changes those draws; their codes say version 2, and the older codes (version 1) are
+    # drawn as they were. Every other shape draws as before and keeps version-1 codes.
+    shape = dict(heads=2, output_projection=True)
+    old, new = (draw(DrawOptions(**shape, draw_version=v), 5, count=12) for v in (1, 2))
+    assert old != new
+    for p in old + new:
+        assert draw_code(p.code) == p
+    assert decode_code(old[0].code).options.draw_version == 1 and decode_code(new[0].code).options.draw_version == 2
+    assert max(x.denominator for p in new for row in solve(p).output for x in row) <= 2 * 2 * 60
+    single = draw(DrawOptions(output_projection=True, draw_version=1), 5) == draw(DrawOptions(output_projection=True), 5)
+    assert single and decode_code(draw(DrawOptions(), 5)[0].code).options == DrawOptions()
+
+
+def test_a_multi_head_w_o_shape_beyond_hand_size_is_refused_with_advice():
+    with pytest.raises(DrawError, match="denominator of the output.*raise --max-sum"):
+        draw(DrawOptions(preset="hard", heads=4, output_projection=True), 7, count=5)
 
 
 @pytest.mark.parametrize("code, message", [("", "empty"), ("72A2-0", "never use"), ("7", "mistyped"), ("ABC!", "never use")])

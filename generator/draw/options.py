@@ -111,6 +111,9 @@ MAX_SCORE_LIMIT = 12
 """--max-score at most 3^12: already far past hand size."""
 MAX_SUM_LIMIT = 100_000
 """--max-sum at most this."""
+DRAW_VERSION = 2
+"""The draw algorithm. Version 2 bounds the output projection's denominators when there are
+several heads; version 1 (codes printed before it) drew those shapes without the bound."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,13 @@ class DrawOptions:
     """Override: largest column sum of powers."""
     allow_negative_exponents: bool = False
     """Allow scaled scores down to -1 (3^-1 = 1/3)."""
+    draw_version: int = DRAW_VERSION
+    """The draw algorithm (1 only to rebuild the multi-head W_O sheets of older codes)."""
+
+    @property
+    def bounds_output(self) -> bool:
+        """Whether the output's denominators are bounded: several heads meet in W_O."""
+        return self.output_projection and self.heads > 1 and self.rules == "hand" and self.draw_version >= 2
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
@@ -170,6 +180,8 @@ class DrawOptions:
             raise DrawError(
                 f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}"
             )
+        if self.draw_version not in (1, DRAW_VERSION):
+            raise DrawError(f"draw version: expected 1 or {DRAW_VERSION}, got {self.draw_version}")
         if self.max_sum is not None and not 1 <= self.max_sum <= MAX_SUM_LIMIT:
             raise DrawError(f"--max-sum: expected 1 to {MAX_SUM_LIMIT}, got {self.max_sum}")
 
@@ -203,6 +215,7 @@ RELAXERS: dict[str, Callable[["DrawOptions", Preset], bool]] = {
     "widen --w-range": lambda o, lim: _room(lim.w),
     "narrow --w-range": lambda o, lim: len(lim.w.values) > 2,
     "use fewer --tokens": lambda o, lim: o.tokens > 1,
+    "use fewer --heads": lambda o, lim: o.heads > 1,
     "raise --d-model": lambda o, lim: o.d_model < LIMITS["d_model"][1],
     "lower --d-model": lambda o, lim: o.d_model > 1,
     "lower --d-k": lambda o, lim: o.d_k > 1,
@@ -228,6 +241,9 @@ GUARANTEES = {
     "uniform": ("at least half of the queries attend non-uniformly", ("widen --w-range", "raise --max-score")),
     "heads_same": ("no two heads identical", ("widen --w-range",)),
     "o_zero": ("no all-zero row or column in W_O", ("widen --w-range",)),
+    "o_denominators": ("every denominator of the output (the lcm of the heads' column sums for a query) at most "
+                       "2 × heads × --max-sum",
+                       ("raise --max-sum", "use fewer --heads", "lower --max-score")),
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -150,6 +150,7 @@ def _qk_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
             exponents = np.clip(scaled, lim.min_scaled, lim.max_scaled) + lift
         high, low = col_max.max(axis=-1), col_min.min(axis=-1)
         powers = pow3[exponents]  # exponent -1 marks a masked cell: power 0
+        sums = powers.sum(axis=-2)  # each query's column sum, times 3^lift
         varied = ((col_max != col_min) & eligible).sum(axis=-1)
         fails = {
             "qk_window": ~complete,
@@ -157,7 +158,7 @@ def _qk_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
             "high": high > lim.max_scaled,
             "low": low < lim.min_scaled,
             "top": high < lim.min_top,
-            "sum": (powers.sum(axis=-2) > lim.max_sum * 3**lift).any(axis=-1),
+            "sum": (sums > lim.max_sum * 3**lift).any(axis=-1),
             "uniform": 2 * varied < eligible.sum(),
         }
         if ctx["prev_Q"].shape[1]:
@@ -166,7 +167,7 @@ def _qk_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
             same_k = (W_K[:, :, None] == ctx["prev_K"][:, None]).all(axis=(-2, -1))
             same_v = (ctx["W_V"][:, None] == ctx["prev_V"]).all(axis=(-2, -1))[:, None]
             fails["heads_same"] = (same_q & same_k & same_v).any(axis=-1)
-        return {"W_Q": W_Q, "W_K": W_K}, fails
+        return {"W_Q": W_Q, "W_K": W_K, "sums": sums}, fails
 
     return 2 * half, check
 
@@ -249,13 +250,15 @@ def draw_keys(options: DrawOptions, keys: list[tuple[int, int]]) -> list[Problem
     return problems
 
 
-def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> list[Problem]:
-    gens = [_stream(seed, index) for seed, index in keys]
+def _heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset,
+           cap: int = 1) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
+    """Every head of each stream's problem, and per query the lcm of the heads' column sums, or
+    `cap` where it is more (so that it never overflows)."""
     P = len(gens)
-    X = _run_stage(gens, _x_stage(o, lim), {}, keys, o, lim)["X"]
     heads: list[dict[str, np.ndarray]] = []
     empty_q = np.zeros((P, 0, o.d_k, o.d_model), dtype=np.int64)
     empty_v = np.zeros((P, 0, o.d_v, o.d_model), dtype=np.int64)
+    denominators = np.ones((P, o.tokens), dtype=np.int64)
     for h in range(o.heads):
         W_V = _run_stage(gens, _v_stage(o, lim), {"X": X}, keys, o, lim)["W_V"]
         ctx = {
@@ -266,7 +269,52 @@ def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> lis
             "prev_V": np.stack([x["W_V"] for x in heads], axis=1) if heads else empty_v,
         }
         qk = _run_stage(gens, _qk_stage(o, lim), ctx, keys, o, lim)
+        denominators = np.minimum(np.lcm(denominators, qk["sums"]), cap)
         heads.append({"W_Q": qk["W_Q"], "W_K": qk["W_K"], "W_V": W_V})
+    return heads, denominators
+
+
+OUTPUT_BOUND = 2
+"""With several heads and W_O, the output's denominators are at most this many times --max-sum
+per head (two heads: 4 × --max-sum); Z's are at most --max-sum."""
+
+OUTPUT_ROUNDS = 256
+"""Tries at a whole set of heads whose output stays within that bound, per problem."""
+
+
+def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions,
+                   lim: Preset) -> list[dict[str, np.ndarray]]:
+    """Every head of every problem; with several heads meeting in W_O, drawn again (all of them,
+    from the problem's own stream) until the output's denominators are hand-sized."""
+    if not o.bounds_output:
+        return _heads(gens, X, keys, o, lim)[0]
+    # The output mixes every head's Z: its denominators divide the lcm of the heads' column sums
+    # for each query (A = powers / sum). The heads are drawn one after another, so a bad first
+    # head cannot be mended by the next: a failing set is drawn again whole.
+    lift = max(0, -lim.min_scaled)
+    bound = OUTPUT_BOUND * o.heads * lim.max_sum * 3**lift  # the sums are counted in units of 3^-lift
+    pending = np.arange(len(gens))
+    chosen: Optional[list[dict[str, np.ndarray]]] = None
+    for _ in range(OUTPUT_ROUNDS):
+        heads, denominators = _heads([gens[p] for p in pending], X[pending], [keys[p] for p in pending], o, lim,
+                                     cap=bound + 1)
+        ok = (denominators <= bound).all(axis=-1)
+        if chosen is None:
+            chosen = [{name: np.zeros((len(gens), *a.shape[1:]), dtype=a.dtype) for name, a in h.items()}
+                      for h in heads]
+        for kept, h in zip(chosen, heads):
+            for name, a in h.items():
+                kept[name][pending[ok]] = a[ok]
+        pending = pending[~ok]
+        if not len(pending):
+            return chosen
+    seed, index = keys[int(pending[0])]
+    raise DrawError(f"cannot draw problem {index} of seed {seed} in {OUTPUT_ROUNDS} sets of heads; the guarantee "
+                    f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}")
+def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> list[Problem]:
+    gens = [_stream(seed, index) for seed, index in keys]
+    X = _run_stage(gens, _x_stage(o, lim), {}, keys, o, lim)["X"]
+    heads = _bounded_heads(gens, X, keys, o, lim)
     W_O = _run_stage(gens, _o_stage(o, lim), {}, keys, o, lim)["W_O"] if o.output_projection else None
     rules = Rules() if o.rules == "hand" else Rules(scale="exact", softmax="e")
     coders: dict[int, Callable[[int], str]] = {}

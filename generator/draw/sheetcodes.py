@@ -11,6 +11,7 @@ from generator.core.formats import problem_to_json
 from generator.core.problem import Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
 from generator.draw.options import (
+    DRAW_VERSION,
     MAX_COUNT,
     MAX_SEED,
     PRESET_NAMES,
@@ -19,7 +20,11 @@ from generator.draw.options import (
 )
 
 CODE_VERSION = 1
-"""Version of the draw algorithm and of the code layout; a code carries it."""
+"""Version of the code layout, and of the draw for every shape the draw's version 2 left as it was."""
+
+BOUNDED_VERSION = 2
+"""The same layout, for the shapes whose draw version 2 changed (several heads with W_O): their
+older codes (version 1) still rebuild the sheets they were printed on."""
 
 OWN_VERSION = 7
 """The version field of a teacher's own problem: its code names the content, not a draw."""
@@ -35,7 +40,7 @@ _SHAPES = ("tokens", "d_model", "d_k", "d_v", "heads")
 def encode_code(o: DrawOptions, seed: int, index: int) -> str:
     """The sheet code of problem `index` of the batch drawn with `seed` and options `o`.
 
-    Layout (version 1), most significant bit first: version (3 bits), preset (2), a flag for
+    Layout (versions 1 and 2: see BOUNDED_VERSION), most significant bit first: version (3 bits), preset (2), a flag for
     non-default options; if set: tokens-1, d_model-1, d_k-1, d_v-1, heads-1 (Elias gamma),
     output projection, causal, row convention, exact rules (1 bit each), then x range, w range,
     max score, max sum (each a presence bit and its value), allow negative exponents (1 bit);
@@ -47,9 +52,9 @@ def encode_code(o: DrawOptions, seed: int, index: int) -> str:
 def coder(o: DrawOptions, seed: int) -> Callable[[int], str]:
     """Codes for the problems of one batch: the options and seed are packed once."""
     w = BitWriter()
-    w.uint(CODE_VERSION, 3)
+    w.uint(BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
     w.uint(PRESET_NAMES.index(o.preset), 2)
-    custom = replace(o, preset="medium") != DrawOptions()
+    custom = replace(o, preset="medium", draw_version=DRAW_VERSION) != DrawOptions()
     w.flag(custom)
     if custom:
         for name in _SHAPES:
@@ -157,10 +162,10 @@ def decode_code(code: str) -> Decoded:
         read_own_code(code)  # a mistyped one is said as such
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
                         "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
-    if version != CODE_VERSION:
+    if version not in (CODE_VERSION, BOUNDED_VERSION):
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "
-            f"(it reads version {CODE_VERSION}); use the attnsheet that printed it"
+            f"(it reads versions {CODE_VERSION} and {BOUNDED_VERSION}); use the attnsheet that printed it"
         )
     preset_index = r.uint(2)
     if preset_index >= len(PRESET_NAMES):
@@ -187,6 +192,8 @@ def decode_code(code: str) -> Decoded:
     r.finish()
     try:
         options = DrawOptions(**values)
+        if version == CODE_VERSION and options.bounds_output:
+            options = replace(options, draw_version=1)  # printed before the output's bound: drawn without it
     except DrawError as error:
         raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     if seed > MAX_SEED or index >= MAX_COUNT:

@@ -61,6 +61,10 @@ def _head(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optio
                    "title": settings.title, "split": split, **shown}
     else:
         drawn = asdict(origin.options) if origin.options is not None else {}
+        from generator.draw.options import DRAW_VERSION  # loaded already: the options are its
+
+        if drawn.get("draw_version") == DRAW_VERSION:
+            del drawn["draw_version"]  # the sheet codes say which draw made an older sheet
         options = {**drawn, "count": count, "roster": origin.roster, "title": settings.title, "split": split,
                    **shown}
     return {

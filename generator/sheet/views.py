@@ -79,19 +79,20 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
         tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
         side_by_side = side_by_side_width(grids["proj"], grids["att"])
     # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
-    # tall: grids one after the other, scaled to the widest.
-    scale = min(1.0, CONTENT_WIDTH_PT / side_by_side)
+    # tall: grids one after the other, scaled to the widest. Several heads are framed: narrower.
+    width = FRAME_WIDTH_PT if len(problem.heads) > 1 else CONTENT_WIDTH_PT
+    scale = min(1.0, width / side_by_side)
     stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
     if stacked:
-        scale = min(1.0, CONTENT_WIDTH_PT / max(g.width_pt for g in grids.values()))
+        scale = min(1.0, width / max(g.width_pt for g in grids.values()))
     if scale < 1.0:
         scale = max(0.5, math.floor(scale * 100) / 100)  # never below 5 pt text
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
     row = problem.convention == "row"
-    beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
+    beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
     # Not beside the projections (long captions, as in Spanish): beside the output grid, the
     # narrowest band, rather than below the projections, where it pushed A and Z off the page.
-    beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= CONTENT_WIDTH_PT
+    beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
     return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out}
 
 
