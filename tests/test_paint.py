@@ -160,7 +160,7 @@ def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatc
     assert all(f"{x.numerator}/{x.denominator}".replace("-", "−") in text for x in solution.heads[0].A[0])
 
 
-@pytest.mark.parametrize("how", ["finisher fails", "unsupported versions"])
+@pytest.mark.parametrize("how", ["painting fails", "unsupported versions"])
 def test_a_pdf_we_cannot_paint_into_is_drawn_by_weasyprint(monkeypatch, how):
     # Another WeasyPrint may lay its PDF out otherwise: never a traceback, the same sheet.
     import generator.output.pdf as pdf
@@ -168,11 +168,11 @@ def test_a_pdf_we_cannot_paint_into_is_drawn_by_weasyprint(monkeypatch, how):
     problem = draw(DrawOptions(), 7)[0]
     solution = solve(problem)
     view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
-    if how == "finisher fails":
+    if how == "painting fails":
         def broken(*args):
-            raise KeyError("Font")
+            raise KeyError("/Resources")
 
-        monkeypatch.setattr(pdf, "_paint", broken)
+        monkeypatch.setattr(pdf, "_embed", broken)
     else:
         monkeypatch.setattr(pdf, "PAINTS", False)
     data, pages = renderer().document([view], Settings())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import logging
 import mimetypes
 import os
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 from urllib.parse import unquote, urlsplit
 
-import pydyf
+import pikepdf
 from weasyprint import CSS, HTML
 from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
@@ -42,16 +43,16 @@ from generator.sheet.model import Settings
 PX_PT = 0.75
 """A CSS pixel (WeasyPrint's unit for positions) in points."""
 
-SUPPORTED = {"weasyprint": (68, 71), "pydyf": (0.11, 0.14)}
-"""Versions whose PDF structure the painter was tested against, [from, to): the same bounds as
-pyproject.toml's. With any other, sheets are drawn by WeasyPrint alone (slower, same look)."""
+SUPPORTED = {"weasyprint": (68, 71), "pikepdf": (9, 11)}
+"""Versions the painter was tested against, [from, to): the same bounds as pyproject.toml's.
+WeasyPrint's anchors give the painted boxes' places; pikepdf's page API paints into them. With
+any other version, sheets are drawn by WeasyPrint alone (slower, same look)."""
 
 
 def _version(name: str) -> float:
     from importlib.metadata import version
 
-    major, _, rest = version(name).partition(".")
-    return float(f"{major}.{rest.split('.')[0] or 0}") if name == "pydyf" else float(major)
+    return float(version(name).partition(".")[0])
 
 
 PAINTS = all(lo <= _version(name) < hi for name, (lo, hi) in SUPPORTED.items())
@@ -140,14 +141,14 @@ class Renderer:
         placements = [pls for r in rendered for pls in r.placements]
         document = rendered[0].document.copy(pages)
         with _font_dates_fixed():
-            if not any(placements):
-                return document.write_pdf()
-            heights = [page.height * PX_PT for page in pages]
-            try:
-                return document.write_pdf(finisher=lambda _, pdf: _paint(pdf, placements, heights))
-            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
-                # The PDF's objects were not laid out as the painter expects (another WeasyPrint?).
-                raise Unpaintable(f"cannot paint into this PDF: {error!r}") from error
+            data = document.write_pdf()
+        if not any(placements):
+            return data
+        try:
+            return painted(data, placements)
+        except (pikepdf.PdfError, KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+            # Not a PDF as we expect one (another WeasyPrint?): WeasyPrint draws the panels itself.
+            raise Unpaintable(f"cannot paint into this PDF: {error!r}") from error
 
 
 @contextlib.contextmanager
@@ -207,59 +208,54 @@ def _placements(document: Document, painter: Painter) -> Optional[tuple[tuple[Pl
     return tuple(placed) if found == set(painter.marks) else None
 
 
-def _paint(pdf: pydyf.PDF, placements: list[tuple[Placement, ...]], heights: list[float]) -> None:
-    """Paint the panels on WeasyPrint's pages (its finisher: the PDF is built, not yet written)."""
+def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
+    """WeasyPrint's finished PDF with the panels painted on its pages, through pikepdf's public
+    page API (content streams added, fonts added to each page's resources)."""
+    pdf = pikepdf.open(io.BytesIO(data))
+    if len(pdf.pages) != len(placements):
+        raise Unpaintable(f"the PDF has {len(pdf.pages)} pages where the layout has {len(placements)}")
     fonts = fonts_for(pl for pls in placements for pl in pls)
+    refs = {font_key(weight): _embed(pdf, font) for weight, font in fonts.items()}
     # A content stream may leave its graphics state changed: WeasyPrint's is wrapped in q/Q,
     # so that ours starts from PDF's initial state.
-    save, restore = pydyf.Stream([b"q"]), pydyf.Stream([b"Q"])
-    pdf.add_object(save)
-    pdf.add_object(restore)
-    font_refs = {font_key(weight): _embed(pdf, font) for weight, font in fonts.items()}
-    font_dicts = set()  # WeasyPrint shares one between its pages
-    for number, pls, height in zip(pdf.pages["Kids"][::3], placements, heights):
+    save = pdf.make_stream(b"q")
+    for page, pls in zip(pdf.pages, placements):
         if not pls:
             continue
-        page = pdf.objects[number]
-        # zlib's default level: level 9 (pydyf's) takes 2.5x as long for 1.5% less.
-        content = pydyf.Stream([zlib.compress(page_operators(pls, height, fonts), 6)], {"Filter": "/FlateDecode"})
-        pdf.add_object(content)
-        page["Contents"] = pydyf.Array([save.reference, page["Contents"], restore.reference, content.reference])
-        font_dicts.add(_number(pdf.objects[_number(page["Resources"])]["Font"]))
-    for number in font_dicts:
-        pdf.objects[number].update(font_refs)
+        box = [float(v) for v in page.mediabox]
+        page.contents_add(save, prepend=True)
+        # zlib's default level: level 9 takes 2.5x as long for 1.5% less.
+        ops = zlib.compress(b"Q\n" + page_operators(pls, box[3] - box[1], fonts), 6)
+        page.contents_add(pikepdf.Stream(pdf, ops, Filter=pikepdf.Name.FlateDecode))
+        for key, ref in refs.items():
+            page.add_resource(ref, pikepdf.Name.Font, pikepdf.Name(f"/{key}"))
+    buffer = io.BytesIO()
+    # A content-based /ID and no timestamps of qpdf's own: the same pages give the same bytes.
+    pdf.save(buffer, deterministic_id=True, compress_streams=True)
+    return buffer.getvalue()
 
 
-def _number(reference: bytes) -> int:
-    """The object number of a reference such as b"12 0 R"."""
-    return int(reference.split()[0])
-
-
-def _embed(pdf: pydyf.PDF, font: EmbeddedFont) -> bytes:
-    """A panel font as a Type 0 font with Identity-H encoding (two-byte glyph ids); its reference."""
-    program = pydyf.Stream([font.program], {"Filter": "/FlateDecode", "Length1": font.length})
-    to_unicode = pydyf.Stream([font.to_unicode], {"Filter": "/FlateDecode"})
-    pdf.add_object(program)
-    pdf.add_object(to_unicode)
-    descriptor = pydyf.Dictionary({
-        "Type": "/FontDescriptor", "FontName": f"/{font.name}", "Flags": 5,  # fixed pitch, symbolic
-        "FontBBox": pydyf.Array(font.bbox), "ItalicAngle": 0, "Ascent": font.ascent, "Descent": font.descent,
-        "CapHeight": font.cap_height, "StemV": 80, "FontFile2": program.reference,
-    })
-    pdf.add_object(descriptor)
-    cid_font = pydyf.Dictionary({
-        "Type": "/Font", "Subtype": "/CIDFontType2", "BaseFont": f"/{font.name}",
-        "CIDSystemInfo": pydyf.Dictionary({"Registry": pydyf.String("Adobe"), "Ordering": pydyf.String("Identity"),
-                                           "Supplement": 0}),
-        "FontDescriptor": descriptor.reference, "DW": font.advance, "CIDToGIDMap": "/Identity",
-    })
-    pdf.add_object(cid_font)
-    type0 = pydyf.Dictionary({
-        "Type": "/Font", "Subtype": "/Type0", "BaseFont": f"/{font.name}", "Encoding": "/Identity-H",
-        "DescendantFonts": pydyf.Array([cid_font.reference]), "ToUnicode": to_unicode.reference,
-    })
-    pdf.add_object(type0)
-    return type0.reference
+def _embed(pdf: pikepdf.Pdf, font: EmbeddedFont) -> pikepdf.Object:
+    """A panel font as a Type 0 font with Identity-H encoding (two-byte glyph ids)."""
+    Name = pikepdf.Name
+    program = pikepdf.Stream(pdf, font.program, Filter=Name.FlateDecode, Length1=font.length)
+    to_unicode = pikepdf.Stream(pdf, font.to_unicode, Filter=Name.FlateDecode)
+    descriptor = pikepdf.Dictionary(
+        Type=Name.FontDescriptor, FontName=Name(f"/{font.name}"), Flags=5,  # fixed pitch, symbolic
+        FontBBox=pikepdf.Array(font.bbox), ItalicAngle=0, Ascent=font.ascent, Descent=font.descent,
+        CapHeight=font.cap_height, StemV=80, FontFile2=program,
+    )
+    cid_font = pikepdf.Dictionary(
+        Type=Name.Font, Subtype=Name.CIDFontType2, BaseFont=Name(f"/{font.name}"),
+        CIDSystemInfo=pikepdf.Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"),
+                                         Supplement=0),
+        FontDescriptor=pdf.make_indirect(descriptor), DW=font.advance, CIDToGIDMap=Name.Identity,
+    )
+    type0 = pikepdf.Dictionary(
+        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name(f"/{font.name}"), Encoding=Name("/Identity-H"),
+        DescendantFonts=pikepdf.Array([pdf.make_indirect(cid_font)]), ToUnicode=to_unicode,
+    )
+    return pdf.make_indirect(type0)
 
 
 @functools.lru_cache(maxsize=1)
