@@ -131,18 +131,25 @@ def _no_shapes():
 
 
 def test_a_panel_cut_by_a_page_break_is_not_painted():
-    from types import SimpleNamespace
+    # Laid out by the real WeasyPrint: what its anchors say is what the painter relies on.
+    from generator.output.pdf import Unpaintable
 
-    from generator.output.pdf import PX_PT, _placements
+    page_css = "@page { size: A4; margin: 0 }"
 
-    p = PanelView(width_pt=60.0, height_pt=300.0, scale=1.0, shapes=_no_shapes(), layers=())
-    painter = Painter()
-    anchor = painter(p).anchor
-    whole = SimpleNamespace(anchors={anchor: (10, 20, 90, 20 + 300 / PX_PT)})
-    assert _placements(SimpleNamespace(pages=[whole]), painter)[0][0].box[3] == pytest.approx(20 * PX_PT + 300)
-    cut = SimpleNamespace(anchors={anchor: (10, 20, 90, 20 + 120 / PX_PT)})  # the rest is on the next page
-    assert _placements(SimpleNamespace(pages=[cut, SimpleNamespace(anchors={})]), painter) is None
-    assert _placements(SimpleNamespace(pages=[SimpleNamespace(anchors={})]), painter) is None  # never laid out
+    def laid_out(top: float, height: float):
+        p = PanelView(width_pt=60.0, height_pt=height, scale=1.0, shapes=_no_shapes(), layers=())
+        painter = Painter()
+        anchor = painter(p).anchor
+        html = (f'<html><body style="margin: 0"><div style="height: {top}pt"></div>'
+                f'<div id="{anchor}" style="width: 60pt; height: {height}pt"></div></body></html>')
+        return renderer().render(html, page_css, painter)
+
+    (placed,), = laid_out(20, 300).placements  # one page, one panel: its box in points from the top left
+    assert placed.box == pytest.approx((0, 20, 60, 320), abs=0.01)
+    (), (moved,) = laid_out(700, 300).placements  # no room left: WeasyPrint moves it whole to page 2
+    assert moved.page == 2 and moved.box == pytest.approx((0, 0, 60, 300), abs=0.01)
+    with pytest.raises(Unpaintable):
+        laid_out(0, 1000)  # taller than a page: it would run off the page's foot
 
 
 def test_a_sheet_whose_boxes_cannot_be_painted_is_drawn_by_weasyprint(monkeypatch):

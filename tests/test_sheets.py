@@ -15,6 +15,7 @@ from generator.draw.search import draw, draw_code
 from generator.output.html import sheet_html
 from generator.output.svg import panel_svg
 from generator.sheet.model import Settings
+from generator.sheet.views import sheet_view
 
 A4 = (595, 842)
 LETTER = (612, 792)
@@ -161,33 +162,39 @@ def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
     assert r.code == 0, r.err
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["sheets"][0]["worksheet"]["pages"] > 1
-    from generator.sheet.views import _head_grids
+    from test_pages import MARGIN_PT, pages
 
+    for name in ("worksheets.pdf", "answer-keys.pdf"):  # every word of every page inside the margins
+        for width, height, words in pages(tmp_path / name):
+            assert words and all(MARGIN_PT - 0.5 <= w[0] and w[2] <= width - MARGIN_PT + 0.5 for w in words)
+            assert all(0 <= w[1] and w[3] <= height for w in words)
     problem = draw_code(manifest["sheets"][0]["code"])
-    grids = _head_grids(problem, solve(problem), 0, True, lambda text: text)
-    assert grids["stacked"] and all(g.width_pt <= 520 for g in (grids["proj"], grids["att"]))
-    assert grids["att"].scale < 1
+    head = sheet_view(problem, solve(problem), Student(), Settings(paper="letter"), True)["heads"][0]
+    assert head["stacked"]  # one band after another, each as wide as the page allows
 
 
 @pytest.mark.parametrize("preset", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("extra", [{}, {"causal": True}, {"convention": "row"}])
 def test_default_shapes_keep_the_one_page_layout(preset, extra):
-    from generator.sheet.views import CONTENT_WIDTH_PT, _head_grids, side_by_side_width
+    from generator.sheet.views import CONTENT_WIDTH_PT
 
     for problem in draw(DrawOptions(preset=preset, **extra), 99, 100):
-        grids = _head_grids(problem, solve(problem), 0, True, lambda text: text)
-        assert not grids["stacked"], problem.code
-        width = (max(grids["proj"].width_pt, grids["att"].width_pt, grids["out"].width_pt) if "out" in grids
-                 else side_by_side_width(grids["proj"], grids["att"]))
-        assert width <= CONTENT_WIDTH_PT, problem.code
+        head = sheet_view(problem, solve(problem), Student(), Settings(), True)["heads"][0]
+        assert not head["stacked"], problem.code
+        panels = [head[name] for name in ("both", "proj", "att", "out") if name in head]
+        assert panels and all(p.width_pt <= CONTENT_WIDTH_PT for p in panels), problem.code
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_panels_place_every_value_and_caption_without_collisions(layout):
+    from generator.sheet.grid import grid
     from generator.sheet.panel import grid_panel, side_by_side
+    from generator.sheet.views import arrangement, head_matrices
 
     for problem in draw(LAYOUTS[layout], 31, 25):
-        grids = _head_grids_of(problem)
+        solution, _ = solve(problem), lambda text: text
+        m = head_matrices(problem, solution, 0, True, _)
+        grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
         if "out" in grids:
             panels = [(grid_panel(grids[n]), grids[n].cells) for n in ("proj", "att", "out")]
         else:
@@ -204,12 +211,6 @@ def test_panels_place_every_value_and_caption_without_collisions(layout):
                 assert any(f" {c.m.caption_text} " in line for line in lines), (problem.code, c.m.caption_text)
             drawing = panel_svg(panel)
             assert "<text" not in drawing and "href" not in drawing
-
-
-def _head_grids_of(problem):
-    from generator.sheet.views import _head_grids
-
-    return _head_grids(problem, solve(problem), 0, True, lambda text: text)
 
 
 def test_a_combined_file_joined_from_parts_keeps_order_bookmarks_and_metadata(run, tmp_path):

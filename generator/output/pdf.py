@@ -188,7 +188,7 @@ class Unpaintable(Exception):
 
 def _placements(document: Document, painter: Painter) -> Optional[tuple[tuple[Placement, ...], ...]]:
     """Where WeasyPrint placed the boxes of the painter's marks, page by page; None when one of
-    them was cut by a page break, or is missing.
+    them was cut by a page break, runs past the page's foot, or is missing.
 
     The boxes' ids come back as the pages' anchors; they are taken out again, so that they do
     not become named destinations in the PDF.
@@ -201,6 +201,8 @@ def _placements(document: Document, painter: Painter) -> Optional[tuple[tuple[Pl
             box = tuple(v * PX_PT for v in page.anchors.pop(name))
             pl = painter.place(name, box, number, pages)
             if isinstance(pl.mark, PanelMark) and abs(box[3] - box[1] - pl.mark.panel.height_pt) > 0.5:
+                return None
+            if box[3] > page.height * PX_PT + 0.5:  # taller than the page: it would run off its foot
                 return None
             here.append(pl)
             found.add(name)
