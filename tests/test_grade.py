@@ -106,8 +106,11 @@ def to_column(problem: Problem) -> Problem:
         return problem
     from generator.core.problem import Head
 
-    return Problem(X=t(problem.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in problem.heads),
-                   W_O=None if problem.W_O is None else t(problem.W_O), rules=problem.rules, causal=problem.causal)
+    def tt(m):
+        return tuple(zip(*m))
+
+    return Problem(X=tt(problem.X), heads=tuple(Head(tt(h.W_Q), tt(h.W_K), tt(h.W_V)) for h in problem.heads),
+                   W_O=None if problem.W_O is None else tt(problem.W_O), rules=problem.rules, causal=problem.causal)
 
 
 def graded(problem: Problem, doc: dict, carry: bool = True):
