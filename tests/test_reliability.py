@@ -169,35 +169,19 @@ def test_the_work_a_problem_asks_for_is_bounded(run, tmp_path):
     assert r.code == 1 and one_line(r) and "8192 score cells; at most 4096" in r.err
 
 
+STOPPER = [sys.executable, str(ROOT / "tests" / "stopper.py")]
+"""Stops a batch from inside at a chosen task (see tests/stopper.py): no race with its speed."""
+
+
 def test_a_sigterm_like_hangup_stops_cleanly(tmp_path):
-    proc = subprocess.Popen([*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out",
-                             str(tmp_path / "out"), "--jobs", "1"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list((tmp_path / "out").rglob("*.pdf")):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGHUP)
+    proc = subprocess.Popen([*STOPPER, f"signal:{int(signal.SIGHUP)}", "3", "generate", "--count", "40", "--seed",
+                             "3", "--split", "--out", str(tmp_path / "out"), "--jobs", "1"],
+                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 129 and "interrupted" in err and err.count("\n") == 1, err
 
 
 # --- 5. workers never outlive the batch -------------------------------------------------------
-
-
-def _descendants(pid: int) -> set[int]:
-    found, todo = set(), [pid]
-    while todo:
-        parent = todo.pop()
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as handle:
-                        ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-                except (OSError, ValueError):
-                    continue
-                if ppid == parent and int(entry) not in found:
-                    found.add(int(entry))
-                    todo.append(int(entry))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -212,15 +196,12 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
     scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
-    proc = subprocess.Popen([*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out", str(out),
-                             "--jobs", "2"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(out.rglob("*.pdf"))) < 4:
-        time.sleep(0.05)
-    children = _descendants(proc.pid)
+    pids = tmp_path / "pids"
+    proc = subprocess.Popen([*STOPPER, f"kill-self:{pids}", "5", "generate", "--count", "40", "--seed", "3", "--split",
+                             "--out", str(out), "--jobs", "2"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    assert proc.wait(60) == -signal.SIGKILL
+    children = {int(p) for p in pids.read_text().split()}
     assert children, "no job process was started"
-    proc.kill()
-    proc.wait()
     # A job process looks for its parent twice a second: wait (bounded) until all are gone.
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and any(_alive(c) for c in children):

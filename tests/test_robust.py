@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -57,23 +56,20 @@ def test_source_date_epoch_is_honoured(tmp_path):
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "SOURCE_DATE_EPOCH" in bad.stderr
 
 
-def start_batch(out: Path, jobs: str, scratch: Path | None = None) -> subprocess.Popen:
+STOPPER = ROOT / "tests" / "stopper.py"
+
+
+def start_batch(out: Path, jobs: str, action: str, after: int = 5, scratch: Path | None = None) -> subprocess.Popen:
+    """A 40-sheet split batch that `action` stops from inside after its `after`-th task (tests/stopper.py):
+    the same point every run, however fast the machine."""
     # A fresh session with the default SIGINT handler, as from a terminal.
     env = {**os.environ, "TMPDIR": str(scratch)} if scratch else None
     return subprocess.Popen(
-        [*CLI, "generate", "--count", "40", "--seed", "3", "--split", "--out", str(out), "--jobs", jobs],
+        [sys.executable, str(STOPPER), action, str(after), "generate", "--count", "40", "--seed", "3", "--split",
+         "--out", str(out), "--jobs", jobs],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-
-
-def wait_for_files(out: Path, proc: subprocess.Popen, at_least: int) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if out.exists() and len(list(out.rglob("*.pdf"))) >= at_least:
-            return
-        time.sleep(0.05)
-    pytest.fail("the batch never wrote its first files")
 
 
 def check_stopped(out: Path, proc: subprocess.Popen, code: int, what: str) -> None:
@@ -93,11 +89,9 @@ def check_stopped(out: Path, proc: subprocess.Popen, code: int, what: str) -> No
 def test_a_stopped_batch_leaves_only_whole_files(tmp_path, sig, code, jobs):
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     scratch.mkdir()
-    proc = start_batch(out, jobs, scratch)
-    wait_for_files(out, proc, 4)
-    proc.send_signal(sig)
+    proc = start_batch(out, jobs, f"signal:{int(sig)}", scratch=scratch)
     check_stopped(out, proc, code, "interrupted")
-    time.sleep(0.2)
+    assert len(list(out.rglob("*.pdf"))) >= 4  # the files of the tasks done before the signal
     assert not [p for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]  # no job left behind
     assert not list(scratch.iterdir())  # nor its temporary files (WeasyPrint's copies of the fonts)
 
@@ -111,12 +105,7 @@ def _parent(pid: str) -> int:
 
 
 def test_a_dead_job_process_is_reported(tmp_path):
-    proc = start_batch(tmp_path, "2")
-    wait_for_files(tmp_path, proc, 2)
-    workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]
-    victims = [w for w in workers if b"spawn" in Path(f"/proc/{w}/cmdline").read_bytes()]
-    assert victims
-    os.kill(victims[0], signal.SIGKILL)
+    proc = start_batch(tmp_path, "2", "kill-worker")
     check_stopped(tmp_path, proc, 1, "a rendering process stopped unexpectedly")
 
 
