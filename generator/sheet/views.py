@@ -162,56 +162,47 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, b
     tokens = [f"x{j + 1}" for j in range(n)]
     queries, keys = [f"q{j + 1}" for j in range(n)], [f"k{i + 1}" for i in range(n)]
     masked = _masked(problem, n, row)
-    sums = [list(sol.sums)] if not row else [[s] for s in sol.sums]
-    att_values = [sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z]
-    if row:
-        # Tokens are rows: the attention block shares the query rows; Kᵀ and V sit on top.
-        att_w = max(cell_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
-        frac_w = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
-        w_w = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
-        return {
-            "X": matrix("X", _("inputs"), problem.X, tone="input", given=given, cell_w=cell_width(problem.X, 3)),
-            "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=given, cell_w=w_w),
-            "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=given, cell_w=w_w),
-            "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=given, cell_w=w_w),
-            "Q": matrix("Q = X·W_Q", _("queries"), sol.Q, tone="q", key=key, cell_w=w_w),
-            "K": matrix("K = X·W_K", _("keys"), sol.K, tone="k", key=key, cell_w=w_w),
-            "V": matrix("V = X·W_V", _("values"), sol.V, tone="v", key=key, cell_w=w_w),
-            "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=w_w, row_labels=queries),
-            "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=att_w,
-                         tokens=keys),
-            "S": matrix("Q·Kᵀ", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
-            "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
-            "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
-            "sums": matrix("Σ", _("row sums"), sums, tone="score", key=key, cell_w=max(att_w, cell_width(sums, 4))),
-            "A": matrix("A", _("attention"), sol.A, tone="attn", key=key, cell_w=frac_w, two_line=True,
-                        masked=masked),
-            "Vc": matrix("V", _("values, copied"), sol.V, tone="v", key=key, cell_w=frac_w),
-            "Z": matrix("Z = A·V", _("output"), sol.Z, tone="out", key=key, cell_w=frac_w, two_line=True),
-        }
-    tok_w = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
-    att_w = max(cell_width(m, 6, True) for m in att_values)
+    sums = [[s] for s in sol.sums] if row else [list(sol.sums)]
     # Every width leaves a space each side of its widest entry: "−1 0" never reads as "−10".
-    weight_w = max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V))
-    return {
-        "X": matrix("X", _("inputs"), problem.X, tone="input", given=given, cell_w=tok_w, tokens=tokens),
-        "W_Q": matrix("W_Q", _("query weights"), head.W_Q, tone="weight", given=given, cell_w=weight_w),
-        "W_K": matrix("W_K", _("key weights"), head.W_K, tone="weight", given=given, cell_w=weight_w),
-        "W_V": matrix("W_V", _("value weights"), head.W_V, tone="weight", given=given, cell_w=weight_w),
-        "Q": matrix("Q = W_Q·X", _("queries"), sol.Q, tone="q", key=key, cell_w=tok_w),
-        "K": matrix("K = W_K·X", _("keys"), sol.K, tone="k", key=key, cell_w=tok_w),
-        "V": matrix("V = W_V·X", _("values"), sol.V, tone="v", key=key, cell_w=tok_w),
-        "Qc": matrix("Q", _("queries, copied"), sol.Q, tone="q", key=key, cell_w=att_w, tokens=queries),
-        "KT": matrix("Kᵀ", _("keys, transposed"), transpose(sol.K), tone="k", key=key, cell_w=cell_width(sol.K, 4),
-                     row_labels=keys),
-        "S": matrix("Kᵀ·Q", _("scores"), sol.scores, tone="score", key=key, cell_w=att_w, masked=masked),
-        "S2": matrix("S'", _("scaled"), sol.scaled, tone="score", key=key, cell_w=att_w, masked=masked),
-        "E": matrix("E", _("powers"), sol.powers, tone="score", key=key, cell_w=att_w, masked=masked),
-        "sums": matrix("Σ", _("column sums"), sums, tone="score", key=key, cell_w=att_w),
-        "A": matrix("A", _("attention"), sol.A, tone="attn", key=key, cell_w=att_w, two_line=True, masked=masked),
-        "Vc": matrix("V", _("values, copied"), sol.V, tone="v", key=key, cell_w=tok_w, tall=True),
-        "Z": matrix("Z = V·A", _("output"), sol.Z, tone="out", key=key, cell_w=att_w, two_line=True),
+    # Column convention: tokens are columns (X, Q, K, V share them), and the attention block
+    # shares the query columns; row convention: tokens are rows, Kᵀ and V sit on top.
+    if row:
+        att = max(cell_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
+        frac = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
+        weights = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
+        widths = {"X": cell_width(problem.X, 3), "W": weights, "QKV": weights, "Qc": weights, "KT": att, "att": att,
+                  "sums": max(att, cell_width(sums, 4)), "A": frac, "Vc": frac}
+    else:
+        tok = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
+        att = max(cell_width(m, 6, True) for m in (sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z))
+        widths = {"X": tok, "W": max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V)), "QKV": tok,
+                  "Qc": att, "KT": cell_width(sol.K, 4), "att": att, "sums": att, "A": att, "Vc": tok}
+    headings = {  # (column headings, row headings), by convention
+        "X": ({"tokens": tokens}, {}), "Qc": ({"tokens": queries}, {"row_labels": queries}),
+        "KT": ({"row_labels": keys}, {"tokens": keys}),
     }
+    spec = [  # name, label (column convention, row convention), caption, values, tone, width, options
+        ("X", ("X", "X"), _("inputs"), problem.X, "input", "X", {"given": given}),
+        ("W_Q", ("W_Q", "W_Q"), _("query weights"), head.W_Q, "weight", "W", {"given": given}),
+        ("W_K", ("W_K", "W_K"), _("key weights"), head.W_K, "weight", "W", {"given": given}),
+        ("W_V", ("W_V", "W_V"), _("value weights"), head.W_V, "weight", "W", {"given": given}),
+        ("Q", ("Q = W_Q·X", "Q = X·W_Q"), _("queries"), sol.Q, "q", "QKV", {}),
+        ("K", ("K = W_K·X", "K = X·W_K"), _("keys"), sol.K, "k", "QKV", {}),
+        ("V", ("V = W_V·X", "V = X·W_V"), _("values"), sol.V, "v", "QKV", {}),
+        ("Qc", ("Q", "Q"), _("queries, copied"), sol.Q, "q", "Qc", {}),
+        ("KT", ("Kᵀ", "Kᵀ"), _("keys, transposed"), transpose(sol.K), "k", "KT", {}),
+        ("S", ("Kᵀ·Q", "Q·Kᵀ"), _("scores"), sol.scores, "score", "att", {"masked": masked}),
+        ("S2", ("S'", "S'"), _("scaled"), sol.scaled, "score", "att", {"masked": masked}),
+        ("E", ("E", "E"), _("powers"), sol.powers, "score", "att", {"masked": masked}),
+        ("sums", ("Σ", "Σ"), _("row sums") if row else _("column sums"), sums, "score", "sums", {}),
+        ("A", ("A", "A"), _("attention"), sol.A, "attn", "A", {"two_line": True, "masked": masked}),
+        # Column convention: V's rows meet Z's two-line rows, so its rows are two lines tall.
+        ("Vc", ("V", "V"), _("values, copied"), sol.V, "v", "Vc", {} if row else {"tall": True}),
+        ("Z", ("Z = V·A", "Z = A·V"), _("output"), sol.Z, "out", "A", {"two_line": True}),
+    ]
+    return {name: matrix(labels[row], caption, values, tone=tone, key=key, cell_w=widths[width],
+                         **headings.get(name, ({}, {}))[row], **options)
+            for name, labels, caption, values, tone, width, options in spec}
 
 
 def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,
