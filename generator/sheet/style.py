@@ -138,8 +138,29 @@ FOOT_PREFIX = "attnsheet · "
 """Before the sheet code, bottom left."""
 
 
+PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0}
+"""Each paper's width."""
+
 MARGINS_MM = (12, 13, 14, 13)
 """The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
+
+
+RULES_PAD_PT = (5.0, 7.0)
+"""The rules box's padding, top and bottom, left and right."""
+
+RULES_BORDER_PT = 0.8
+"""Its border's width."""
+
+RULES_MAX_PT = 232.44
+"""The widest its text may be beside a grid (82 mm): a column of easy lines."""
+
+FRAME_INSET_PT = 8.8
+"""What a head's frame takes on each side: its padding and border."""
+
+
+def content_width(paper: str) -> float:
+    """Width inside the page margins of `paper`."""
+    return PAPER_WIDTHS_PT[paper] - (MARGINS_MM[1] + MARGINS_MM[3]) * 72 / 25.4
 
 
 QR_PT = 42.52

@@ -20,7 +20,14 @@ from generator.sheet.panel import (
     side_by_side_cols,
 )
 from generator.sheet.rules import rules_lines, worked_example
-from generator.sheet.style import raster_width
+from generator.sheet.style import (
+    FRAME_INSET_PT,
+    RULES_BORDER_PT,
+    RULES_MAX_PT,
+    RULES_PAD_PT,
+    content_width,
+    raster_width,
+)
 
 
 def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
@@ -295,11 +302,12 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     _ = translations(settings.lang).gettext
     marks = graded.marks if graded else {}
     final = _final_grid(problem, solution, key, _, settings.blank, marks.get(None) if graded else None)
+    heads = [_head_view(problem, solution, h, key, _, settings.blank, marks.get(h + 1) if graded else None)
+             for h in range(len(problem.heads))]
     return {
         "problem": problem,
         "row": problem.convention == "row",
-        "heads": [_head_view(problem, solution, h, key, _, settings.blank, marks.get(h + 1) if graded else None)
-                  for h in range(len(problem.heads))],
+        "heads": heads,
         "graded": graded,
         "score": score_panel(graded, CONTENT_WIDTH_PT, _) if graded else None,
         "final": final and grid_panel(final),
@@ -309,4 +317,21 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "code": problem.code or "",
         "worked": worked_example(problem, solution, _) if key and settings.worked else None,
         "rules": rules_lines(problem, key, _),
+        "rules_width_pt": rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
+        "rules_pad_pt": RULES_PAD_PT,
+        "rules_border_pt": RULES_BORDER_PT,
     }
+
+
+def rules_width(head: dict, row: bool, paper: str, framed: bool) -> float:
+    """The width of the rules box's text, wherever the first head's layout puts the box: set,
+    not left to the page's CSS, so that text laid out once fits every sheet of a batch."""
+    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0)
+    chrome = 2 * (RULES_PAD_PT[1] + RULES_BORDER_PT)
+    if head["stacked"]:
+        return round(room - chrome, 2)  # above the grids, across the page
+    if not row:
+        return round(head["proj_width_pt"] - chrome, 2)  # below the projections, as wide as they are
+    if head["beside"] or head["beside_out"]:
+        return round(min(RULES_MAX_PT, room - head["rules_left_pt"] - chrome), 2)
+    return round(room - chrome, 2)
