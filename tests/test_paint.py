@@ -219,3 +219,21 @@ def test_a_combined_file_keeps_one_copy_of_each_panel_font():
     assert len(fonts["/AttnMono400"]) == len(fonts["/AttnMono700"]) == 1
     texts = [page.extract_text() for page in PdfReader(io.BytesIO(merge(parts))).pages]
     assert len(texts) == 4 and all("page 1 / 1" in t and "attention" in t for t in texts)
+
+
+def test_the_rules_text_is_laid_out_once_per_batch_and_stamped_as_text():
+    from generator.output.pdf import Renderer
+
+    r = Renderer()
+    settings = Settings(lang="es", paper="letter")  # a paper and language no other test lays out first
+    before = r.block.cache_info().misses
+    problems = draw(DrawOptions(), 12, 6)
+    views = [sheet_view(p, solve(p), Student("Ada"), settings, key) for p in problems for key in (False, True)]
+    data, pages = r.document(views, settings)
+    assert pages == [1] * 12
+    # Once per text and width (worksheets' and keys' rules; a grid's width can move the box's).
+    laid_out = r.block.cache_info().misses - before
+    assert laid_out == len({(tuple(v["rules"]), v["rules_width_pt"]) for v in views}) < len(views)
+    texts = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
+    assert all("Escalado: suelo(x/2)" in text for text in texts)  # still text: searched, copied, read aloud
+    assert r.block("<p>" + "palabra " * 40_000 + "</p>", 200.0, "es") is None  # not one page: laid out in place

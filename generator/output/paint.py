@@ -5,8 +5,9 @@ over a few rectangles and lines: nothing is left to lay out. WeasyPrint would st
 ~0.3 ms on each of a page's ~100 text lines and parse the grid's SVG again for every page;
 written here as PDF operators, a whole grid costs about a millisecond. The sheet code, its
 QR code and the footer are our own text and shapes too. WeasyPrint lays out the page and
-draws the rest (title, the student's lines, the rules), leaving an empty box with an id
-where each of ours goes (see templates/macros.html and sheet_body.html, and `generator.pdf`).
+draws the rest (title, the student's lines), leaving an empty box with an id where each of
+ours goes (see templates/macros.html and sheet_body.html, and `generator.output.pdf`); the
+rules box's text is laid out once per batch and stamped (`generator.output.blocks`).
 
 Pure: neither WeasyPrint nor PDF objects, only operator bytes and font data. Text is in the
 panel font, embedded as a subset with a ToUnicode map, so the values can still be searched,
@@ -16,18 +17,12 @@ copied and read aloud; what that font cannot print stays in the HTML for WeasyPr
 from __future__ import annotations
 
 import functools
-import hashlib
-import io
-import zlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
-
-from fontTools import subset as ft_subset
-from fontTools.ttLib import TTFont
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from generator.draw.codes import ALPHABET
-from generator.sheet.assets import templates_dir
+from generator.output.blocks import Block, BlockMark, Stamp
+from generator.output.monofont import EmbeddedFont, mono
 from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
 from generator.sheet.style import (
     CODE,
@@ -42,8 +37,6 @@ from generator.sheet.style import (
     Ink,
 )
 
-MONO_FILES = {400: "fonts/NotoSansMono-Regular.subset.ttf", 700: "fonts/NotoSansMono-Bold.subset.ttf"}
-"""The panel font ("Sheet Mono" in sheet.css), by weight, under templates/."""
 BASE_CHARS = frozenset("0123456789 −-/." + FOOT_PREFIX + ALPHABET)
 """Always in a file's subset, whatever its numbers and sheet code: a batch's files then share
 a subset or two per weight, each made once per process (captions change only with the
@@ -92,7 +85,7 @@ class FootMark:
         return f"{self.word} {page} / {pages}"
 
 
-Mark = Union[PanelMark, BadgeMark, FootMark]
+Mark = Union[PanelMark, BadgeMark, FootMark, BlockMark]
 
 
 @dataclass(frozen=True)
@@ -111,9 +104,11 @@ class Painter:
     """Takes over the panels, the code and the footer of one HTML document (see the `paint` of
     `render.document_html`): what the panel font can print, it paints; the rest stays HTML."""
 
-    def __init__(self) -> None:
+    def __init__(self, blocks: Optional[Callable[[str, float, str], Optional[Block]]] = None) -> None:
         self.marks: dict[str, Mark] = {}
         """By anchor, the id of the box each is painted in."""
+        self.blocks = blocks
+        """Lays out a block once (what it holds, its width, its language), or says it cannot."""
 
     def __call__(self, p: PanelView) -> Slot:
         anchor = f"{ANCHOR}panel-{sum(isinstance(m, PanelMark) for m in self.marks.values()) + 1}"
@@ -135,6 +130,15 @@ class Painter:
             return None
         return self._add("foot", mark)
 
+    def block(self, html: str, width_pt: float, lang: str) -> Optional[Stamp]:
+        """The empty box to leave for `html` laid out `width_pt` wide, or None: lay it out here."""
+        block = self.blocks(str(html), width_pt, lang) if self.blocks else None
+        if block is None:
+            return None
+        anchor = f"{ANCHOR}block-{sum(isinstance(m, BlockMark) for m in self.marks.values()) + 1}"
+        self.marks[anchor] = BlockMark(block)
+        return Stamp(anchor, block.height)
+
     @property
     def paints_footer(self) -> bool:
         """Whether the page style must leave the footer out."""
@@ -152,113 +156,15 @@ class Painter:
         return Placement(self.marks[anchor], box, page, pages)
 
 
-@dataclass(frozen=True)
-class EmbeddedFont:
-    """A subset of a panel font, ready to embed: its program, glyph ids and metrics."""
-
-    name: str
-    """PostScript name with the subset's tag, e.g. ABCDEF+NotoSansMono-Regular."""
-    program: bytes
-    """The TrueType file, deflated."""
-    length: int
-    """The TrueType file's length, before deflating."""
-    gids: dict[str, int]
-    """Glyph id of each character."""
-    hex_ids: dict[str, str]
-    """The same, as four hexadecimal digits."""
-    to_unicode: bytes
-    """The ToUnicode CMap, deflated: glyph ids back to text, for search, copy and screen readers."""
-    advance: float
-    """Every glyph's advance, in thousandths of the size."""
-    ascent: float
-    """Above the baseline, in thousandths of the size (hhea, as Pango takes it)."""
-    descent: float
-    """Below the baseline, negative, in thousandths of the size."""
-    cap_height: float
-    """Height of capitals, in thousandths of the size."""
-    bbox: tuple[int, int, int, int]
-    """In thousandths of the size."""
-
-
-class MonoFont:
-    """One weight of the panel font: what it can print, and its subsets."""
-
-    def __init__(self, path: Path) -> None:
-        self.data = path.read_bytes()
-        font = TTFont(io.BytesIO(self.data))
-        self.upem = font["head"].unitsPerEm
-        self.chars = frozenset(chr(c) for c in font.getBestCmap())
-        self.advance = font["hmtx"][font.getBestCmap()[ord(" ")]][0] / self.upem
-        self.cap_height = font["OS/2"].sCapHeight / self.upem
-        # Pango places a line's text with these (the hhea metrics), so we do too.
-        self.ascent = font["hhea"].ascent / self.upem
-        self.descent = -font["hhea"].descent / self.upem
-        self.postscript = font["name"].getDebugName(6)
-
-    def prints(self, text: str) -> bool:
-        """Whether every character of `text` is in this font (line breaks aside)."""
-        return set(text) - {"\n"} <= self.chars
-
-    @functools.lru_cache(maxsize=8)  # noqa: B019 -- one per font, kept for the process
-    def subset(self, chars: frozenset[str]) -> EmbeddedFont:
-        """The font cut down to `chars` (made once per set of characters)."""
-        options = ft_subset.Options()
-        options.layout_features = []  # we place glyphs ourselves: no shaping tables
-        options.drop_tables += ["GSUB", "GPOS", "GDEF"]
-        options.name_IDs = [0, 1, 2, 3, 4, 5, 6]
-        options.notdef_outline = True
-        options.hinting = False  # print and screens at any zoom: outlines are enough
-        font = TTFont(io.BytesIO(self.data), recalcTimestamp=False)  # same bytes on every run
-        subsetter = ft_subset.Subsetter(options)
-        subsetter.populate(unicodes=sorted(ord(c) for c in chars))
-        subsetter.subset(font)
-        buffer = io.BytesIO()
-        font.save(buffer)
-        program = buffer.getvalue()
-        cmap = font.getBestCmap()
-        gids = {chr(c): font.getGlyphID(name) for c, name in cmap.items()}
-        tag = "".join(chr(65 + b % 26) for b in hashlib.sha256(program).digest()[:6])
-        head = font["head"]
-        scale = 1000 / self.upem
-        return EmbeddedFont(
-            name=f"{tag}+{self.postscript}", program=zlib.compress(program, 9), length=len(program), gids=gids,
-            hex_ids={ch: f"{gid:04x}" for ch, gid in gids.items()},
-            to_unicode=zlib.compress(_to_unicode(gids), 9), advance=round(self.advance * 1000, 3),
-            ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
-            cap_height=round(self.cap_height * 1000),
-            bbox=tuple(round(v * scale) for v in (head.xMin, head.yMin, head.xMax, head.yMax)),
-        )
-
-
-@functools.lru_cache(maxsize=None)
-def mono(weight: int) -> MonoFont:
-    """The process's panel font of `weight`."""
-    return MonoFont(templates_dir() / MONO_FILES[weight])
-
-
-def _to_unicode(gids: dict[str, int]) -> bytes:
-    """A ToUnicode CMap for glyph ids (two bytes each) to the characters they print."""
-    pairs = sorted((gid, ch) for ch, gid in gids.items())
-    lines = [b"/CIDInit /ProcSet findresource begin", b"12 dict begin", b"begincmap",
-             b"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-             b"/CMapName /Adobe-Identity-UCS def", b"/CMapType 2 def",
-             b"1 begincodespacerange", b"<0000> <ffff>", b"endcodespacerange"]
-    for start in range(0, len(pairs), 100):  # at most 100 entries per block
-        block = pairs[start:start + 100]
-        lines.append(f"{len(block)} beginbfchar".encode())
-        lines += [f"<{gid:04x}> <{ch.encode('utf-16-be').hex()}>".encode() for gid, ch in block]
-        lines.append(b"endbfchar")
-    lines += [b"endcmap", b"CMapName currentdict /CMap defineresource pop", b"end", b"end"]
-    return b"\n".join(lines)
-
-
 def _texts(mark: Mark, pages: int = 1) -> Iterable[tuple[int, str]]:
     """The text a mark prints, by weight (`pages`: the most pages a footer numbers)."""
     if isinstance(mark, PanelMark):
         return ((layer.style.weight, layer.text) for layer in mark.layers)
     if isinstance(mark, BadgeMark):
         return ((CODE_LABEL.weight, mark.label), (CODE.weight, mark.code))
-    return ((FOOT.weight, mark.left + mark.right(pages, pages)),)
+    if isinstance(mark, FootMark):
+        return ((FOOT.weight, mark.left + mark.right(pages, pages)),)
+    return ()  # a block brings its own fonts
 
 
 def fonts_for(placements: Iterable[Placement]) -> dict[int, EmbeddedFont]:
@@ -317,7 +223,7 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
                 font = fonts[ink.weight]
                 baseline = top + line_top + _baseline(font, ink.size)  # line-height: normal
                 _line(ops, font, ink, right - cell_width(font, ink, text), page_height - baseline, text)
-        else:
+        elif isinstance(mark, FootMark):
             font, (left, top, right, bottom) = fonts[FOOT.weight], pl.box
             # A margin box centres its line in the margin: as a line as tall as the margin.
             baseline = page_height - (top + _baseline(font, FOOT.size, bottom - top))

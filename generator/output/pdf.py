@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import io
 import logging
 import mimetypes
@@ -25,11 +26,12 @@ from weasyprint.document import Document
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
+from generator.output.blocks import Block, BlockMark, stamp
 from generator.output.html import document_html, page_css_text
 from generator.output.jobs import scratch_folder
+from generator.output.monofont import EmbeddedFont
 from generator.output.paint import (
     ANCHOR,
-    EmbeddedFont,
     Painter,
     PanelMark,
     Placement,
@@ -111,6 +113,24 @@ class Renderer:
             raise Unpaintable("a painted box was cut by a page break")
         return Rendered(document, placements)
 
+    @functools.lru_cache(maxsize=64)  # the few a batch needs (worksheet and key), kept by a server  # noqa: B019
+    def block(self, html: str, width_pt: float, lang: str) -> Optional[Block]:
+        """`html` laid out once, `width_pt` wide, in the rules box's style: a block to stamp on
+        every sheet that shows the same (None where it would not fit one page)."""
+        anchor = f"{ANCHOR}block"
+        page = (f'<!DOCTYPE html><html lang="{lang}"><body><div class="rules" id="{anchor}" style="width: {width_pt}pt; '
+                f'padding: 0; border: 0; margin: 0; background: none">{html}</div></body></html>')
+        document = HTML(string=page, base_url=self.base_url, url_fetcher=self.fetcher).render(
+            stylesheets=[self.stylesheet, self._page_stylesheet(f"@page {{ size: {width_pt + 20}pt 1000pt; margin: 0 }}")],
+            font_config=self.fonts)
+        if len(document.pages) != 1 or anchor not in document.pages[0].anchors:
+            return None
+        box = tuple(v * PX_PT for v in document.pages[0].anchors.pop(anchor))
+        with _font_dates_fixed():
+            data = document.write_pdf()
+        key = hashlib.sha256(f"{width_pt}|{lang}|{html}".encode()).hexdigest()[:12]
+        return Block(key, data, box, document.pages[0].height * PX_PT)
+
     @functools.lru_cache(maxsize=8)  # one per paper and language a batch uses  # noqa: B019
     def _page_stylesheet(self, text: str) -> CSS:
         return CSS(string=text, base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts)
@@ -119,7 +139,7 @@ class Renderer:
         """One sheet (from `sheet_view`) laid out, its panels to be painted (unless `paint` is off)."""
         if paint and PAINTS:
             try:
-                return self.render(*painted_html(view, settings))
+                return self.render(*painted_html(view, settings, self.block))
             except Unpaintable:
                 pass  # a panel taller than what is left of a page: WeasyPrint draws the whole sheet
         return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
@@ -166,9 +186,10 @@ def _font_dates_fixed() -> Iterator[None]:
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-def painted_html(view: dict, settings: Settings) -> tuple[str, str, Painter]:
-    """A sheet's HTML with the boxes to paint in, its page style, and the painter that will."""
-    painter = Painter()
+def painted_html(view: dict, settings: Settings, blocks=None) -> tuple[str, str, Painter]:
+    """A sheet's HTML with the boxes to paint in, its page style, and the painter that will
+    (stamping the blocks that `blocks` lays out: the process's renderer's by default)."""
+    painter = Painter(blocks=blocks or renderer().block)
     html = document_html([view], settings, page_css=False, paint=painter)
     return html, page_css_text(settings, footer=not painter.paints_footer), painter
 
@@ -202,6 +223,8 @@ def _placements(document: Document, painter: Painter) -> Optional[tuple[tuple[Pl
             pl = painter.place(name, box, number, pages)
             if isinstance(pl.mark, PanelMark) and abs(box[3] - box[1] - pl.mark.panel.height_pt) > 0.5:
                 return None
+            if isinstance(pl.mark, BlockMark) and abs(box[3] - box[1] - pl.mark.block.height) > 0.5:
+                return None
             if box[3] > page.height * PX_PT + 0.5:  # taller than the page: it would run off its foot
                 return None
             here.append(pl)
@@ -221,13 +244,16 @@ def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
     # A content stream may leave its graphics state changed: WeasyPrint's is wrapped in q/Q,
     # so that ours starts from PDF's initial state.
     save = pdf.make_stream(b"q")
+    forms: dict[str, pikepdf.Object] = {}
     for page, pls in zip(pdf.pages, placements):
         if not pls:
             continue
         box = [float(v) for v in page.mediabox]
+        height = box[3] - box[1]
         page.contents_add(save, prepend=True)
+        stamps = [stamp(pdf, page, pl.mark.block, pl.box, height, forms) for pl in pls if isinstance(pl.mark, BlockMark)]
         # zlib's default level: level 9 takes 2.5x as long for 1.5% less.
-        ops = zlib.compress(b"Q\n" + page_operators(pls, box[3] - box[1], fonts), 6)
+        ops = zlib.compress(b"\n".join([b"Q", *stamps, page_operators(pls, height, fonts)]), 6)
         page.contents_add(pikepdf.Stream(pdf, ops, Filter=pikepdf.Name.FlateDecode))
         for key, ref in refs.items():
             page.add_resource(ref, pikepdf.Name.Font, pikepdf.Name(f"/{key}"))
