@@ -5,6 +5,7 @@ margins; no two words overlap."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import subprocess
 
@@ -104,3 +105,20 @@ def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, 
             for x0, y0, x1, y1, text in words:
                 assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (name, text, x0, x1)
                 assert 0 <= y0 and y1 <= height, (name, text, y0, y1)
+
+
+def test_pages_after_the_first_carry_the_name_line(run, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name\nZoë Ødegård\nBen Ode\n", encoding="utf-8")
+    args = ("--roster", str(roster), "--tokens", "8", "--d-model", "8", "--max-sum", "2000", "--seed", "1")
+    assert run("generate", *args, "--out", str(tmp_path / "out"), "--jobs", "1").code == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        texts = [" ".join(w[4] for w in words) for _, _, words in pages(tmp_path / "out" / name)]
+        for sheet in manifest["sheets"]:
+            place = sheet["worksheet" if name == "worksheets.pdf" else "key"]
+            first, count = place["first_page"] - 1, place["pages"]
+            assert count > 1
+            surname = sheet["student"]["name"].split()[-1]
+            # Once on the first page (its header), once at the top of every later one.
+            assert [texts[p].count(surname) for p in range(first, first + count)] == [1] * count, name
