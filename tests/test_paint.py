@@ -237,3 +237,42 @@ def test_the_rules_text_is_laid_out_once_per_batch_and_stamped_as_text():
     texts = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
     assert all("Escalado: suelo(x/2)" in text for text in texts)  # still text: searched, copied, read aloud
     assert r.block("<p>" + "palabra " * 40_000 + "</p>", 200.0, "es") is None  # not one page: laid out in place
+
+
+def test_a_combined_file_is_written_a_part_at_a_time():
+    import pikepdf
+
+    from generator.output.merge import merge_chunks
+
+    r = renderer()
+    asked = []
+
+    def parts():
+        for seed in (3, 4, 5):
+            asked.append(seed)
+            problems = draw(DrawOptions(), seed, 2)
+            yield r.pdf([r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings()) for p in problems])
+
+    chunks = merge_chunks(parts())
+    written = [next(chunks), next(chunks)]  # the header, then the first part's first object
+    assert asked == [3]  # the next part is not even rendered yet: memory stays one part's
+    written += list(chunks)
+    joined = pikepdf.open(io.BytesIO(b"".join(written)))
+    assert asked == [3, 4, 5] and len(joined.pages) == 6 and joined.check_pdf_syntax() == []
+    with joined.open_outline() as outline:
+        assert [joined.pages.index(pikepdf.Page(item.destination[0])) for item in outline.root] == list(range(6))
+
+
+def test_renumbering_leaves_strings_alone():
+    from generator.output.merge import _renumbered
+
+    seen = []
+
+    def ref(objgen):
+        seen.append(objgen)
+        return 100 + objgen[0]
+
+    text = rb"<< /A 1 0 R /S (a (b) \) 2 0 R) /H <3120302052> /K [ 3 0 R 4 1 R ] /D << /E 5 0 R >> >>"
+    assert _renumbered(text, ref) == (rb"<< /A 101 0 R /S (a (b) \) 2 0 R) /H <3120302052> "
+                                      rb"/K [ 103 0 R 104 0 R ] /D << /E 105 0 R >> >>")
+    assert seen == [(1, 0), (3, 0), (4, 1), (5, 0)]

@@ -224,13 +224,14 @@ job holds in memory (a rendered page's layout is about 1.5 MB until it is writte
 
 
 def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+    from generator.output.merge import merge_chunks  # pikepdf loads only when PDF files are written
+
     settings = batch.settings
     # A combined file is rendered in parts, the same whatever the number of jobs: so are its bytes.
     tasks = [Task(path, sheets[i:i + PART_SHEETS], key, settings)
              for path, sheets, key in documents(batch, plan) for i in range(0, len(sheets), PART_SHEETS)]
     files = list(dict.fromkeys(task.path for task in tasks))
-    left = {path: sum(task.path == path for task in tasks) for path in files}
-    done: dict[Path, list[bytes]] = {path: [] for path in files}
+    parts = {path: sum(task.path == path for task in tasks) for path in files}
     written: list[Path] = []
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
     filled = {path: 0 for path in files}  # pages already rendered for each file
@@ -240,15 +241,21 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
         if sum(len(task.sheets) for task in tasks) < MIN_PAGES_FOR_JOBS and batch.workers is None:
             jobs = 1  # a job process's start-up (~1 s, importing WeasyPrint) costs more than it saves
         tick = (lambda task: progress(len(task.sheets))) if progress else None
-        for task, (data, pages) in run_tasks(tasks, render_task, jobs, tick, batch.stop, batch.workers):
-            for sheet, n in zip(task.sheets, pages):
-                counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
-                filled[task.path] += n
-            done[task.path].append(data)
-            left[task.path] -= 1
-            if not left[task.path]:
-                write_atomic(task.path, _joined(done.pop(task.path)), force=batch.force)
-                written.append(task.path)
+        results = run_tasks(tasks, render_task, jobs, tick, batch.stop, batch.workers)
+
+        def rendered(path: Path) -> Iterator[bytes]:
+            """The parts of `path`, as they come: tasks are worked and given back in order."""
+            for _ in range(parts[path]):
+                task, (data, pages) = next(results)
+                for sheet, n in zip(task.sheets, pages):
+                    counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
+                    filled[task.path] += n
+                yield data
+
+        for path in files:
+            # A combined file is written a part at a time, as its parts are rendered: flat memory.
+            write_atomic(path, rendered(path) if parts[path] == 1 else merge_chunks(rendered(path)), force=batch.force)
+            written.append(path)
     except KeyboardInterrupt:
         raise Interrupted(_stopped("interrupted", batch, written, len(files))) from None
     except BrokenProcessPool:
@@ -271,15 +278,6 @@ def _files_of(batch: Batch, plan: dict, i: int) -> list[tuple[str, Path]]:
     """The worksheet and key file sheet `i` is in."""
     at = i if batch.split else 0
     return [("worksheet", plan["worksheets"][at])] + ([] if batch.settings.blank else [("key", plan["keys"][at])])
-
-
-def _joined(parts: list[bytes]) -> bytes:
-    """A file from its rendered parts (most files are one part: no merge to load)."""
-    if len(parts) == 1:
-        return parts[0]
-    from generator.output.merge import merge
-
-    return merge(parts)
 
 
 def _stopped(why: str, batch: Batch, written: list[Path], planned: int) -> str:
