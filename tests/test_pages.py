@@ -122,3 +122,23 @@ def test_pages_after_the_first_carry_the_name_line(run, tmp_path):
             surname = sheet["student"]["name"].split()[-1]
             # Once on the first page (its header), once at the top of every later one.
             assert [texts[p].count(surname) for p in range(first, first + count)] == [1] * count, name
+
+
+def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legible(run, tmp_path):
+    from generator.core.engine import solve
+    from generator.core.student import Student
+    from generator.draw.options import DrawOptions
+    from generator.draw.search import draw
+    from generator.sheet.model import Settings
+    from generator.sheet.views import sheet_view
+
+    options = DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row")
+    for problem in draw(options, 1, 5):
+        head = sheet_view(problem, solve(problem), Student(), Settings(), True)["heads"][0]
+        # Five matrices abreast printed at 6.7 pt; S', E and the sums now go below the scores.
+        assert head["stacked"] and all(p.scale >= 0.9 for p in head["att"]), problem.code
+    r = run("generate", "--tokens", "10", "--d-model", "8", "--max-sum", "5000", "--count", "5", "--seed", "1",
+            "--out", str(tmp_path / "t"), "--jobs", "1")
+    # Fractions like 4374/4999 on ten tokens would print under 7 pt: refused, before any file.
+    assert r.code == 1 and "under 7 pt" in r.err and "use fewer --tokens" in r.err
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())

@@ -67,7 +67,7 @@ FRAME_HEIGHT_PT = 676.0
 
 
 MIN_FINAL_SCALE = 0.7
-"""The least the concatenation's grid is scaled: its text stays at 7 pt or more."""
+"""The least any grid is scaled: its text stays at 7 pt or more."""
 
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
@@ -91,9 +91,18 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
     scale = min(1.0, width / side_by_side)
     stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
     if stacked:
+        if problem.convention == "row":
+            # One band after another: the scaled scores, the powers and the sums go below the
+            # scores (elementwise, on the same key columns), not five matrices abreast.
+            grids["att"] = grid(arrangement("row", m, stacked=True)["att"])
         scale = min(1.0, width / max(g.width_pt for g in grids.values()))
+    if scale < MIN_FINAL_SCALE:
+        widest = max(grids.values(), key=lambda g: g.width_pt)
+        raise LayoutError(f"{problem.n_tokens} tokens: a head's grid would be {widest.width_pt:.0f} pt wide where a page "
+                          f"has {width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or "
+                          "--d-k, or a lower --max-sum or --max-score (shorter fractions)")
     if scale < 1.0:
-        scale = max(0.5, math.floor(scale * 100) / 100)  # never below 5 pt text
+        scale = math.floor(scale * 100) / 100
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
     row = problem.convention == "row"
     beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
@@ -103,13 +112,16 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blan
     return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out}
 
 
-def arrangement(convention: str, m: dict) -> dict[str, list[list]]:
+def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, list[list]]:
     """Where a head's matrices go, by view name: rows of its grids, so that each product sits
-    where its factors' rows and columns cross (the by-hand layout, or its transpose)."""
+    where its factors' rows and columns cross (the by-hand layout, or its transpose); `stacked`:
+    a row-convention head too big for one page, its elementwise steps one below another."""
     if convention == "row":
+        steps = ([[m["Qc"], m["S"]], [None, m["S2"]], [None, m["E"], m["sums"]]] if stacked
+                 else [[m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]])
         return {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
-            "att": [[None, m["KT"]], [m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]],
+            "att": [[None, m["KT"]], *steps],
             "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
         }
     return {
@@ -230,7 +242,10 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool 
 def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
-    _final_grid(problem, solution, True, translations(settings.lang).gettext, settings.blank)
+    _ = translations(settings.lang).gettext
+    for h in range(len(problem.heads)):
+        _head_grids(problem, solution, h, True, _, settings.blank)
+    _final_grid(problem, solution, True, _, settings.blank)
 
 
 def _final_advice(problem: Problem, g: GridView) -> str:
