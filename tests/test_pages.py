@@ -142,3 +142,29 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
     # Fractions like 4374/4999 on ten tokens would print under 7 pt: refused, before any file.
     assert r.code == 1 and "under 7 pt" in r.err and "use fewer --tokens" in r.err
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+
+
+GRID = [(convention, heads, projected, paper, lang)
+        for convention in ("column", "row") for heads in (1, 2, 3) for projected in (False, True)
+        for paper in ("a4", "letter") for lang in ("en", "es") if heads > 1 or not projected or paper == "a4"]
+
+
+@pytest.mark.parametrize("convention, heads, projected, paper, lang", GRID)
+def test_every_layout_prints_inside_its_pages_or_is_refused(run, tmp_path, convention, heads, projected, paper, lang):
+    args = ["--seed", "5", "--convention", convention, "--heads", str(heads), "--paper", paper, "--lang", lang]
+    args += ["--output-projection"] if projected else []
+    out = tmp_path / "out"
+    r = run("generate", *args, "--out", str(out), "--jobs", "1")
+    if r.code != 0:  # refused whole, in one line, before any file
+        assert r.code == 1 and r.err.count("\n") == 1 and "use fewer --heads" in r.err, r.err
+        assert not out.exists() or not any(out.iterdir())
+        return
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        found = pages(out / name)
+        assert len(found) <= 2 * heads + 1, (name, len(found))  # no page spent on a scrap
+        for width, height, words in found:
+            assert words, f"{name}: an empty page"
+            for x0, y0, x1, y1, text in words:
+                assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (name, text, x0, x1)
+                assert 0 <= y0 and y1 <= height, (name, text)
+            assert not overlapping(words), (name, overlapping(words)[:3])
