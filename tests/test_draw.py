@@ -238,8 +238,24 @@ def test_older_codes_of_multi_head_w_o_sheets_still_rebuild_their_sheets():
 
 
 def test_a_multi_head_w_o_shape_beyond_hand_size_is_refused_with_advice():
-    with pytest.raises(DrawError, match="denominator of the output.*raise --max-sum"):
+    with pytest.raises(DrawError, match="denominator of the output.*--max-sum 1000 draws it"):
         draw(DrawOptions(preset="hard", heads=4, output_projection=True), 7, count=5)
+
+
+def suggested(message: str) -> dict:
+    """The settings a "draws it (tried)" message names, as DrawOptions fields."""
+    flags = message.rsplit("; ", 1)[1].removesuffix(" draws it (tried)").split(" --")
+    out = {}
+    for flag in flags:
+        name, _, value = flag.lstrip("-").partition(" ")
+        name = name.replace("-", "_")
+        if name == "allow_negative_exponents":
+            out[name] = True
+        elif ".." in value:
+            out[name] = tuple(int(v) for v in value.split(".."))
+        else:
+            out[name] = int(value)
+    return out
 
 
 @pytest.mark.parametrize("code, message", [("", "empty"), ("72A2-0", "never use"), ("7", "mistyped"), ("ABC!", "never use")])
@@ -249,17 +265,25 @@ def test_malformed_codes(code, message):
 
 
 @pytest.mark.parametrize(
-    "extra, guarantee, relax",
+    "extra, count, guarantee, relax",
     [
-        ({"preset": "easy", "d_model": 16, "tokens": 12}, "column sum", "--max-sum"),
-        ({"preset": "easy", "tokens": 12, "d_model": 2}, "identical", "--x-range"),
-        ({"preset": "medium", "max_score": 0}, "at most the --max-score", "raise --max-score"),
+        ({"preset": "easy", "d_model": 16, "tokens": 12}, 1, "column sum", "--max-sum"),
+        ({"preset": "easy", "tokens": 12, "d_model": 2}, 1, "identical", "--x-range"),
+        ({"preset": "medium", "max_score": 0}, 1, "at most the --max-score", "--max-score"),
+        # The issue's case: its advice went in circles (--max-sum, then the Q/K window, then ...).
+        ({"tokens": 8, "d_model": 10, "d_k": 4, "d_v": 4}, 5, "", ""),
+        ({"tokens": 12, "d_model": 16, "d_k": 8}, 1, "", ""),
     ],
 )
-def test_infeasible_settings_fail_with_the_guarantee_and_the_relaxing_option(extra, guarantee, relax):
+def test_a_failed_draw_names_settings_that_were_tried_and_draw_it(extra, count, guarantee, relax):
     with pytest.raises(DrawError) as info:
-        draw(DrawOptions(**extra), 1)
-    assert guarantee in str(info.value) and relax in str(info.value)
+        draw(DrawOptions(**extra), 1, count)
+    message = str(info.value)
+    assert guarantee in message and relax in message, message
+    if message.endswith("draws it (tried)"):
+        draw(DrawOptions(**{**extra, **suggested(message)}), 1, min(count, 4))  # it does
+    else:
+        assert "none draws it" in message and "try a smaller shape" in message
 
 
 def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():

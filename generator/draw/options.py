@@ -21,6 +21,17 @@ class DrawError(AttnsheetError):
     """Options that are invalid, or guarantees that cannot be met."""
 
 
+class Infeasible(DrawError):
+    """A problem of a batch that no candidate drew: which guarantee failed most, and where."""
+
+    def __init__(self, message: str, guarantee: str, key: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.guarantee = guarantee
+        """The name of the guarantee that failed most often (a key of GUARANTEES)."""
+        self.key = key
+        """The problem's (seed, index)."""
+
+
 LANES = 4
 """Entries drawn from one 64-bit word: four 16-bit lanes, lowest bits first."""
 

@@ -27,6 +27,7 @@ from generator.draw.options import (
     MAX_SEED,
     DrawError,
     DrawOptions,
+    Infeasible,
     Preset,
     Table,
     advice,
@@ -215,11 +216,10 @@ def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple
         if not len(pending):
             return chosen
     name, count = failures.most_common(1)[0]
-    raise DrawError(
-        f"cannot draw problem {keys[int(pending[0])][1]} of seed {keys[int(pending[0])][0]} in "
-        f"{MAX_ROUNDS * CHUNK} tries; the guarantee failed most often ({100 * count // tried}% of tries) "
-        f"was: {GUARANTEES[name][0]}; {advice(name, o, lim)}"
-    )
+    key = keys[int(pending[0])]
+    raise Infeasible(
+        f"cannot draw problem {key[1]} of seed {key[0]} in {MAX_ROUNDS * CHUNK} tries; the guarantee failed most "
+        f"often ({100 * count // tried}% of tries) was: {GUARANTEES[name][0]}; {advice(name, o, lim)}", name, key)
 
 
 def _stream(seed: int, index: int) -> np.random.PCG64:
@@ -238,7 +238,12 @@ def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> lis
         raise DrawError(f"--count: expected 1 to {MAX_COUNT}, got {count}")
     if start < 0 or start + count > MAX_COUNT:
         raise DrawError(f"problem index out of range: at most {MAX_COUNT - 1}")
-    return draw_keys(options, [(seed, i) for i in range(start, start + count)])
+    try:
+        return draw_keys(options, [(seed, i) for i in range(start, start + count)])
+    except Infeasible as error:
+        from generator.draw.remedy import remedy  # only when a draw fails
+
+        raise DrawError(remedy(error, options, seed, start + count)) from None
 
 
 def draw_keys(options: DrawOptions, keys: list[tuple[int, int]]) -> list[Problem]:
@@ -309,8 +314,9 @@ def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: Dr
         if not len(pending):
             return chosen
     seed, index = keys[int(pending[0])]
-    raise DrawError(f"cannot draw problem {index} of seed {seed} in {OUTPUT_ROUNDS} sets of heads; the guarantee "
-                    f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}")
+    raise Infeasible(f"cannot draw problem {index} of seed {seed} in {OUTPUT_ROUNDS} sets of heads; the guarantee "
+                     f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}",
+                     "o_denominators", (seed, index))
 def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> list[Problem]:
     gens = [_stream(seed, index) for seed, index in keys]
     X = _run_stage(gens, _x_stage(o, lim), {}, keys, o, lim)["X"]
