@@ -57,6 +57,9 @@ def _version(name: str) -> float:
     return float(version(name).partition(".")[0])
 
 
+BLOCK_PAGE_CSS = "@page { size: 1000pt 1000pt; margin: 0 }"
+"""The page a block is laid out on: wider and taller than any block (its form is cut to its box)."""
+
 PAINTS = all(lo <= _version(name) < hi for name, (lo, hi) in SUPPORTED.items())
 """Whether this process paints panels into WeasyPrint's PDF (see SUPPORTED)."""
 
@@ -121,7 +124,7 @@ class Renderer:
         page = (f'<!DOCTYPE html><html lang="{lang}"><body><div class="rules" id="{anchor}" style="width: {width_pt}pt; '
                 f'padding: 0; border: 0; margin: 0; background: none">{html}</div></body></html>')
         document = HTML(string=page, base_url=self.base_url, url_fetcher=self.fetcher).render(
-            stylesheets=[self.stylesheet, self._page_stylesheet(f"@page {{ size: {width_pt + 20}pt 1000pt; margin: 0 }}")],
+            stylesheets=[self.stylesheet, self._page_stylesheet(BLOCK_PAGE_CSS)],  # one page style for every width
             font_config=self.fonts)
         if len(document.pages) != 1 or anchor not in document.pages[0].anchors:
             return None
