@@ -22,13 +22,11 @@ from generator.core.engine import solve  # noqa: E402
 from generator.draw.options import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 from generator.sheet.grid import grid  # noqa: E402
-from generator.sheet.i18n import translations  # noqa: E402
 from generator.sheet.rules import rules_lines  # noqa: E402
 from generator.sheet.style import CHAR_PT, GAP, LINE_PT, STYLES, TONES  # noqa: E402
 from generator.sheet.views import arrangement, head_matrices  # noqa: E402
 
 FONTS = str(ROOT / "templates" / "fonts")
-_ = translations("en").gettext
 
 
 def _escape(text: str) -> str:
@@ -59,7 +57,7 @@ def _matrix(m, x: float, y: float, key: bool) -> str:
 
 def page(problem, solution, key: bool, name: str = "") -> str:
     """One worksheet or key page of `problem` as Typst markup."""
-    m = head_matrices(problem, solution, 0, key, _)
+    m = head_matrices(problem, solution, 0, key, "en")
     grids = {g: grid(rows) for g, rows in arrangement(problem.convention, m).items()}
     out = [
         '#text(size: 7.5pt, weight: 600, fill: rgb("#6b6b6b"))[' + ("ANSWER KEY" if key else "WORKSHEET") + "]\n",
@@ -75,7 +73,7 @@ def page(problem, solution, key: bool, name: str = "") -> str:
             out.append(_matrix(c.m, left + c.col * CHAR_PT, c.body_row * LINE_PT + 12, key))
         left += (grids[g].cols + GAP) * CHAR_PT
     out.append("]\n")
-    rules = "\n".join(_escape(line) + " \\" for line in rules_lines(problem, key, _))
+    rules = "\n".join(_escape(line) + " \\" for line in rules_lines(problem, key, "en"))
     out.append(f'#block(width: 82mm, stroke: 0.8pt + rgb("#bbbbbb"), inset: 6pt, radius: 4pt)[#set text(size: 8pt)\n'
                f"*Rules* \\\n{rules}\n]\n")  # a line break before the bracket: "\\]" would escape it
     return "".join(out)

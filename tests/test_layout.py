@@ -7,7 +7,6 @@ import pytest
 from generator.core.engine import solve
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
-from generator.sheet.i18n import translations
 from generator.sheet.views import final_matrices, head_matrices
 
 SHAPES = {
@@ -23,12 +22,11 @@ SHAPES = {
 
 
 def matrices(problem, key=True):
-    _ = translations("en").gettext
     solution = solve(problem)
     found = []
     for h in range(len(problem.heads)):
-        found += head_matrices(problem, solution, h, key, _).values()
-    found += (final_matrices(problem, solution, key, _) or {}).values()
+        found += head_matrices(problem, solution, h, key, "en").values()
+    found += (final_matrices(problem, solution, key, "en") or {}).values()
     return found
 
 

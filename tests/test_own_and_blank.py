@@ -74,7 +74,7 @@ def test_blank_templates_have_no_numbers_in_their_matrices(run, tmp_path):
         lang = "es" if "es" in args else "en"
         options = DrawOptions(convention="row" if "row" in args else "column", causal="--causal" in args)
         _ = translations(lang).gettext
-        words = "\n".join(rules_lines(blank_problem(options), False, _))
+        words = "\n".join(rules_lines(blank_problem(options), False, lang))
         heads = int(args[args.index("--heads") + 1]) if "--heads" in args else 1
         words += " " + " ".join(_("Head %(n)s") % {"n": n} for n in range(1, heads + 1) if heads > 1)
         footers = " ".join(f"{n} / {len(pages)}" for n in range(1, len(pages) + 1))

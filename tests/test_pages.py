@@ -56,7 +56,6 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
     from generator.core.engine import solve
     from generator.draw.options import DrawOptions
     from generator.draw.search import draw
-    from generator.sheet.i18n import translations
     from generator.sheet.rules import worked_example
 
     args = ("--seed", "11", "--convention", convention, "--lang", lang, "--worked")
@@ -70,7 +69,7 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
             lines.setdefault((p, round(y0)), []).append(text)
     printed = [" ".join(words) for words in lines.values()]
     problem = draw(DrawOptions(convention=convention), 11)[0]
-    for line in worked_example(problem, solve(problem), translations(lang).gettext):
+    for line in worked_example(problem, solve(problem), lang):
         for expression in line:
             # Whole on one printed line: never broken inside an expression.
             assert any(expression.replace("−", "−") in text for text in printed), expression

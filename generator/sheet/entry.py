@@ -95,13 +95,13 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
     return out
 
 
-def form(problem: Problem, solution: Solution, _) -> Form:
-    """The sheet of `problem` as a form, in its convention's layout."""
+def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
+    """The sheet of `problem` as a form, in its convention's layout, its captions in `lang`."""
     boxes: list[Box] = []
     top, width = 0.0, 0.0
     row = problem.convention == "row"
     for h in range(len(problem.heads)):
-        m = head_matrices(problem, solution, h, False, _)
+        m = head_matrices(problem, solution, h, False, lang)
         names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
         grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
         if row:  # projections, attention and output one below the other, as on paper
@@ -116,7 +116,7 @@ def form(problem: Problem, solution: Solution, _) -> Form:
             width = max(width, right + grids["att"].width_pt)
         top += HEAD_GAP_PT
     if has_final(problem):
-        m = final_matrices(problem, solution, False, _)
+        m = final_matrices(problem, solution, False, lang)
         names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
         g = grid(final_arrangement(problem.convention, m))
         boxes += _boxes(g, 0.0, top, names, None)

@@ -7,6 +7,7 @@ from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
 from generator.core.numbers import sheet_value
 from generator.core.problem import Problem
+from generator.sheet.i18n import translations
 
 
 def _formula(problem: Problem, step: str, i: int, j: int, _) -> str:
@@ -48,7 +49,8 @@ def _cell(problem: Problem, s: StepGrade, i: int, j: int, _) -> str:
     return text + "; " + _("from your own cells: %(v)s (right so far)") % {"v": sheet_value(expected)}
 
 
-def explanations(problem: Problem, grade: Grade, _) -> dict:
+def explanations(problem: Problem, grade: Grade, lang: str = "en") -> dict:
     """Every cell's rule and the value the student's own earlier cells give it, shaped as the
     cells of grade@1 (heads, then Z and output)."""
+    _ = translations(lang).gettext
     return cells_json(grade, lambda s, i, j: _cell(problem, s, i, j, _))

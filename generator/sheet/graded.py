@@ -8,6 +8,7 @@ from typing import Optional
 from generator.core.grade import Entry, Grade, StepGrade, step_label
 from generator.core.numbers import decimal_str, sheet_value
 from generator.sheet.grid import Marking
+from generator.sheet.i18n import translations
 from generator.sheet.panel import PanelView, text_panel
 
 
@@ -58,8 +59,9 @@ SCORE_SCALE = 0.75
 """The score panel's size: 7.5 pt values, 5.6 pt steps and legend, 12 pt lines."""
 
 
-def score_panel(graded: GradedSheet, width_pt: float, _) -> PanelView:
+def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> PanelView:
     """The score, the points of every step and what the marks mean, for a graded sheet's header."""
+    _ = translations(lang).gettext
     steps = " · ".join(f"{label} {points}/{total}" for label, points, total in graded.steps)
     return text_panel([
         ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")

@@ -9,6 +9,7 @@ from typing import Sequence
 from generator.core.engine import hand_divisor
 from generator.core.numbers import Cell, normalize, sheet_value
 from generator.core.problem import Problem, Solution
+from generator.sheet.i18n import translations
 
 DECIMALS = 2
 """Decimals written on sheets, below fractions and for real-valued results."""
@@ -21,8 +22,9 @@ def exact_values(problem: Problem) -> bool:
     return rules.softmax == "base3" and (rules.scale != "exact" or root * root == problem.d_k)
 
 
-def rules_lines(problem: Problem, key: bool, _) -> list[str]:
+def rules_lines(problem: Problem, key: bool, lang: str = "en") -> list[str]:
     """The rules box's lines, in the sheet's language, saying only what is true of this sheet."""
+    _ = translations(lang).gettext
     rules, d_k = problem.rules, problem.d_k
     if rules.scale == "floor":
         divisor = hand_divisor(d_k)
@@ -83,9 +85,10 @@ def _quotient(p: Cell, s: Cell, a: Cell) -> str:
     return f"{_factor(p)} ÷ {_factor(s)} = {sheet_value(a)}"
 
 
-def worked_example(problem: Problem, solution: Solution, _) -> list[list[str]]:
+def worked_example(problem: Problem, solution: Solution, lang: str = "en") -> list[list[str]]:
     """One entry of every step, worked out in full for the key: lines of expressions, each of which
     stays whole (a line may break only between them)."""
+    _ = translations(lang).gettext
     sol, head = solution.heads[0], problem.heads[0]
     row, n = problem.convention == "row", problem.n_tokens
     # Entries by meaning, whatever the convention: (key i, query j), (feature r, token j).

@@ -70,14 +70,14 @@ MIN_FINAL_SCALE = 0.7
 """The least any grid is scaled: its text stays at 7 pt or more."""
 
 
-def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
                 marks: Optional[dict] = None) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
 
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
     one another, row by row, scaled down as much as the widest needs.
     """
-    m = head_matrices(problem, solution, h, key, _, blank, marks)
+    m = head_matrices(problem, solution, h, key, lang, blank, marks)
     grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
     if problem.convention == "row":
         tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
@@ -145,10 +145,10 @@ def _head_panels(grids: dict) -> dict:
     return {"both": side_by_side(grids["proj"], grids["att"])}
 
 
-def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
                marks: Optional[dict] = None) -> dict:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, _, blank, marks)
+    grids = _head_grids(problem, solution, h, key, lang, blank, marks)
     panels = _head_panels(grids)
     view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "beside_out": grids["beside_out"],
             "proj_width_pt": grids["proj"].width_pt, "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
@@ -164,16 +164,17 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, _, blank
     return view
 
 
-def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False,
+def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en", blank: bool = False,
                   marks: Optional[dict] = None) -> dict:
     """Every matrix of one head; on a graded sheet (`marks`, by answers@1 step) what the student
     wrote fills the boxes, with its verdicts."""
-    views = _head_matrices(problem, solution, h, key, _, blank)
+    views = _head_matrices(problem, solution, h, key, lang, blank)
     return views if marks is None else _mark(views, HEAD_STEPS, marks, problem.convention == "row")
 
 
-def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, blank: bool = False) -> dict:
+def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False) -> dict:
     """Every matrix of one head, sized for the problem's convention; `blank`: the given ones empty too."""
+    _ = translations(lang).gettext
     given = not blank  # a blank template: X and the weights are boxes to fill like the rest
     head, sol = problem.heads[h], solution.heads[h]
     row = problem.convention == "row"
@@ -224,10 +225,10 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, _, b
             for name, labels, caption, values, tone, width, options in spec}
 
 
-def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,
+def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
                 marks: Optional[dict] = None) -> Optional[GridView]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one."""
-    v = final_matrices(problem, solution, key, _, blank, marks)
+    v = final_matrices(problem, solution, key, lang, blank, marks)
     if v is None:
         return None
     g = grid(final_arrangement(problem.convention, v))
@@ -242,10 +243,9 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, _, blank: bool 
 def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
-    _ = translations(settings.lang).gettext
     for h in range(len(problem.heads)):
-        _head_grids(problem, solution, h, True, _, settings.blank)
-    _final_grid(problem, solution, True, _, settings.blank)
+        _head_grids(problem, solution, h, True, settings.lang, settings.blank)
+    _final_grid(problem, solution, True, settings.lang, settings.blank)
 
 
 def _final_advice(problem: Problem, g: GridView) -> str:
@@ -268,9 +268,10 @@ def final_arrangement(convention: str, v: dict) -> list[list]:
     return [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
 
 
-def final_matrices(problem: Problem, solution: Solution, key: bool, _, blank: bool = False,
+def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = "en", blank: bool = False,
                    marks: Optional[dict] = None) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
+    _ = translations(lang).gettext
     given = not blank
     if len(problem.heads) == 1 and problem.W_O is None:
         return None
@@ -314,24 +315,24 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
                graded: Optional[GradedSheet] = None) -> dict:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
-    _ = translations(settings.lang).gettext
+    lang = settings.lang
     marks = graded.marks if graded else {}
-    final = _final_grid(problem, solution, key, _, settings.blank, marks.get(None) if graded else None)
-    heads = [_head_view(problem, solution, h, key, _, settings.blank, marks.get(h + 1) if graded else None)
+    final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
+    heads = [_head_view(problem, solution, h, key, lang, settings.blank, marks.get(h + 1) if graded else None)
              for h in range(len(problem.heads))]
     return {
         "problem": problem,
         "row": problem.convention == "row",
         "heads": heads,
         "graded": graded,
-        "score": score_panel(graded, CONTENT_WIDTH_PT, _) if graded else None,
+        "score": score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None,
         "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,
         "student": student,
         "code": problem.code or "",
-        "worked": worked_example(problem, solution, _) if key and settings.worked else None,
-        "rules": rules_lines(problem, key, _),
+        "worked": worked_example(problem, solution, lang) if key and settings.worked else None,
+        "rules": rules_lines(problem, key, lang),
         "rules_width_pt": rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
         "rules_pad_pt": RULES_PAD_PT,
         "rules_border_pt": RULES_BORDER_PT,

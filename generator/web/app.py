@@ -39,7 +39,6 @@ from generator.output.jobs import Workers
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.explain import explanations
-from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.style import TONES
 from generator.web.batches import (
@@ -184,8 +183,7 @@ class App:
     async def entry(self, request: Request) -> Response:
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
         problem = problem_from_json(sheet["problem"])
-        _ = translations(batch.manifest["settings"]["lang"]).gettext
-        sheet_form = form(problem, solve(problem), _)
+        sheet_form = form(problem, solve(problem), batch.manifest["settings"]["lang"])
         shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
                   for h, steps in sheet_form.shapes.items()}
         base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
@@ -242,7 +240,7 @@ class App:
 
     async def practice_sheet(self, request: Request) -> Response:
         problem = self._practice_problem(request)
-        sheet_form = form(problem, solve(problem), translations("en").gettext)
+        sheet_form = form(problem, solve(problem), "en")
         shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
                   for h, steps in sheet_form.shapes.items()}
         return self.page("entry.html", batch=None, sheet={"index": "", "code": problem.code, "student": {}},
@@ -258,7 +256,7 @@ class App:
         value = {**value, "format": "attnsheet/answers@1", "code": problem.code}
         (pending,) = parse_answers_json(json.dumps(value), "answers")
         result = grade(problem, pending.answers(problem, Student(), problem.code))
-        return JSONResponse({**grade_to_json(result), "explain": explanations(problem, result, translations("en").gettext)})
+        return JSONResponse({**grade_to_json(result), "explain": explanations(problem, result, "en")})
 
     def _practice_problem(self, request: Request):
         try:
