@@ -313,3 +313,19 @@ def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
     assert "None yet." in r.text  # no batch stored
     preview = web.get("/preview", params=shape)
     assert preview.status_code == 400 and "use fewer --heads" in preview.text
+
+
+def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():
+    from generator.core.engine import solve
+    from generator.draw.options import DrawOptions
+    from generator.draw.search import draw
+    from generator.sheet.entry import form
+
+    # A big row-convention sheet prints S', the powers and the sums below the scores: so does the form.
+    for options, stacked in ((DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row"), True),
+                             (DrawOptions(convention="row"), False)):
+        problem = draw(options, 1)[0]
+        boxes = {b.step: b for b in form(problem, solve(problem)).boxes if b.head == 1}
+        below = boxes["scaled"].y > boxes["scores"].y and boxes["scaled"].x == boxes["scores"].x
+        beside = boxes["scaled"].y == boxes["scores"].y and boxes["scaled"].x > boxes["scores"].x
+        assert (below, beside) == (stacked, not stacked), options

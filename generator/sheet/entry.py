@@ -13,7 +13,7 @@ from generator.core.grade import grid_shapes, has_final
 from generator.core.problem import Problem, Solution
 from generator.sheet.grid import GridView, grid
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP, LINE_PT
-from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, arrangement, final_arrangement, final_matrices, head_matrices
+from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_arrangement, final_matrices, head_layout
 
 HEAD_GAP_PT = 24.0
 """Space between one head's form and the next."""
@@ -101,11 +101,10 @@ def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
     top, width = 0.0, 0.0
     row = problem.convention == "row"
     for h in range(len(problem.heads)):
-        m = head_matrices(problem, solution, h, False, lang)
+        m, grids, stacked = head_layout(problem, solution, h, False, lang)  # the printed sheet's grids
         names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
-        grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
-        if row:  # projections, attention and output one below the other, as on paper
-            for name in ("proj", "att", "out"):
+        if row or stacked:  # one grid below the other, as on paper
+            for name in [name for name in ("proj", "att", "out") if name in grids]:
                 boxes += _boxes(grids[name], 0.0, top, names, h + 1)
                 top += grids[name].rows * LINE_PT + LINE_PT
                 width = max(width, grids[name].width_pt)

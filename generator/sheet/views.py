@@ -109,7 +109,16 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     # Not beside the projections (long captions, as in Spanish): beside the output grid, the
     # narrowest band, rather than below the projections, where it pushed A and Z off the page.
     beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
-    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out}
+    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "matrices": m}
+
+
+def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en",
+                blank: bool = False) -> tuple[dict, dict[str, GridView], bool]:
+    """A head as the printed sheet places it: its matrices by name, its grids at full size (a
+    screen scales itself), and whether they follow one another rather than sit side by side."""
+    g = _head_grids(problem, solution, h, key, lang, blank)
+    grids = {name: replace(g[name], scale=1.0) for name in ("proj", "att", "out") if name in g}
+    return g["matrices"], grids, g["stacked"]
 
 
 def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, list[list]]:
