@@ -104,7 +104,7 @@ class Painter:
     """Takes over the panels, the code and the footer of one HTML document (see the `paint` of
     `render.document_html`): what the panel font can print, it paints; the rest stays HTML."""
 
-    def __init__(self, blocks: Optional[Callable[[str, float, str], Optional[Block]]] = None) -> None:
+    def __init__(self, blocks: Optional[Callable[[str, float, str, str], Optional[Block]]] = None) -> None:
         self.marks: dict[str, Mark] = {}
         """By anchor, the id of the box each is painted in."""
         self.blocks = blocks
@@ -130,9 +130,10 @@ class Painter:
             return None
         return self._add("foot", mark)
 
-    def block(self, html: str, width_pt: float, lang: str) -> Optional[Stamp]:
-        """The empty box to leave for `html` laid out `width_pt` wide, or None: lay it out here."""
-        block = self.blocks(str(html), width_pt, lang) if self.blocks else None
+    def block(self, html: str, width_pt: float, lang: str, box_class: str = "") -> Optional[Stamp]:
+        """The empty box to leave for `html` laid out `width_pt` wide in a box of `box_class`, or
+        None: lay it out here."""
+        block = self.blocks(str(html), width_pt, lang, box_class) if self.blocks else None
         if block is None:
             return None
         anchor = f"{ANCHOR}block-{sum(isinstance(m, BlockMark) for m in self.marks.values()) + 1}"

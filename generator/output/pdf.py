@@ -117,12 +117,14 @@ class Renderer:
         return Rendered(document, placements)
 
     @functools.lru_cache(maxsize=64)  # the few a batch needs (worksheet and key), kept by a server  # noqa: B019
-    def block(self, html: str, width_pt: float, lang: str) -> Optional[Block]:
-        """`html` laid out once, `width_pt` wide, in the rules box's style: a block to stamp on
-        every sheet that shows the same (None where it would not fit one page)."""
+    def block(self, html: str, width_pt: float, lang: str, box_class: str = "") -> Optional[Block]:
+        """`html` laid out once, `width_pt` wide, inside a box of `box_class` (its font and size,
+        none of its own border or spacing): a block to stamp on every sheet that shows the same
+        (None where it would not fit one page). Its box contains its children's margins."""
         anchor = f"{ANCHOR}block"
-        page = (f'<!DOCTYPE html><html lang="{lang}"><body><div class="rules" id="{anchor}" style="width: {width_pt}pt; '
-                f'padding: 0; border: 0; margin: 0; background: none">{html}</div></body></html>')
+        page = (f'<!DOCTYPE html><html lang="{lang}"><body><div class="{box_class}" id="{anchor}" style="width: '
+                f'{width_pt}pt; padding: 0; border: 0; margin: 0; background: none; display: flow-root">{html}</div>'
+                '</body></html>')
         document = HTML(string=page, base_url=self.base_url, url_fetcher=self.fetcher).render(
             stylesheets=[self.stylesheet, self._page_stylesheet(BLOCK_PAGE_CSS)],  # one page style for every width
             font_config=self.fonts)
@@ -131,7 +133,7 @@ class Renderer:
         box = tuple(v * PX_PT for v in document.pages[0].anchors.pop(anchor))
         with _font_dates_fixed():
             data = document.write_pdf()
-        key = hashlib.sha256(f"{width_pt}|{lang}|{html}".encode()).hexdigest()[:12]
+        key = hashlib.sha256(f"{width_pt}|{lang}|{box_class}|{html}".encode()).hexdigest()[:12]
         return Block(key, data, box, document.pages[0].height * PX_PT)
 
     @functools.lru_cache(maxsize=8)  # one per paper and language a batch uses  # noqa: B019

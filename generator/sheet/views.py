@@ -343,6 +343,7 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "worked": worked_example(problem, solution, lang) if key and settings.worked else None,
         "rules": rules_lines(problem, key, lang),
         "rules_width_pt": rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
+        "head_width_pt": round(content_width(settings.paper), 2),
         "rules_pad_pt": RULES_PAD_PT,
         "rules_border_pt": RULES_BORDER_PT,
     }
