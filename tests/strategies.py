@@ -44,13 +44,14 @@ def t(m):
     return tuple(zip(*m))
 
 
-def to_row(p: Problem) -> Problem:
-    """The row-convention twin of a column-convention problem."""
+def to_row(p: Problem, convention: str = "row") -> Problem:
+    """The row-convention twin of a column-convention problem (or, with `convention="column"`,
+    the other way round): transposed here, not by the code under test."""
     return Problem(
         X=t(p.X),
         heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
         W_O=None if p.W_O is None else t(p.W_O),
-        convention="row",
+        convention=convention,
         rules=p.rules,
         causal=p.causal,
     )

@@ -51,3 +51,17 @@ def test_query_columns_and_key_rows_are_labelled(convention):
         assert m["Q"].tokens == queries and m["Kᵀ"].row_labels == keys
     else:
         assert m["Q"].row_labels == queries and m["Kᵀ"].tokens == keys
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_sheet_measured_as_empty_boxes_has_the_keys_sizes(shape):
+    # A batch checks every sheet's fit up front from its empty boxes (no text formatted): the
+    # sizes must be the key's, or a sheet could pass the check and then not fit.
+    from generator.sheet.views import head_layout
+
+    for problem in draw(SHAPES[shape], 9, 6):
+        solution = solve(problem)
+        _, key, _ = head_layout(problem, solution, 0, True)
+        _, empty, _ = head_layout(problem, solution, 0, False, blank=True)
+        assert {n: (g.width_pt, g.height_pt) for n, g in key.items()} == \
+               {n: (g.width_pt, g.height_pt) for n, g in empty.items()}, problem.code

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, ROOT
+from procs import running
 
 CLI = [sys.executable, "-m", "generator"]
 WORKED = EXAMPLES / "worked.json"
@@ -184,14 +185,6 @@ def test_a_sigterm_like_hangup_stops_cleanly(tmp_path):
 # --- 5. workers never outlive the batch -------------------------------------------------------
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
     scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
@@ -204,9 +197,9 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
     assert children, "no job process was started"
     # A job process looks for its parent twice a second: wait (bounded) until all are gone.
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and any(_alive(c) for c in children):
+    while time.monotonic() < deadline and any(running(c) for c in children):
         time.sleep(0.1)
-    assert not [c for c in children if _alive(c)]
+    assert not [c for c in children if running(c)]
     assert [p.name.startswith("attnsheet-run-") for p in scratch.iterdir()] == [True]  # the killed run's
     r = subprocess.run([*CLI, "generate", "--seed", "1", "--out", str(tmp_path / "next"), "--jobs", "2",
                         "--count", "3", "--split"], cwd=ROOT, env=env, capture_output=True, text=True)

@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from procs import children
 from pypdf import PdfReader
 
 from generator.core.errors import AttnsheetError
@@ -92,16 +93,8 @@ def test_a_stopped_batch_leaves_only_whole_files(tmp_path, sig, code, jobs):
     proc = start_batch(out, jobs, f"signal:{int(sig)}", scratch=scratch)
     check_stopped(out, proc, code, "interrupted")
     assert len(list(out.rglob("*.pdf"))) >= 4  # the files of the tasks done before the signal
-    assert not [p for p in os.listdir("/proc") if p.isdigit() and _parent(p) == proc.pid]  # no job left behind
+    assert not children(proc.pid)  # no job left behind
     assert not list(scratch.iterdir())  # nor its temporary files (WeasyPrint's copies of the fonts)
-
-
-def _parent(pid: str) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return int(handle.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError):
-        return -1
 
 
 def test_a_dead_job_process_is_reported(tmp_path):

@@ -7,6 +7,7 @@ import re
 import time
 
 import pytest
+from procs import children, running
 from starlette.testclient import TestClient
 
 from generator.web.app import create_app
@@ -209,31 +210,6 @@ def test_blank_templates_download_from_the_form_and_are_not_stored(web):
     assert refused.status_code == 400 and 'id="error-blank"' in refused.text
 
 
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is `pid` (from /proc)."""
-    import os
-
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.add(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether a process exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_path):
     import multiprocessing
     import os
@@ -287,7 +263,7 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
                 assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
                 time.sleep(0.1)
         assert "Make a batch" in home
-        workers = _children(server.pid) - {server.pid}
+        workers = children(server.pid)
         assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         form = f"csrf={csrf}&count=3&seed=2".encode()
@@ -300,7 +276,7 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
         said = server.stderr.read()
         assert "serving" in said and "Traceback" not in said
         time.sleep(0.5)
-        assert not [pid for pid in workers if _running(pid)]  # its job processes stopped with it
+        assert not [pid for pid in workers if running(pid)]  # its job processes stopped with it
     finally:
         if server.poll() is None:
             server.kill()

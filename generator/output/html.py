@@ -24,6 +24,9 @@ from generator.sheet.style import (
     FOOT,
     FOOT_PREFIX,
     MARGINS_MM,
+    RULES_BORDER_PT,
+    RULES_PAD_PT,
+    content_width,
 )
 from generator.sheet.views import sheet_view
 
@@ -78,6 +81,7 @@ def document_chunks(sheets: Iterable[dict], settings: Settings, embed_css: str =
         page_css=page_css,
         paint=paint,
         code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
+        rules_pad=RULES_PAD_PT, rules_border=RULES_BORDER_PT, head_width=round(content_width(settings.paper), 2),
         margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=True,  # for page.css
     )
 

@@ -66,7 +66,7 @@ FRAME_HEIGHT_PT = 676.0
 """Height inside a frame on a page of its own (Letter, the shorter paper), under its title."""
 
 
-MIN_FINAL_SCALE = 0.7
+MIN_SCALE = 0.7
 """The least any grid is scaled: its text stays at 7 pt or more."""
 
 
@@ -96,7 +96,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
             # scores (elementwise, on the same key columns), not five matrices abreast.
             grids["att"] = grid(arrangement("row", m, stacked=True)["att"])
         scale = min(1.0, width / max(g.width_pt for g in grids.values()))
-    if scale < MIN_FINAL_SCALE:
+    if scale < MIN_SCALE:
         widest = max(grids.values(), key=lambda g: g.width_pt)
         raise LayoutError(f"{problem.n_tokens} tokens: a head's grid would be {widest.width_pt:.0f} pt wide where a page "
                           f"has {width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or "
@@ -244,7 +244,7 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blan
     # Each product must stay beside its factors, so the grid is never split: it is scaled to
     # its frame, or refused when that would print it under 7 pt.
     scale = min(1.0, FRAME_WIDTH_PT / g.width_pt, FRAME_HEIGHT_PT / g.height_pt)
-    if scale < MIN_FINAL_SCALE:
+    if scale < MIN_SCALE:
         raise LayoutError(_final_advice(problem, g))
     return g if scale == 1.0 else replace(g, scale=math.floor(scale * 100) / 100)
 
@@ -252,9 +252,10 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blan
 def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
+    # Sizes come from the values whatever is shown: measured as empty boxes, no text is formatted.
     for h in range(len(problem.heads)):
-        _head_grids(problem, solution, h, True, settings.lang, settings.blank)
-    _final_grid(problem, solution, True, settings.lang, settings.blank)
+        _head_grids(problem, solution, h, False, settings.lang, blank=True)
+    _final_grid(problem, solution, False, settings.lang, blank=True)
 
 
 def _final_advice(problem: Problem, g: GridView) -> str:
@@ -343,9 +344,6 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         "worked": worked_example(problem, solution, lang) if key and settings.worked else None,
         "rules": rules_lines(problem, key, lang),
         "rules_width_pt": rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
-        "head_width_pt": round(content_width(settings.paper), 2),
-        "rules_pad_pt": RULES_PAD_PT,
-        "rules_border_pt": RULES_BORDER_PT,
     }
 
 

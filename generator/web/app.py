@@ -49,6 +49,7 @@ from generator.web.batches import (
     field_info,
     make_batch,
     preview_html,
+    ticked,
     upload_info,
 )
 from generator.web.store import NotFound, Store
@@ -113,7 +114,7 @@ class App:
                 if len(content) > MAX_UPLOAD:
                     return self.error(request, 413, f"the {name} file is larger than {MAX_UPLOAD // 1024} KB")
                 uploads[name] = content
-        blank = values.get("blank") in ("on", "true", "1")
+        blank = ticked(values, "blank")
         with self.lock:
             if blank:
                 data, errors = blank_pdf(values, uploads)

@@ -40,6 +40,11 @@ MAX_UPLOAD = 1024 * 1024
 """Largest file a form may send."""
 
 
+def ticked(values: dict[str, str], name: str) -> bool:
+    """Whether the form's checkbox `name` is ticked (as browsers and scripts send it)."""
+    return values.get(name, "") in ("on", "true", "1")
+
+
 def option(name: str) -> click.Option:
     """The `generate` option a field stands for."""
     return next(p for p in generate_command.params if p.name == name)
@@ -63,7 +68,7 @@ def _convert(name: str, text: str, ctx: click.Context):
     """A field's value as the CLI reads it; a misuse is the CLI's own message."""
     opt = option(name)
     if opt.is_flag:
-        return text in ("on", "true", "1")
+        return ticked({name: text}, name)
     if text.strip() == "":
         return opt.default
     return opt.type.convert(text.strip(), opt, ctx)
@@ -163,7 +168,7 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
     except AttnsheetError as error:  # the CLI's own words: a roster, a problem file, a draw that cannot be
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()
-    split = values.get("split", "") in ("on", "true", "1")
+    split = ticked(values, "split")
     try:
         generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1,
                        workers=workers))
