@@ -106,6 +106,18 @@ def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, 
                 assert 0 <= y0 and y1 <= height, (name, text, y0, y1)
 
 
+@pytest.mark.parametrize("convention", ["column", "row"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_sheet_over_several_pages_keeps_each_product_with_its_factors(run, tmp_path, convention, paper):
+    args = ("--tokens", "8", "--d-model", "8", "--max-sum", "2000", "--convention", convention, "--paper", paper,
+            "--count", "3", "--seed", "2")
+    assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        found = pages(tmp_path / name)
+        assert len(found) > 3, name  # several pages a sheet: there are page ends to get wrong
+        assert not products_apart(found, convention), (name, products_apart(found, convention))
+
+
 def test_pages_after_the_first_carry_the_name_line(run, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("name\nZoë Ødegård\nBen Ode\n", encoding="utf-8")
@@ -143,6 +155,23 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
 
 
+FACTORS = {  # a product's caption word, and the caption word of a factor it must share its page with
+    "column": [("W_K·X", "X"), ("W_V·X", "X"), ("Kᵀ·Q", "Kᵀ"), ("V·A", "A")],
+    "row": [("X·W_K", "W_K"), ("X·W_V", "W_V"), ("Q·Kᵀ", "Kᵀ"), ("A·V", "A")],
+}
+
+
+def products_apart(found, convention: str) -> list:
+    """Products printed on a page that lacks one of their factors (by caption words)."""
+    apart = []
+    for p, (_, _, words) in enumerate(found):
+        texts = [w[4] for w in words]
+        for product, factor in FACTORS[convention]:
+            if texts.count(product) > texts.count(factor):
+                apart.append((p + 1, product, factor))
+    return apart
+
+
 GRID = [(convention, heads, projected, paper, lang)
         for convention in ("column", "row") for heads in (1, 2, 3) for projected in (False, True)
         for paper in ("a4", "letter") for lang in ("en", "es") if heads > 1 or not projected or paper == "a4"]
@@ -161,6 +190,7 @@ def test_every_layout_prints_inside_its_pages_or_is_refused(run, tmp_path, conve
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(out / name)
         assert len(found) <= 2 * heads + 1, (name, len(found))  # no page spent on a scrap
+        assert not products_apart(found, convention), (name, products_apart(found, convention))
         for width, height, words in found:
             assert words, f"{name}: an empty page"
             for x0, y0, x1, y1, text in words:

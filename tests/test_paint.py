@@ -81,8 +81,8 @@ def test_painted_values_can_be_read_back_and_leave_no_destinations():
 
 
 def test_a_layer_the_panel_font_cannot_print_is_left_to_weasyprint():
-    given = Layer("given", 0.0, 0.0, "1  −2\n3/4")
-    caption = Layer("captions", 0.0, 20.0, "Ω  omega")  # not in the panel font: DejaVu prints it
+    given = Layer("given", 0.0, 0.0, "1  −2\n3/4", 16.0)
+    caption = Layer("captions", 0.0, 20.0, "Ω  omega", 12.0)  # not in the panel font: DejaVu prints it
     panel = PanelView(width_pt=50.0, height_pt=40.0, scale=1.0, shapes=_no_shapes(), layers=(given, caption))
     painter = Painter()
     slot = painter(panel)

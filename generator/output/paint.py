@@ -32,7 +32,6 @@ from generator.sheet.style import (
     EDGE_PT,
     FOOT,
     FOOT_PREFIX,
-    LINE_PT,
     QR_PT,
     Ink,
 )
@@ -285,7 +284,7 @@ def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font
     """A layer's lines, each at its baseline; leading spaces become an offset, not glyphs."""
     style, scale = layer.style, pl.mark.panel.scale
     size = style.size * scale
-    line = LINE_PT * scale  # a layer's lines keep the panel's pitch, whatever its font size
+    line = layer.pitch_pt  # a layer's lines keep their grid's pitch, whatever its font size
     char = size * font.advance / 1000
     baseline = _baseline(font, size, line)
     left, top = pl.box[:2]

@@ -12,7 +12,7 @@ from typing import Optional
 from generator.core.grade import grid_shapes, has_final
 from generator.core.problem import Problem, Solution
 from generator.sheet.grid import GridView, grid
-from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP, LINE_PT
+from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_arrangement, final_matrices, head_layout
 
 HEAD_GAP_PT = 24.0
@@ -77,9 +77,10 @@ class Form:
 
 def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int]) -> list[Box]:
     out = []
+    tops = g.tops
     for c in g.cells:
         m = c.m
-        x0, y0 = left + EDGE_PT + c.col * CHAR_PT, top + c.body_row * LINE_PT
+        x0 = left + EDGE_PT + c.col * CHAR_PT
         step = names.get(id(m))
         masked = set(m.masked)
         cells = []
@@ -87,11 +88,12 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
             line = m.lines[i * m.cell_h] if m.lines else ""
             for j in range(m.cols):
                 given = line[j * m.cell_w:(j + 1) * m.cell_w].strip() if not m.boxes else ""
-                cells.append(Cell(x0 + j * m.cell_w * CHAR_PT, y0 + i * m.cell_h * LINE_PT, m.cell_w * CHAR_PT,
-                                  m.cell_h * LINE_PT, i, j, given, (i, j) in masked))
+                y0, y1 = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
+                cells.append(Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, i, j, given,
+                                  (i, j) in masked))
         caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
                      if c.end else left + EDGE_PT + c.col * CHAR_PT)
-        out.append(Box(head, step, m.caption_text, caption_x, top + c.row * LINE_PT, m.tone, tuple(cells)))
+        out.append(Box(head, step, m.caption_text, caption_x, top + tops[c.row], m.tone, tuple(cells)))
     return out
 
 
@@ -106,12 +108,12 @@ def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
         if row or stacked:  # one grid below the other, as on paper
             for name in [name for name in ("proj", "att", "out") if name in grids]:
                 boxes += _boxes(grids[name], 0.0, top, names, h + 1)
-                top += grids[name].rows * LINE_PT + LINE_PT
+                top += grids[name].height_pt + HEAD_GAP_PT
                 width = max(width, grids[name].width_pt)
         else:  # the projections left, the attention block right, side by side as on paper
             right = (grids["proj"].cols + GAP) * CHAR_PT
             boxes += _boxes(grids["proj"], 0.0, top, names, h + 1) + _boxes(grids["att"], right, top, names, h + 1)
-            top += max(grids["proj"].rows, grids["att"].rows) * LINE_PT
+            top += max(grids["proj"].height_pt, grids["att"].height_pt)
             width = max(width, right + grids["att"].width_pt)
         top += HEAD_GAP_PT
     if has_final(problem):
@@ -119,7 +121,7 @@ def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
         names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
         g = grid(final_arrangement(problem.convention, m))
         boxes += _boxes(g, 0.0, top, names, None)
-        top += g.rows * LINE_PT
+        top += g.height_pt
         width = max(width, g.width_pt)
     heads, final = grid_shapes(problem)
     shapes = {h + 1: heads for h in range(len(problem.heads))}

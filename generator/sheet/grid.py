@@ -11,7 +11,14 @@ from generator.core.numbers import (
     sheet_decimal,
     sheet_value,
 )
-from generator.sheet.style import CAPTION_CHAR, GAP, LINE_PT, raster_width
+from generator.sheet.style import (
+    CAPTION_CHAR,
+    CAPTION_LINE_PT,
+    FRACTION_LINE_PT,
+    GAP,
+    VALUE_LINE_PT,
+    raster_width,
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +122,13 @@ class GridView:
     bands: tuple[tuple[int, tuple[Placed, ...]], ...]
     """The same matrices row by row: (lines, matrices placed from the band's top). Drawn one
     after the other, bands can go to the next page; no matrix is ever split."""
+    kinds: tuple[str, ...] = ()
+    """Each line's kind: caption (names and headings), value (one value a cell) or fraction (a
+    line of a two-line cell); its height follows (see `pitches`)."""
     scale: float = 1.0
     """Size relative to the standard 10 pt matrices: below 1 for shapes too wide for the page."""
+    stretch: float = 1.0
+    """How much taller than their least the value lines are, to use the page (1 or more)."""
 
     @property
     def width_pt(self) -> float:
@@ -124,9 +136,54 @@ class GridView:
         return round(raster_width(self.cols) * self.scale, 2)
 
     @property
+    def pitches(self) -> tuple[float, ...]:
+        """Each line's height in the raster's units (points at scale 1): captions shrink with the
+        grid, writing lines never do, so that a shrunk grid's boxes stay big enough to write in."""
+        return line_pitches(self.kinds, self.scale, self.stretch)
+
+    @property
+    def tops(self) -> tuple[float, ...]:
+        """The top of each line, and the grid's foot last, in the raster's units."""
+        return line_tops(self.pitches)
+
+    @property
     def height_pt(self) -> float:
         """The grid's height."""
-        return round(self.rows * LINE_PT * self.scale, 2)
+        return round(sum(self.pitches) * self.scale, 2)
+
+
+PITCH_PT = {"caption": CAPTION_LINE_PT, "value": VALUE_LINE_PT, "fraction": FRACTION_LINE_PT}
+"""A line's least height, by kind, in points."""
+
+
+def line_pitches(kinds: Sequence[str], scale: float, stretch: float) -> tuple[float, ...]:
+    """Lines' heights in raster units at `scale`: a caption's scales with it, a writing line's is
+    its least height times `stretch`, in points, whatever the scale. Rounded up to a twentieth
+    of a unit: both serializers then write every line's position exactly (SVG keeps two
+    decimals), so they agree to the pixel."""
+    return tuple(CAPTION_LINE_PT if kind == "caption" else math.ceil(PITCH_PT[kind] * stretch / scale * 20 - 1e-6) / 20
+                 for kind in kinds)
+
+
+def line_tops(pitches: Sequence[float]) -> tuple[float, ...]:
+    """Where each of lines of these heights starts, and where the last ends."""
+    tops, y = [0.0], 0.0
+    for pitch in pitches:
+        y += pitch
+        tops.append(round(y, 4))
+    return tuple(tops)
+
+
+def _band_kinds(band: Sequence[Placed], lines: int) -> list[str]:
+    """A band's line kinds: a line no body covers is a caption; a fraction line where any cell
+    covering it is two lines tall."""
+    kinds = ["caption"] * lines
+    for c in band:
+        for k in range(c.m.text_lines):
+            line = c.body_row + k
+            if kinds[line] != "fraction":
+                kinds[line] = "fraction" if c.m.cell_h == 2 else "value"
+    return kinds
 
 
 def _caption_chars(m: MatrixView) -> int:
@@ -134,7 +191,7 @@ def _caption_chars(m: MatrixView) -> int:
     return math.ceil(len(m.caption_text) * CAPTION_CHAR)
 
 
-def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> GridView:
+def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
     """Matrices in rows and columns; the first column is right-aligned so its rows meet the next."""
     ncols = max(len(r) for r in rows)
     widths = [0] * ncols
@@ -147,6 +204,7 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> 
     lefts = [sum(widths[:j]) + GAP * j for j in range(ncols)]
     cells: list[Placed] = []
     bands = []
+    kinds: list[str] = []
     top = 0
     for r in rows:
         band = []
@@ -161,9 +219,10 @@ def grid(rows: Sequence[Sequence[Optional[MatrixView]]], scale: float = 1.0) -> 
         lines = max((c.body_row + c.m.text_lines for c in band), default=0)
         cells += [replace(c, row=top) for c in band]
         bands.append((lines, tuple(band)))
+        kinds += _band_kinds(band, lines)
         top += lines
     return GridView(cols=lefts[-1] + widths[-1], rows=top, cells=tuple(cells), bands=tuple(bands),
-                    scale=scale)
+                    kinds=tuple(kinds))
 
 
 def _center(text: str, width: int) -> str:

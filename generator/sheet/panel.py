@@ -9,7 +9,7 @@ from typing import Sequence
 
 import segno
 
-from generator.sheet.grid import GridView, MatrixView, Placed
+from generator.sheet.grid import GridView, MatrixView, Placed, line_tops
 from generator.sheet.style import (
     BOX_LINE,
     CAPTION_CHAR,
@@ -48,6 +48,8 @@ class Layer:
     """Its first line's top, from the panel's top."""
     text: str
     """Its lines, joined by newlines; spaces place each value in its column."""
+    pitch_pt: float
+    """The height of each of its lines (a layer is a run of lines of one height)."""
 
     @property
     def style(self) -> Ink:
@@ -93,16 +95,13 @@ class PanelView:
     """Everything that is not text (our own numbers only, never user text)."""
     layers: tuple[Layer, ...]
     """Text, one layer per style."""
+    keep: bool = False
+    """A band that stays on the page of the band after it: it holds a factor of a product there."""
 
     @property
     def font_pt(self) -> float:
         """The matrix font's size on this panel."""
         return round(FONT_PT * self.scale, 2)
-
-    @property
-    def line_pt(self) -> float:
-        """The pitch of its lines (a writing box's height)."""
-        return round(LINE_PT * self.scale, 2)
 
 
 
@@ -121,16 +120,32 @@ class _Raster:
             if ch != " ":
                 line[col + k] = ch
 
-    def layer(self, kind: str, left_pt: float, char_pt: float, line_pt: float, drop_pt: float = 0.0) -> Layer:
-        """The raster's lines from its first used line and its first used column.
+    def layers(self, kind: str, left_pt: float, char_pt: float, pitches: Sequence[float], scale: float,
+               drop_pt: float = 0.0) -> list[Layer]:
+        """The raster's lines as layers, one per run of used lines of one height (`pitches`, in
+        raster units, each line's), each from its first line and its first used column.
 
-        Spaces are glyphs to WeasyPrint: the indent all lines share becomes the layer's offset.
+        Spaces are glyphs to WeasyPrint: the indent a run's lines share becomes its offset.
         """
-        first, last = min(self.rows), max(self.rows)
-        lines = ["".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1)]
-        indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line)
-        text = "\n".join(line[indent:] for line in lines)
-        return Layer(kind, round(left_pt + indent * char_pt, 2), round(first * line_pt + drop_pt, 2), text)
+        tops = line_tops(pitches)
+        runs: list[list[int]] = []
+        for r in sorted(self.rows):
+            if runs and pitches[r] == pitches[runs[-1][-1]] and all(
+                    pitches[k] == pitches[r] for k in range(runs[-1][-1], r)):
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+        out = []
+        for run in runs:
+            first, last = run[0], run[-1]
+            lines = ["".join(self.rows.get(r, ())).rstrip() for r in range(first, last + 1)]
+            if not any(lines):
+                continue
+            indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line)
+            text = "\n".join(line[indent:] for line in lines)
+            out.append(Layer(kind, round(left_pt + indent * char_pt, 2), round(tops[first] * scale + drop_pt, 2),
+                             text, round(pitches[first] * scale, 4)))
+        return out
 
 
 class _Drawing:
@@ -146,39 +161,41 @@ class _Drawing:
     def line(self, stroke: str, width: float, *points: Point) -> None:
         self.strokes.setdefault((stroke, width), []).append(points)
 
-    def matrix(self, m: MatrixView, x: float, y: float) -> None:
-        """A body whose text starts at (x, y): tint, writing boxes, struck-out cells, brackets."""
+    def matrix(self, m: MatrixView, x: float, tops: Sequence[float]) -> None:
+        """A body whose text starts at x, its lines' tops `tops` (and its foot last): tint,
+        writing boxes, struck-out cells, brackets."""
         tone = TONES[m.tone]
-        w, h = m.text_chars * CHAR_PT, m.text_lines * LINE_PT
-        cw, ch = m.cell_w * CHAR_PT, m.cell_h * LINE_PT
+        y, h = tops[0], tops[-1] - tops[0]
+        w, cw = m.text_chars * CHAR_PT, m.cell_w * CHAR_PT
+        rows = tops[::m.cell_h]  # each cell row's top, and the foot
         pad = 0.6 if m.boxes else GIVEN_PAD_PT  # half a bracket's width, or room to breathe
         self.rect(tone.tint, x - pad, y, w + 2 * pad, h)
         if m.boxes:
             for j in range(1, m.cols):
                 self.line(BOX_LINE, 0.5, (x + j * cw, y), (x + j * cw, y + h))
-            for i in range(m.rows + 1):
-                self.line(BOX_LINE, 0.5, (x, y + i * ch), (x + w, y + i * ch))
+            for top in rows:
+                self.line(BOX_LINE, 0.5, (x, top), (x + w, top))
             if m.guided:
                 hidden = set(m.masked)
                 for i in range(m.rows):
-                    middle = y + i * ch + LINE_PT
+                    middle = tops[i * m.cell_h + 1]
                     for j in range(m.cols):
                         if (i, j) not in hidden:  # a struck-out cell takes nothing written
                             left = x + j * cw
                             self.line(GUIDE_LINE, 0.4, (left + GUIDE_INSET_PT, middle),
                                       (left + cw - GUIDE_INSET_PT, middle))
         for i in m.split_rows:
-            self.line(tone.ink, 1.0, (x, y + i * ch), (x + w, y + i * ch))
+            self.line(tone.ink, 1.0, (x, rows[i]), (x + w, rows[i]))
         for j in m.split_cols:
             self.line(tone.ink, 1.0, (x + j * cw, y), (x + j * cw, y + h))
         for i, j in m.masked:
-            cx, cy = x + j * cw, y + i * ch
+            cx, cy, ch = x + j * cw, rows[i], rows[i + 1] - rows[i]
             self.rect(MASK_FILL, cx, cy, cw, ch)
             self.line(MASK_LINE, 0.6, (cx, cy + ch), (cx + cw, cy))
         for i, row in enumerate(m.marks):
             for j, verdict in enumerate(row):
                 if verdict in MARKS:
-                    self.mark(verdict, x + (j + 1) * cw - MARK_PT - 1.2, y + i * ch + 1.2)
+                    self.mark(verdict, x + (j + 1) * cw - MARK_PT - 1.2, rows[i] + 1.2)
         left, right = x - pad, x + w + pad
         self.line(tone.ink, 1.2, (left + SERIF_PT, y), (left, y), (left, y + h), (left + SERIF_PT, y + h))
         self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
@@ -206,14 +223,42 @@ class _Drawing:
         )
 
 
-def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> PanelView:
-    """Matrices placed on one raster, drawn as one SVG under one text layer per style.
+Part = tuple[Sequence[Placed], Sequence[float], int]
+"""Matrices on a raster of their own: (matrices, each line's height, the first character's column)."""
+
+
+def panel(cells: Sequence[Placed], cols: int, pitches: Sequence[float], scale: float = 1.0) -> PanelView:
+    """Matrices placed on one raster, drawn as one picture under a few text layers per style."""
+    return _panel([(cells, pitches, 0)], cols, scale)
+
+
+def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
+    """Rasters side by side (each with its own line heights) as one picture under its text layers.
 
     WeasyPrint's cost grows with boxes and text lines, not with characters: a grid of a dozen
-    matrices is here three blocks of text and one picture, the same on every machine.
+    matrices is here a few blocks of text and one picture, the same on every machine.
     """
-    rasters: dict[str, _Raster] = {}  # by style
     drawing = _Drawing()
+    layers: list[Layer] = []
+    for cells, pitches, offset in parts:
+        rasters = _rasters(drawing, [replace(c, col=c.col + offset) for c in cells], line_tops(pitches))
+        layers += [layer for kind, raster in rasters.items()
+                   for layer in raster.layers(kind, EDGE_PT * scale, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
+                                              pitches, scale,
+                                              {"captions": CAPTION_DROP_PT, "notes": NOTE_DROP_PT}.get(kind, 0.0) * scale)]
+    order = list(STYLES)
+    layers.sort(key=lambda layer: order.index(layer.kind))  # stable: a style's runs stay in reading order
+    width = raster_width(cols)
+    height = max(sum(pitches) for _, pitches, _ in parts) + 1  # the bottom brackets' half width
+    return PanelView(
+        width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
+        shapes=drawing.shapes(width, height), layers=tuple(layers),
+    )
+
+
+def _rasters(drawing: _Drawing, cells: Sequence[Placed], tops: Sequence[float]) -> dict[str, _Raster]:
+    """Every matrix's text on a raster per style, its shapes on `drawing` (lines at `tops`)."""
+    rasters: dict[str, _Raster] = {}
     for c in cells:
         m = c.m
         text = m.caption_text
@@ -237,35 +282,30 @@ def panel(cells: Sequence[Placed], cols: int, rows: int, scale: float = 1.0) -> 
             layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
             for k, line in enumerate(m.lines):
                 layer.put(c.body_row + k, c.col, line)
-        drawing.matrix(m, c.col * CHAR_PT, c.body_row * LINE_PT)
-    line_pt, left_pt = LINE_PT * scale, EDGE_PT * scale
-    order = list(STYLES)
-    layers = tuple(
-        raster.layer(kind, left_pt, CHAR_PT * scale * STYLES[kind].size / FONT_PT, line_pt,
-                     {"captions": CAPTION_DROP_PT, "notes": NOTE_DROP_PT}.get(kind, 0.0) * scale)
-        for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
-    )
-    width, height = raster_width(cols), rows * LINE_PT + 1  # the bottom brackets' half width
-    return PanelView(
-        width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
-        shapes=drawing.shapes(width, height), layers=layers,
-    )
+        drawing.matrix(m, c.col * CHAR_PT, tops[c.body_row:c.body_row + m.text_lines + 1])
+    return rasters
 
 
 def grid_panel(g: GridView) -> PanelView:
     """A whole grid as one panel."""
-    return panel(g.cells, g.cols, g.rows, g.scale)
+    return panel(g.cells, g.cols, g.pitches, g.scale)
 
 
-def band_panels(g: GridView) -> list[PanelView]:
-    """A grid as one panel per band, so that a page can end between two bands."""
-    return [panel(cells, g.cols, lines, g.scale) for lines, cells in g.bands]
+def band_panels(g: GridView, kept: frozenset[int] = frozenset()) -> list[PanelView]:
+    """A grid as one panel per band, so that a page can end between two bands, but never after
+    a band in `kept` (by index)."""
+    out, first, pitches = [], 0, g.pitches
+    for k, (lines, cells) in enumerate(g.bands):
+        out.append(replace(panel(cells, g.cols, pitches[first:first + lines], g.scale), keep=k in kept))
+        first += lines
+    return out
 
 
 def side_by_side(left: GridView, right: GridView) -> PanelView:
-    """Two grids of the same scale as one panel, side by side, as far apart as two columns."""
-    cells = list(left.cells) + [replace(c, col=c.col + left.cols + GAP) for c in right.cells]
-    return panel(cells, side_by_side_cols(left, right), max(left.rows, right.rows), left.scale)
+    """Two grids of the same scale as one panel, side by side, as far apart as two columns; each
+    keeps its own lines (a caption on one side faces a writing line on the other)."""
+    return _panel([(left.cells, left.pitches, 0), (right.cells, right.pitches, left.cols + GAP)],
+                  side_by_side_cols(left, right), left.scale)
 
 
 def side_by_side_cols(left: GridView, right: GridView) -> int:
@@ -309,8 +349,9 @@ def text_panel(rows: Sequence[tuple[str, str]], width_pt: float, scale: float) -
             rasters.setdefault(kind, _Raster()).put(line, 0, current)
             line += 1
     order = list(STYLES)
-    layers = tuple(raster.layer(kind, 0.0, CHAR_PT * scale * STYLES[kind].size / FONT_PT, LINE_PT * scale)
-                   for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0])))
+    layers = tuple(layer for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
+                   for layer in raster.layers(kind, 0.0, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
+                                              [LINE_PT] * line, scale))
     height = line * LINE_PT
     return PanelView(width_pt=round(width_pt, 2), height_pt=round(height * scale, 2), scale=scale,
                      shapes=Shapes(width=width_pt / scale, height=height, fills=(), strokes=()), layers=layers)

@@ -9,7 +9,25 @@ CHAR_PT = 6.0
 
 
 LINE_PT = 16.0
-"""Height of one line of a matrix: a writing box is this tall."""
+"""Height of one line of our own monospaced text outside the grids (a graded sheet's score)."""
+
+
+CAPTION_LINE_PT = 11.5
+"""Height of a grid's caption line (a matrix's name, or its column headings), at scale 1."""
+
+
+VALUE_LINE_PT = 19.9
+"""Height of a grid line holding one value in each cell: a writing box at least 7 mm tall,
+whatever the grid's scale (a hand writes no smaller on a shrunk grid)."""
+
+
+FRACTION_LINE_PT = 17.1
+"""Height of each line of a two-line cell (a fraction above the guide, its decimals below):
+2 × 6 mm at least."""
+
+
+MAX_STRETCH = 1.3
+"""The most a sheet's value lines grow to use the page below them (9 mm a single value)."""
 
 
 GAP = 2
@@ -86,12 +104,12 @@ MARKS = {
 """The colour of each verdict's mark on a graded sheet."""
 MARK_PT = 3.6
 """A mark's size, in its cell's top right corner."""
-CAPTION_DROP_PT = 2.5
+CAPTION_DROP_PT = 0.5
 """Captions sit this much below the middle of their line, close to the body they name."""
 
 
 FONT_PT = 10.0
-"""A panel's matrix font, at scale 1 (one character is CHAR_PT wide, one line LINE_PT high)."""
+"""A panel's matrix font, at scale 1 (one character is CHAR_PT wide)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +159,9 @@ FOOT_PREFIX = "attnsheet · "
 PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0}
 """Each paper's width."""
 
+PAPER_HEIGHTS_PT = {"a4": 841.89, "letter": 792.0}
+"""Each paper's height."""
+
 MARGINS_MM = (12, 13, 14, 13)
 """The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
 
@@ -161,6 +182,21 @@ FRAME_INSET_PT = 8.8
 def content_width(paper: str) -> float:
     """Width inside the page margins of `paper`."""
     return PAPER_WIDTHS_PT[paper] - (MARGINS_MM[1] + MARGINS_MM[3]) * 72 / 25.4
+
+
+def content_height(paper: str) -> float:
+    """Height inside the page margins of `paper`."""
+    return PAPER_HEIGHTS_PT[paper] - (MARGINS_MM[0] + MARGINS_MM[2]) * 72 / 25.4
+
+
+HEADER_PT = 61.5
+"""What a sheet's header takes at the top of its first page: title, name line, rule and gap."""
+
+RULES_LINE_PT, RULES_CHAR_PT = 11.0, 4.6
+"""The rules box's line height, and (a little over) the average width of a character of its text."""
+
+RULES_CHROME_PT = 26.0
+"""What the rules box adds to its lines: its title, padding and border."""
 
 
 QR_PT = 42.52

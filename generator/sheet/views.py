@@ -9,6 +9,7 @@ from typing import Optional
 from generator.core.errors import LayoutError
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
+from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
@@ -54,8 +55,12 @@ RULES_MIN_PT = 125.0
 """The narrowest the rules box may be, beside a grid."""
 
 
-FIRST_PAGE_PT = 640.0
-"""Height left under the header on a page: a taller head is laid out one grid row at a time."""
+
+
+
+
+SCORE_GAP_PT = 4.0
+"""Space above a graded sheet's score, in its header (the CSS's `.panel.score`)."""
 
 
 FRAME_WIDTH_PT = 500.0
@@ -71,23 +76,26 @@ MIN_SCALE = 0.7
 
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None) -> dict:
+                marks: Optional[dict] = None, paper: str = "letter", header_pt: float = 0.0) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
 
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
-    one another, row by row, scaled down as much as the widest needs.
+    one another, row by row, scaled down as much as the widest needs. A single head that fits
+    its page grows its writing lines to use it.
     """
     m = head_matrices(problem, solution, h, key, lang, blank, marks)
     grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
-    if problem.convention == "row":
-        tall = grids["proj"].height_pt + grids["att"].height_pt + grids["out"].height_pt + 30 > FIRST_PAGE_PT
-        side_by_side = max(g.width_pt for g in grids.values())
-    else:
-        tall = max(grids["att"].height_pt, grids["proj"].height_pt + 120) > FIRST_PAGE_PT
-        side_by_side = side_by_side_width(grids["proj"], grids["att"])
+    framed = len(problem.heads) > 1
+    room = page_room(paper, framed, header_pt)
+    row = problem.convention == "row"
+    # The rules box goes with the first head, below the projections in the column convention
+    # (and in the row convention where it fits neither beside them nor beside the output).
+    rules = RULES_GAP_PT + rules_height(problem, lang, grids["proj"].width_pt) if h == 0 else 0.0
+    side_by_side = max(g.width_pt for g in grids.values()) if row else side_by_side_width(grids["proj"], grids["att"])
+    tall = any(stack_height(stack) > room for stack in stacks(problem, grids, 0.0 if row else rules))
     # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
     # tall: grids one after the other, scaled to the widest. Several heads are framed: narrower.
-    width = FRAME_WIDTH_PT if len(problem.heads) > 1 else CONTENT_WIDTH_PT
+    width = FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT
     scale = min(1.0, width / side_by_side)
     stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
     if stacked:
@@ -104,11 +112,14 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     if scale < 1.0:
         scale = math.floor(scale * 100) / 100
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
-    row = problem.convention == "row"
     beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
     # Not beside the projections (long captions, as in Spanish): beside the output grid, the
     # narrowest band, rather than below the projections, where it pushed A and Z off the page.
     beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
+    if not stacked and not framed:
+        below = 0.0 if row and (beside or beside_out) else rules
+        stretch = stretch_to(stacks(problem, grids, below), room)
+        grids = {name: replace(g, stretch=stretch) for name, g in grids.items()}
     return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "matrices": m}
 
 
@@ -117,7 +128,7 @@ def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     """A head as the printed sheet places it: its matrices by name, its grids at full size (a
     screen scales itself), and whether they follow one another rather than sit side by side."""
     g = _head_grids(problem, solution, h, key, lang, blank)
-    grids = {name: replace(g[name], scale=1.0) for name in ("proj", "att", "out") if name in g}
+    grids = {name: replace(g[name], scale=1.0, stretch=1.0) for name in ("proj", "att", "out") if name in g}
     return g["matrices"], grids, g["stacked"]
 
 
@@ -145,20 +156,31 @@ def side_by_side_width(left: GridView, right: GridView) -> float:
     return round(raster_width(side_by_side_cols(left, right)) * left.scale, 2)
 
 
-def _head_panels(grids: dict) -> dict:
+KEPT_BANDS = {
+    # Column convention: X heads the columns of Q, K and V; Q's copy those of the scores; A
+    # sits above V's copy and Z. Row convention: the weights, Kᵀ and V's copy head the columns
+    # of the products below them. Elementwise steps (S', E, Σ) may go on over a page.
+    "column": {"proj": frozenset({0, 1, 2}), "att": frozenset({0, 5})},
+    "row": {"proj": frozenset({0}), "att": frozenset({0}), "out": frozenset({0})},
+}
+"""Bands of each grid that stay on the page of the band after them (see `arrangement`)."""
+
+
+def _head_panels(grids: dict, convention: str) -> dict:
     """One head's grids as the panels its layout draws."""
     if grids["stacked"]:
-        return {name: band_panels(grids[name]) for name in ("proj", "att", "out") if name in grids}
+        kept = KEPT_BANDS[convention]
+        return {name: band_panels(grids[name], kept[name]) for name in ("proj", "att", "out") if name in grids}
     if "out" in grids:
         return {name: grid_panel(grids[name]) for name in ("proj", "att", "out")}
     return {"both": side_by_side(grids["proj"], grids["att"])}
 
 
-def _head_view(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
-               marks: Optional[dict] = None) -> dict:
+def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
+               marks: Optional[dict] = None, header_pt: float = 0.0) -> dict:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, lang, blank, marks)
-    panels = _head_panels(grids)
+    grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt)
+    panels = _head_panels(grids, problem.convention)
     view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "beside_out": grids["beside_out"],
             "proj_width_pt": grids["proj"].width_pt, "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
     if grids["beside_out"] and not grids["stacked"]:
@@ -242,11 +264,14 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blan
         return None
     g = grid(final_arrangement(problem.convention, v))
     # Each product must stay beside its factors, so the grid is never split: it is scaled to
-    # its frame, or refused when that would print it under 7 pt.
-    scale = min(1.0, FRAME_WIDTH_PT / g.width_pt, FRAME_HEIGHT_PT / g.height_pt)
-    if scale < MIN_SCALE:
-        raise LayoutError(_final_advice(problem, g))
-    return g if scale == 1.0 else replace(g, scale=math.floor(scale * 100) / 100)
+    # its frame's width, or refused when that would print it under 7 pt, or when its writing
+    # lines (which never shrink) are taller than a page.
+    scale = min(1.0, FRAME_WIDTH_PT / g.width_pt)
+    if scale < 1.0:
+        g = replace(g, scale=math.floor(scale * 100) / 100)
+    if scale < MIN_SCALE or g.height_pt > FRAME_HEIGHT_PT:
+        raise LayoutError(_final_advice(problem, g, scale < MIN_SCALE))
+    return g
 
 
 def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
@@ -254,21 +279,20 @@ def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None
     every sheet before it renders any)."""
     # Sizes come from the values whatever is shown: measured as empty boxes, no text is formatted.
     for h in range(len(problem.heads)):
-        _head_grids(problem, solution, h, False, settings.lang, blank=True)
+        _head_grids(problem, solution, h, False, settings.lang, True, None, settings.paper)
     _final_grid(problem, solution, False, settings.lang, blank=True)
 
 
-def _final_advice(problem: Problem, g: GridView) -> str:
-    """Why a concatenation does not fit a page, and what to change."""
+def _final_advice(problem: Problem, g: GridView, wide: bool) -> str:
+    """Why a concatenation does not fit a page (too `wide`, or too tall), and what to change."""
     heads, dv = len(problem.heads), problem.d_v
     what = "Z_concat" + (("·W_O" if problem.convention == "row" else " and W_O·Z_concat") if problem.W_O else "")
-    wide = g.width_pt / FRAME_WIDTH_PT >= g.height_pt / FRAME_HEIGHT_PT
-    size = f"{g.width_pt:.0f} pt wide where a page has {FRAME_WIDTH_PT:.0f}" if wide else \
-        f"{g.height_pt:.0f} pt tall where a page has {FRAME_HEIGHT_PT:.0f}"
+    size = (f"{raster_width(g.cols):.0f} pt wide where a page has {FRAME_WIDTH_PT:.0f} (its text under 7 pt)" if wide
+            else f"{g.height_pt:.0f} pt tall where a page has {FRAME_HEIGHT_PT:.0f} (its boxes too small to write in)")
     fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
     if problem.convention == "row" and wide:
         fix += ", or the column convention"
-    return (f"{heads} heads of d_v {dv}: {what} would be {size} (its text under 7 pt); use {fix}")
+    return f"{heads} heads of d_v {dv}: {what} would be {size}; use {fix}"
 
 
 def final_arrangement(convention: str, v: dict) -> list[list]:
@@ -328,14 +352,16 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     lang = settings.lang
     marks = graded.marks if graded else {}
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
-    heads = [_head_view(problem, solution, h, key, lang, settings.blank, marks.get(h + 1) if graded else None)
+    score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
+    header = score.height_pt + SCORE_GAP_PT if score else 0.0
+    heads = [_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header)
              for h in range(len(problem.heads))]
     return {
         "problem": problem,
         "row": problem.convention == "row",
         "heads": heads,
         "graded": graded,
-        "score": score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None,
+        "score": score,
         "final": final and grid_panel(final),
         "projected": problem.W_O is not None,
         "key": key,

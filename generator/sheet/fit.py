@@ -1,0 +1,73 @@
+"""How much of a page a head's grids take, and how much their writing lines grow to fill it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from generator.core.problem import Problem
+from generator.sheet.grid import GridView
+from generator.sheet.rules import rules_lines
+from generator.sheet.style import (
+    HEADER_PT,
+    MAX_STRETCH,
+    RULES_CHAR_PT,
+    RULES_CHROME_PT,
+    RULES_LINE_PT,
+    content_height,
+)
+
+PANEL_GAP_PT = 10.0
+"""Space above a grid that follows another (the CSS's `.spaced`)."""
+
+
+FRAME_CHROME_PT = 34.0
+"""What a head's frame takes of a page's height: its title, padding, border and margin."""
+
+
+SLACK_PT = 1.5
+"""Kept free at a page's foot: a panel's bottom brackets, and the rounding of its place."""
+
+
+def page_room(paper: str, framed: bool, header_pt: float = 0.0) -> float:
+    """The height a head may take on a sheet's first page: under the header (and a graded
+    sheet's score, `header_pt`), inside its frame when there are several heads."""
+    return content_height(paper) - HEADER_PT - header_pt - (FRAME_CHROME_PT if framed else 0.0) - SLACK_PT
+
+
+def rules_height(problem: Problem, lang: str, width_pt: float) -> float:
+    """About how tall the rules box is at this width (the worksheet's, the longer of the two:
+    a key has the same boxes as its worksheet)."""
+    per_line = max(1, int(width_pt / RULES_CHAR_PT))
+    lines = sum(math.ceil(len(line) / per_line) for line in rules_lines(problem, False, lang))
+    return lines * RULES_LINE_PT + RULES_CHROME_PT
+
+
+def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:
+    """What is stacked on a page, column by column: (grids one below another, the height of what
+    else is there: gaps, and `below`, the rules box's height when it is under the projections)."""
+    if problem.convention == "row":
+        return [([grids["proj"], grids["att"], grids["out"]], 2 * PANEL_GAP_PT + below)]
+    return [([grids["att"]], 0.0), ([grids["proj"]], below)]
+
+
+def stack_height(stack: tuple[list[GridView], float], stretch: float = 1.0) -> float:
+    """A stack's height with its writing lines at `stretch`."""
+    grids, other = stack
+    return sum(replace(g, stretch=stretch).height_pt for g in grids) + other
+
+
+def stretch_to(stacks: list[tuple[list[GridView], float]], room: float) -> float:
+    """How much the writing lines may grow so that every stack still fits in `room` (1 to MAX_STRETCH).
+
+    A grid's height is nearly linear in its stretch (lines are rounded to a twentieth of a
+    point), so each stack's bound is one division, then checked."""
+    best = MAX_STRETCH
+    for stack in stacks:
+        low, high = stack_height(stack, 1.0), stack_height(stack, 2.0)
+        if high > low:
+            best = min(best, 1.0 + (room - low) / (high - low))
+    best = math.floor(best * 100) / 100
+    while best > 1.0 and any(stack_height(stack, best) > room for stack in stacks):
+        best = round(best - 0.01, 2)
+    return max(1.0, best)
