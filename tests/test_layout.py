@@ -91,14 +91,6 @@ def _writing_rows(panel) -> list[tuple[float, list[float]]]:
     return rows
 
 
-def _panels(view) -> list:
-    found = [view["final"]] if view["final"] else []
-    for head in view["heads"]:
-        for name in ("both", "proj", "att", "out"):
-            found += head.get(name, []) if isinstance(head.get(name), list) else [head[name]] if name in head else []
-    return found
-
-
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("heads,projected", [(1, False), (1, True), (2, False), (2, True), (3, True)])
 @pytest.mark.parametrize("paper,lang", [("a4", "en"), ("letter", "es")])
@@ -115,9 +107,9 @@ def test_every_writing_box_is_big_enough_to_write_in(convention, heads, projecte
             view = sheet_view(problem, solve(problem), Student("Ada"), Settings(paper=paper, lang=lang), False)
         except LayoutError:
             continue  # refused up front, with advice (tests/test_pages.py)
-        rows = [row for panel in _panels(view) for row in _writing_rows(panel)]
+        rows = [row for panel in view.panels for row in _writing_rows(panel)]
         assert rows, problem.code
-        for panel in _panels(view):
+        for panel in view.panels:
             assert panel.font_pt >= 7.0, (problem.code, panel.font_pt)
         for height, guides in rows:
             # One value: 7 mm of line; a fraction over its decimals: 6 mm each side of the guide.

@@ -145,9 +145,10 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
 
     options = DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row")
     for problem in draw(options, 1, 5):
-        head = sheet_view(problem, solve(problem), Student(), Settings(), True)["heads"][0]
+        head = sheet_view(problem, solve(problem), Student(), Settings(), True).heads[0]
         # Five matrices abreast printed at 6.7 pt; S', E and the sums now go below the scores.
-        assert head["stacked"] and all(p.scale >= 0.9 for p in head["att"]), problem.code
+        assert head.stacked and all(p.scale >= 0.9 for name, band in head.bands if name == "att" for p in band), \
+            problem.code
     r = run("generate", "--tokens", "10", "--d-model", "8", "--max-sum", "5000", "--count", "5", "--seed", "1",
             "--out", str(tmp_path / "t"), "--jobs", "1")
     # Fractions like 4374/4999 on ten tokens would print under 7 pt: refused, before any file.

@@ -234,7 +234,7 @@ def test_the_rules_text_is_laid_out_once_per_batch_and_stamped_as_text():
     # Once per text and width: the rules (worksheets' and keys'; a grid's width can move the
     # box's), and the kind and title of worksheets and of keys.
     laid_out = r.block.cache_info().misses - before
-    assert laid_out == len({(tuple(v["rules"]), v["rules_width_pt"]) for v in views}) + 2 < len(views)
+    assert laid_out == len({(v.rules, v.rules_width_pt) for v in views}) + 2 < len(views)
     texts = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
     assert all("Escalado: suelo(x/2)" in text and "Autoatención a mano" in text for text in texts)  # still text
     assert r.block("<p>" + "palabra " * 40_000 + "</p>", 200.0, "es") is None  # not one page: laid out in place

@@ -169,8 +169,8 @@ def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
             assert words and all(MARGIN_PT - 0.5 <= w[0] and w[2] <= width - MARGIN_PT + 0.5 for w in words)
             assert all(0 <= w[1] and w[3] <= height for w in words)
     problem = draw_code(manifest["sheets"][0]["code"])
-    head = sheet_view(problem, solve(problem), Student(), Settings(paper="letter"), True)["heads"][0]
-    assert head["stacked"]  # one band after another, each as wide as the page allows
+    head = sheet_view(problem, solve(problem), Student(), Settings(paper="letter"), True).heads[0]
+    assert head.stacked  # one band after another, each as wide as the page allows
 
 
 @pytest.mark.parametrize("preset", ["easy", "medium", "hard"])
@@ -179,9 +179,9 @@ def test_default_shapes_keep_the_one_page_layout(preset, extra):
     from generator.sheet.views import CONTENT_WIDTH_PT
 
     for problem in draw(DrawOptions(preset=preset, **extra), 99, 100):
-        head = sheet_view(problem, solve(problem), Student(), Settings(), True)["heads"][0]
-        assert not head["stacked"], problem.code
-        panels = [head[name] for name in ("both", "proj", "att", "out") if name in head]
+        head = sheet_view(problem, solve(problem), Student(), Settings(), True).heads[0]
+        assert not head.stacked, problem.code
+        panels = head.panels
         assert panels and all(p.width_pt <= CONTENT_WIDTH_PT for p in panels), problem.code
 
 

@@ -21,6 +21,7 @@ from generator.sheet.panel import (
     side_by_side_cols,
 )
 from generator.sheet.rules import rules_lines, worked_example
+from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
     FRAME_INSET_PT,
     RULES_BORDER_PT,
@@ -166,33 +167,31 @@ KEPT_BANDS = {
 """Bands of each grid that stay on the page of the band after them (see `arrangement`)."""
 
 
-def _head_panels(grids: dict, convention: str) -> dict:
-    """One head's grids as the panels its layout draws."""
-    if grids["stacked"]:
-        kept = KEPT_BANDS[convention]
-        return {name: band_panels(grids[name], kept[name]) for name in ("proj", "att", "out") if name in grids}
-    if "out" in grids:
-        return {name: grid_panel(grids[name]) for name in ("proj", "att", "out")}
-    return {"both": side_by_side(grids["proj"], grids["att"])}
-
-
 def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
-               marks: Optional[dict] = None, header_pt: float = 0.0) -> dict:
+               marks: Optional[dict] = None, header_pt: float = 0.0) -> HeadView:
     """One head as the template draws it: its panels, and where the rules box goes."""
     grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt)
-    panels = _head_panels(grids, problem.convention)
-    view = {**panels, "stacked": grids["stacked"], "beside": grids["beside"], "beside_out": grids["beside_out"],
-            "proj_width_pt": grids["proj"].width_pt, "rules_left_pt": grids["proj"].width_pt + RULES_GAP_PT}
-    if grids["beside_out"] and not grids["stacked"]:
-        view["rules_left_pt"] = grids["out"].width_pt + RULES_GAP_PT
-        view["rules_margin_pt"] = round(-panels["out"].height_pt, 2)
-    elif not grids["stacked"]:
-        # The rules box follows its panel in the flow, pulled up beside or below the projections
-        # (placing the panel absolutely instead costs WeasyPrint a few milliseconds a page).
-        height = panels["both" if "both" in panels else "proj"].height_pt
-        top = 0.0 if grids["beside"] else grids["proj"].height_pt + RULES_GAP_PT
-        view["rules_margin_pt"] = round(top - height, 2)
-    return view
+    common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt}
+    proj_left = grids["proj"].width_pt + RULES_GAP_PT
+    if grids["stacked"]:
+        kept = KEPT_BANDS[problem.convention]
+        bands = tuple((name, tuple(band_panels(grids[name], kept[name])))
+                      for name in ("proj", "att", "out") if name in grids)
+        return HeadView(stacked=True, rules_left_pt=proj_left, bands=bands, **common)
+    if "out" not in grids:
+        # The rules box follows its panel in the flow, pulled up below the projections (placing
+        # the panel absolutely instead costs WeasyPrint a few milliseconds a page).
+        both = side_by_side(grids["proj"], grids["att"])
+        margin = grids["proj"].height_pt + RULES_GAP_PT - both.height_pt
+        return HeadView(stacked=False, rules_left_pt=proj_left, rules_margin_pt=round(margin, 2), both=both, **common)
+    proj, att, out = (grid_panel(grids[name]) for name in ("proj", "att", "out"))
+    if grids["beside_out"]:
+        left, margin = grids["out"].width_pt + RULES_GAP_PT, -out.height_pt
+    else:
+        left = proj_left
+        margin = (0.0 if grids["beside"] else grids["proj"].height_pt + RULES_GAP_PT) - proj.height_pt
+    return HeadView(stacked=False, rules_left_pt=left, rules_margin_pt=round(margin, 2), proj=proj, att=att, out=out,
+                    **common)
 
 
 def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en", blank: bool = False,
@@ -346,7 +345,7 @@ def _mark(views: dict, steps: dict, marks: dict, row: bool) -> dict:
 
 
 def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool,
-               graded: Optional[GradedSheet] = None) -> dict:
+               graded: Optional[GradedSheet] = None) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     lang = settings.lang
@@ -354,34 +353,26 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
-    heads = [_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header)
-             for h in range(len(problem.heads))]
-    return {
-        "problem": problem,
-        "row": problem.convention == "row",
-        "heads": heads,
-        "graded": graded,
-        "score": score,
-        "final": final and grid_panel(final),
-        "projected": problem.W_O is not None,
-        "key": key,
-        "student": student,
-        "code": problem.code or "",
-        "worked": worked_example(problem, solution, lang) if key and settings.worked else None,
-        "rules": rules_lines(problem, key, lang),
-        "rules_width_pt": rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
-    }
+    heads = tuple(_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header)
+                  for h in range(len(problem.heads)))
+    worked = worked_example(problem, solution, lang) if key and settings.worked else None
+    return SheetView(
+        problem=problem, heads=heads, final=final and grid_panel(final), key=key, student=student,
+        rules=tuple(rules_lines(problem, key, lang)),
+        rules_width_pt=rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
+        worked=worked and tuple(tuple(line) for line in worked), graded=graded, score=score,
+    )
 
 
-def rules_width(head: dict, row: bool, paper: str, framed: bool) -> float:
+def rules_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
     """The width of the rules box's text, wherever the first head's layout puts the box: set,
     not left to the page's CSS, so that text laid out once fits every sheet of a batch."""
     room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0)
     chrome = 2 * (RULES_PAD_PT[1] + RULES_BORDER_PT)
-    if head["stacked"]:
+    if head.stacked:
         return round(room - chrome, 2)  # above the grids, across the page
     if not row:
-        return round(head["proj_width_pt"] - chrome, 2)  # below the projections, as wide as they are
-    if head["beside"] or head["beside_out"]:
-        return round(min(RULES_MAX_PT, room - head["rules_left_pt"] - chrome), 2)
+        return round(head.proj_width_pt - chrome, 2)  # below the projections, as wide as they are
+    if head.beside or head.beside_out:
+        return round(min(RULES_MAX_PT, room - head.rules_left_pt - chrome), 2)
     return round(room - chrome, 2)

@@ -1,0 +1,93 @@
+"""What a template prints for one sheet and each of its heads: typed, every size decided."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from generator.core.problem import Problem
+from generator.core.student import Student
+from generator.sheet.graded import GradedSheet
+from generator.sheet.panel import PanelView
+
+
+@dataclass(frozen=True)
+class HeadView:
+    """One head as a sheet draws it: its panels, in one of three layouts, and where the rules
+    box goes (with the first head)."""
+
+    stacked: bool
+    """Too big for one page side by side: its grids follow one another, a band at a time (`bands`)."""
+    beside: bool
+    """Row convention: the rules box sits beside the projections."""
+    beside_out: bool
+    """Row convention: the rules box sits beside the output grid instead."""
+    proj_width_pt: float
+    """The projections' width (the column convention's rules box is as wide)."""
+    rules_left_pt: float
+    """Where the rules box starts, from the left, when it sits beside a grid."""
+    rules_margin_pt: float = 0.0
+    """How far the rules box is pulled up, to sit beside or below the panel before it."""
+    both: Optional[PanelView] = None
+    """Column convention on one page: the projections and the attention block, side by side."""
+    proj: Optional[PanelView] = None
+    """Row convention on one page: the projections..."""
+    att: Optional[PanelView] = None
+    """... the attention block..."""
+    out: Optional[PanelView] = None
+    """... and the output, one below the other."""
+    bands: tuple[tuple[str, tuple[PanelView, ...]], ...] = ()
+    """Stacked: each grid's name (proj, att, out) and its bands, in order."""
+
+    @property
+    def panels(self) -> tuple[PanelView, ...]:
+        """Every panel of the head, in reading order."""
+        if self.stacked:
+            return tuple(p for _, band in self.bands for p in band)
+        return tuple(p for p in (self.both, self.proj, self.att, self.out) if p is not None)
+
+
+@dataclass(frozen=True)
+class SheetView:
+    """Everything one worksheet, answer key or graded sheet shows."""
+
+    problem: Problem
+    """The problem (its code, convention, mask)."""
+    heads: tuple[HeadView, ...]
+    """Each head, in order."""
+    final: Optional[PanelView]
+    """The concatenation (and W_O with the output), when there are several heads or a W_O."""
+    key: bool
+    """An answer key (the values filled in)."""
+    student: Student
+    """Whose sheet it is."""
+    rules: tuple[str, ...]
+    """The rules box's lines, true for this sheet."""
+    rules_width_pt: float
+    """The width of the rules box's text (the same on every sheet of a batch of one shape)."""
+    worked: Optional[tuple[tuple[str, ...], ...]] = None
+    """A key's worked example: lines of expressions, each kept whole."""
+    graded: Optional[GradedSheet] = None
+    """A graded sheet's grade: the student's values fill the worksheet's boxes."""
+    score: Optional[PanelView] = None
+    """A graded sheet's score, in its header."""
+
+    @property
+    def row(self) -> bool:
+        """Row (PyTorch) convention."""
+        return self.problem.convention == "row"
+
+    @property
+    def projected(self) -> bool:
+        """The heads meet in a W_O."""
+        return self.problem.W_O is not None
+
+    @property
+    def code(self) -> str:
+        """The sheet code ('' for none)."""
+        return self.problem.code or ""
+
+    @property
+    def panels(self) -> tuple[PanelView, ...]:
+        """Every grid panel of the sheet, in reading order (the score is text, not a grid)."""
+        return tuple(p for head in self.heads for p in head.panels) + ((self.final,) if self.final else ())
