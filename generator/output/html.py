@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -11,11 +11,12 @@ from markupsafe import Markup
 from generator import __version__
 from generator.core.problem import Problem, Solution
 from generator.core.student import Student
+from generator.output.paint import Painter, Plan
 from generator.output.svg import ink_css, panel_svg, qr_svg
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
 from generator.sheet.model import PAPERS, Settings
-from generator.sheet.panel import PanelView
+from generator.sheet.sheetview import SheetView
 from generator.sheet.style import (
     CODE,
     CODE_LABEL,
@@ -55,20 +56,20 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
-def document_html(sheets: Sequence[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
-                  paint: Optional[Callable[[PanelView], object]] = None) -> str:
+def document_html(sheets: Sequence[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
+                  plans: Optional[Sequence[Plan]] = None) -> str:
     """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
 
     `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
     PDF output passes the stylesheet and the page style (`page_css=False`, see `page_css_text`)
-    separately, each parsed once per process. `paint` takes panels over for PDF output (see
-    `generator.paint.Painter`): it returns each one's slot, an anchor and the layers left to HTML.
+    separately, each parsed once per process. `plans`, one per sheet (see `paint_plan`), leave
+    the boxes a painter takes over empty, for PDF output.
     """
-    return "".join(document_chunks(sheets, settings, embed_css, page_css, paint))
+    return "".join(document_chunks(sheets, settings, embed_css, page_css, plans))
 
 
-def document_chunks(sheets: Iterable[dict], settings: Settings, embed_css: str = "", page_css: bool = True,
-                    paint: Optional[Callable[[PanelView], object]] = None) -> Iterator[str]:
+def document_chunks(sheets: Iterable[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
+                    plans: Optional[Sequence[Plan]] = None) -> Iterator[str]:
     """`document_html` piece by piece, taking the sheets as they come: a big batch's HTML is
     written as it is made, never held whole."""
     template = environment(settings.lang).get_template("sheet.html")
@@ -79,11 +80,28 @@ def document_chunks(sheets: Iterable[dict], settings: Settings, embed_css: str =
         version=__version__,
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
         page_css=page_css,
-        paint=paint,
+        plans=plans,
         code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
-        rules_pad=RULES_PAD_PT, rules_border=RULES_BORDER_PT, head_width=round(content_width(settings.paper), 2),
+        rules_pad=RULES_PAD_PT, rules_border=RULES_BORDER_PT,
         margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=True,  # for page.css
     )
+
+
+def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
+    """What `painter` takes over on one sheet, decided before its template renders, in the
+    order the page shows it: the code, the footer, the blocks (laid out once per batch from
+    the same macros the HTML prints) and every panel."""
+    lang = settings.lang
+    _ = translations(lang).gettext
+    blocks = environment(lang).get_template("blocks.html").make_module({"settings": settings})
+    badge = painter.badge(view.code, _("Sheet code")) if view.code else None
+    foot = painter.foot(view.code, _("page"))
+    title = painter.block(str(blocks.titles(view, settings)), round(content_width(settings.paper), 2), lang)
+    score = painter(view.score) if view.score else None
+    rules = painter.block(str(blocks.rules_text(view)), view.rules_width_pt, lang, "rules")
+    heads = tuple(painter.head(head) for head in view.heads)
+    final = painter(view.final) if view.final else None
+    return Plan(heads=heads, final=final, score=score, badge=badge, foot=foot, title=title, rules=rules)
 
 
 def page_css_text(settings: Settings, footer: bool = True) -> str:

@@ -24,6 +24,7 @@ from generator.draw.codes import ALPHABET
 from generator.output.blocks import Block, BlockMark, Stamp
 from generator.output.monofont import EmbeddedFont, mono
 from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
+from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
     CODE,
     CODE_LABEL,
@@ -88,6 +89,39 @@ Mark = Union[PanelMark, BadgeMark, FootMark, BlockMark]
 
 
 @dataclass(frozen=True)
+class HeadSlots:
+    """The slots of one head's panels, in the shape of its view (see `HeadView`)."""
+
+    both: Optional[Slot] = None
+    proj: Optional[Slot] = None
+    att: Optional[Slot] = None
+    out: Optional[Slot] = None
+    bands: tuple[tuple[Slot, ...], ...] = ()
+    """Stacked: each grid's bands' slots, in the order of the view's bands."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one sheet leaves to the painter, decided before its template renders: the
+    template only prints these anchors and heights (no callback, no state)."""
+
+    heads: tuple[HeadSlots, ...]
+    """Each head's panels."""
+    final: Optional[Slot] = None
+    """The concatenation's panel."""
+    score: Optional[Slot] = None
+    """A graded sheet's score panel."""
+    badge: Optional[str] = None
+    """The anchor of the code's box, or None: the header draws it."""
+    foot: Optional[str] = None
+    """The anchor of the footer's box, or None: the page style draws it."""
+    title: Optional[Stamp] = None
+    """The kind and title, laid out once per batch."""
+    rules: Optional[Stamp] = None
+    """The rules box's text, laid out once per batch."""
+
+
+@dataclass(frozen=True)
 class Placement:
     """A mark where WeasyPrint placed its box: points from the page's top left, and the page's
     number among its document's pages."""
@@ -108,6 +142,13 @@ class Painter:
         """By anchor, the id of the box each is painted in."""
         self.blocks = blocks
         """Lays out a block once (what it holds, its width, its language), or says it cannot."""
+
+    def head(self, head: HeadView) -> HeadSlots:
+        """Takes over every panel of a head, in the order the page shows them."""
+        if head.stacked:
+            return HeadSlots(bands=tuple(tuple(self(p) for p in band) for _, band in head.bands))
+        return HeadSlots(**{name: self(p) for name in ("both", "proj", "att", "out")
+                            if (p := getattr(head, name)) is not None})
 
     def __call__(self, p: PanelView) -> Slot:
         anchor = f"{ANCHOR}panel-{sum(isinstance(m, PanelMark) for m in self.marks.values()) + 1}"

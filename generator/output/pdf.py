@@ -27,7 +27,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from generator.output.blocks import Block, BlockMark, stamp
-from generator.output.html import document_html, page_css_text
+from generator.output.html import document_html, page_css_text, paint_plan
 from generator.output.jobs import scratch_folder
 from generator.output.monofont import EmbeddedFont
 from generator.output.paint import (
@@ -41,6 +41,7 @@ from generator.output.paint import (
 )
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
+from generator.sheet.sheetview import SheetView
 
 PX_PT = 0.75
 """A CSS pixel (WeasyPrint's unit for positions) in points."""
@@ -140,7 +141,7 @@ class Renderer:
     def _page_stylesheet(self, text: str) -> CSS:
         return CSS(string=text, base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts)
 
-    def sheet(self, view: dict, settings: Settings, paint: bool = True) -> Rendered:
+    def sheet(self, view: SheetView, settings: Settings, paint: bool = True) -> Rendered:
         """One sheet (from `sheet_view`) laid out, its panels to be painted (unless `paint` is off)."""
         if paint and PAINTS:
             try:
@@ -149,7 +150,7 @@ class Renderer:
                 pass  # a panel taller than what is left of a page: WeasyPrint draws the whole sheet
         return self.render(document_html([view], settings, page_css=False), page_css_text(settings))
 
-    def document(self, views: Sequence[dict], settings: Settings) -> tuple[bytes, list[int]]:
+    def document(self, views: Sequence[SheetView], settings: Settings) -> tuple[bytes, list[int]]:
         """Sheets as one PDF, and each one's page count; painted where we can, WeasyPrint's own
         drawing wherever the painted PDF would hold anything we did not expect."""
         rendered = [self.sheet(view, settings) for view in views]
@@ -191,11 +192,11 @@ def _font_dates_fixed() -> Iterator[None]:
         os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-def painted_html(view: dict, settings: Settings, blocks=None) -> tuple[str, str, Painter]:
+def painted_html(view: SheetView, settings: Settings, blocks=None) -> tuple[str, str, Painter]:
     """A sheet's HTML with the boxes to paint in, its page style, and the painter that will
     (stamping the blocks that `blocks` lays out: the process's renderer's by default)."""
     painter = Painter(blocks=blocks or renderer().block)
-    html = document_html([view], settings, page_css=False, paint=painter)
+    html = document_html([view], settings, page_css=False, plans=[paint_plan(view, settings, painter)])
     return html, page_css_text(settings, footer=not painter.paints_footer), painter
 
 
