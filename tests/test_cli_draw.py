@@ -103,7 +103,8 @@ def test_every_shape_option_reaches_the_problem(run):
         (("--max-score", "-3"), 2, "--max-score"),
         (("--max-score", "-1"), 2, "--max-score"),  # below the medium preset's smallest score
         (("--max-sum", "0"), 2, "--max-sum"),
-        (("--preset", "easy", "--d-model", "16", "--tokens", "12"), 1, "cannot draw"),
+        (("--max-sum", "10", "--tokens", "6"), 1, "cannot draw"),
+        (("--tokens", "9", "--d-model", "2"), 2, "makes only 8"),  # refused before any draw
     ],
 )
 def test_bad_options_are_one_line(run, args, code, message):

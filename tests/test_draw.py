@@ -7,7 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from generator.core.engine import solve
@@ -160,7 +160,8 @@ def option_sets(draw_):
     preset = draw_(st.sampled_from(PRESET_NAMES))
     x_range = draw_(st.none() | st.tuples(st.integers(-9, 9), st.integers(0, 9)).map(lambda p: (p[0], min(9, p[0] + p[1]))))
     allow = draw_(st.booleans())
-    return DrawOptions(
+    try:
+        return DrawOptions(
         preset=preset,
         tokens=draw_(st.integers(1, 12)), d_model=draw_(st.integers(1, 16)), d_k=draw_(st.integers(1, 8)),
         d_v=draw_(st.integers(1, 8)), heads=draw_(st.integers(1, 4)), output_projection=draw_(st.booleans()),
@@ -169,7 +170,9 @@ def option_sets(draw_):
         w_range=draw_(st.none() | st.just((-2, 2))),
         max_score=draw_(st.none() | st.integers(0, 12)), max_sum=draw_(st.none() | st.integers(1, 100_000)),
         allow_negative_exponents=allow,
-    )
+        )
+    except DrawError:  # too few different tokens for the shape (refused, tested below)
+        assume(False)
 
 
 @settings(max_examples=300)
@@ -213,12 +216,12 @@ def test_check_character_catches_every_typo_and_swap(options, seed, index):
 
 def test_unknown_code_version_is_a_clear_error():
     w = BitWriter()
-    w.uint(3, 3)
+    w.uint(4, 3)
     w.uint(1, 2)
     w.flag(False)
     w.sized(7, 6)
     w.sized(0, 5)
-    with pytest.raises(CodeError, match="format version 3"):
+    with pytest.raises(CodeError, match="format version 4"):
         decode_code(pack(w.bits))
 
 
@@ -231,7 +234,7 @@ def test_older_codes_of_multi_head_w_o_sheets_still_rebuild_their_sheets():
     assert old != new
     for p in old + new:
         assert draw_code(p.code) == p
-    assert decode_code(old[0].code).options.draw_version == 1 and decode_code(new[0].code).options.draw_version == 2
+    assert decode_code(old[0].code).options.draw_version == 1 and decode_code(new[0].code).options.draw_version > 1
     assert max(x.denominator for p in new for row in solve(p).output for x in row) <= 2 * 2 * 60
     single = draw(DrawOptions(output_projection=True, draw_version=1), 5) == draw(DrawOptions(output_projection=True), 5)
     assert single and decode_code(draw(DrawOptions(), 5)[0].code).options == DrawOptions()
@@ -267,12 +270,9 @@ def test_malformed_codes(code, message):
 @pytest.mark.parametrize(
     "extra, count, guarantee, relax",
     [
-        ({"preset": "easy", "d_model": 16, "tokens": 12}, 1, "column sum", "--max-sum"),
-        ({"preset": "easy", "tokens": 12, "d_model": 2}, 1, "identical", "--x-range"),
+        ({"max_sum": 10, "tokens": 6}, 1, "column sum", "--max-sum"),
         ({"preset": "medium", "max_score": 0}, 1, "at most the --max-score", "--max-score"),
-        # The case: its advice went in circles (--max-sum, then the Q/K window, then ...).
-        ({"tokens": 8, "d_model": 10, "d_k": 4, "d_v": 4}, 5, "", ""),
-        ({"tokens": 12, "d_model": 16, "d_k": 8}, 1, "", ""),
+        ({"tokens": 8, "d_model": 2}, 1, "at most the --max-score", "none draws it"),
     ],
 )
 def test_a_failed_draw_names_settings_that_were_tried_and_draw_it(extra, count, guarantee, relax):
@@ -315,3 +315,53 @@ def test_metrics_of_a_drawn_problem():
     s = solve(p)
     assert m["column_sums"] == [[x if isinstance(x, int) else f"{x.numerator}/{x.denominator}" for x in s.heads[0].sums]]
     assert m["fraction_before_division"] == any(isinstance(x, Fraction) for r in s.heads[0].powers for x in r)
+
+
+def test_the_presets_scale_with_the_shape_and_older_codes_still_rebuild_their_sheets():
+    # Draw version 3 scales a preset past the shape it was tuned for (4 tokens, d_model 6):
+    # those draws change and their codes say version 3; the default shape draws as before.
+    assert draw(DrawOptions(), 5, 6) == draw(DrawOptions(draw_version=2), 5, 6)
+    assert not DrawOptions().scales_shape and DrawOptions(tokens=8).scales_shape
+    old, new = (draw(DrawOptions(tokens=6, draw_version=v), 5, 4) for v in (2, 3))
+    assert old != new
+    for p in old + new:
+        assert draw_code(p.code) == p
+    assert [decode_code(p[0].code).options.draw_version for p in (old, new)] == [2, 3]
+    # The sum cap grows with the tokens (a column of 12 powers), unless the user set it.
+    assert DrawOptions(tokens=12).limits().max_sum == 3 * DrawOptions().limits().max_sum
+    assert DrawOptions(tokens=12, max_sum=60).limits().max_sum == 60
+
+
+@pytest.mark.parametrize("shape", [
+    # The cases: the first failed for seeds 1 and 2, the second never drew.
+    {"tokens": 8, "d_model": 10, "d_k": 4, "d_v": 4}, {"tokens": 12, "d_model": 16, "d_k": 8},
+    {"d_k": 1}, {"tokens": 8, "d_k": 1}, {"tokens": 10, "d_v": 1}, {"preset": "easy", "tokens": 12, "d_model": 16},
+])
+def test_big_shapes_draw(shape):
+    for seed in range(1, 6):
+        assert len(draw(DrawOptions(**shape), seed, 2)) == 2
+
+
+def test_a_shape_with_too_few_different_tokens_is_refused_before_any_draw():
+    with pytest.raises(DrawError, match=r"--tokens 9: .*--d-model 2 with entries 0..2 makes only 8"):
+        DrawOptions(tokens=9, d_model=2)
+    DrawOptions(tokens=9, d_model=2, x_range=(0, 3))  # wider entries: 15 kinds
+
+
+SWEEP = [(n, d, k, v) for n in (3, 5, 8, 12) for d in (4, 7, 12, 16) for k in (1, 2, 3, 6, 8) for v in (1, 4, 8)]
+
+
+@pytest.mark.parametrize("preset, least", [("easy", 0.9), ("medium", 0.85), ("hard", 0.9)])
+def test_most_shapes_of_the_grid_draw(preset, least):
+    # A fixed sample of the shape grid, one seed each (this sample: easy 94%, medium 90%, hard
+    # 92%; over 1,260 (shape, seed) pairs with d_model 4..16: 97%, 91% and 95%, where the
+    # unscaled presets drew 52%, 53% and 59%).
+    drawn = 0
+    for n, d, k, v in SWEEP[:: 3 if preset == "medium" else 5]:
+        try:
+            draw(DrawOptions(preset=preset, tokens=n, d_model=d, d_k=k, d_v=v), 7)
+            drawn += 1
+        except DrawError:
+            pass
+    total = len(SWEEP[:: 3 if preset == "medium" else 5])
+    assert drawn / total >= least, (drawn, total)

@@ -203,7 +203,7 @@ BAD_OPTIONS = [
     (("generate", "--roster", "/"), 1),  # a folder is an unreadable input, like a missing one
     (("generate", "--out", "/proc/attnsheet-out"), 1),
     (("generate", "--out", "/etc/passwd/sub"), 1),
-    (("generate", "--preset", "easy", "--d-model", "16", "--tokens", "12"), 1),
+    (("generate", "--max-sum", "10", "--tokens", "6"), 1),
     (("key", "NOT-A-CODE"), 1),
     (("key", "72A2-Z", "--lang", "xx"), 2),
     (("draw", "--code", "72A2-Z", "--count", "3"), 2),

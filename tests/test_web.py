@@ -54,7 +54,7 @@ def test_bad_options_are_the_clis_messages_beside_their_fields(web):
     assert r.status_code == 400
     assert "Invalid value for &#39;--tokens&#39;: 13 is not in the range 1&lt;=x&lt;=12." in r.text
     assert 'id="error-tokens"' in r.text and 'id="error-count"' in r.text
-    r = web.post("/batches", data={"csrf": web.csrf, "preset": "easy", "tokens": "12", "d_model": "16"})
+    r = web.post("/batches", data={"csrf": web.csrf, "tokens": "6", "max_sum": "10"})
     assert r.status_code == 400 and "cannot draw" in r.text and 'id="error-form"' in r.text
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable, Optional
 
@@ -99,6 +99,10 @@ class Preset:
     """Each head's largest scaled score is at least this, so every sheet is comparably hard."""
     max_sum: int
     """Largest column sum of the powers."""
+    zero_qk: bool = False
+    """Whether a token may have an all-zero query or key (one entry, often 0, or many tokens)."""
+    zero_v: bool = False
+    """Whether a token may have an all-zero value (the same)."""
 
 
 # Tuned by drawing thousands and working samples by hand. Zeros are likelier than in a uniform
@@ -122,9 +126,14 @@ MAX_SCORE_LIMIT = 12
 """--max-score at most 3^12: already far past hand size."""
 MAX_SUM_LIMIT = 100_000
 """--max-sum at most this."""
-DRAW_VERSION = 2
+DRAW_VERSION = 3
 """The draw algorithm. Version 2 bounds the output projection's denominators when there are
-several heads; version 1 (codes printed before it) drew those shapes without the bound."""
+several heads; version 1 (codes printed before it) drew those shapes without the bound.
+Version 3 scales the preset with the shape (see `DrawOptions.limits`); shapes it leaves as
+they were (the default one and smaller) draw as in version 2."""
+
+BASE_TOKENS, BASE_D_MODEL = 4, 6
+"""The shape the presets were tuned for: beyond it, version 3 scales them."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +171,7 @@ class DrawOptions:
     allow_negative_exponents: bool = False
     """Allow scaled scores down to -1 (3^-1 = 1/3)."""
     draw_version: int = DRAW_VERSION
-    """The draw algorithm (1 only to rebuild the multi-head W_O sheets of older codes)."""
+    """The draw algorithm (1 and 2 only to rebuild the sheets of older codes)."""
 
     @property
     def bounds_output(self) -> bool:
@@ -191,13 +200,44 @@ class DrawOptions:
             raise DrawError(
                 f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}"
             )
-        if self.draw_version not in (1, DRAW_VERSION):
-            raise DrawError(f"draw version: expected 1 or {DRAW_VERSION}, got {self.draw_version}")
+        x = limits.x.values
+        kinds = len(x) ** self.d_model - (1 if 0 in x else 0)  # X's possible columns, all-zero left out
+        if kinds < self.tokens:
+            raise DrawError(f"--tokens {self.tokens}: X's columns must all differ, and --d-model {self.d_model} with "
+                            f"entries {x[0]}..{x[-1]} makes only {kinds}; use a larger --d-model or a wider --x-range")
+        if self.draw_version not in range(1, DRAW_VERSION + 1):
+            raise DrawError(f"draw version: expected 1 to {DRAW_VERSION}, got {self.draw_version}")
         if self.max_sum is not None and not 1 <= self.max_sum <= MAX_SUM_LIMIT:
             raise DrawError(f"--max-sum: expected 1 to {MAX_SUM_LIMIT}, got {self.max_sum}")
 
+    @property
+    def scales_shape(self) -> bool:
+        """Whether draw version 3 changes this shape's limits (so its codes must say so)."""
+        return self.draw_version >= 3 and self.limits() != replace(self, draw_version=2).limits()
+
     def limits(self) -> Preset:
-        """The preset with every override applied."""
+        """The preset with every override applied; from draw version 3, scaled with the shape
+        where the user did not set the value: the sum cap grows with the tokens past 4 (a
+        column of 12 powers has three times the room of 4), weights get sparser with d_model
+        past 6 and the tokens past 4 (a projection sums about as many non-zero terms, and
+        more scores must stay hand-sized), and with a single entry or more than six tokens a
+        token's query, key or value may be 0."""
+        lim = self._limits()
+        if self.draw_version < 3:
+            return lim
+        if self.max_sum is None and self.tokens > BASE_TOKENS:
+            lim = replace(lim, max_sum=-(-lim.max_sum * self.tokens // BASE_TOKENS))
+        sparse = min(1.0, BASE_D_MODEL / self.d_model) * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
+        if self.w_range is None and sparse < 1.0:
+            lim = replace(lim, w=_sparser(lim.w, sparse))
+        # One entry a token, or many tokens: some token's query, key or value is then often
+        # all zero, which is dull (it attends, or is attended to, evenly) but not wrong.
+        many = self.tokens > BASE_TOKENS + 2
+        lim = replace(lim, zero_qk=self.d_k == 1 or many, zero_v=self.d_v == 1 or many)
+        return lim
+
+    def _limits(self) -> Preset:
+        """The preset with every override applied, as version 2 drew it."""
         p = PRESETS[self.preset]
         min_scaled = min(p.min_scaled, -1) if self.allow_negative_exponents else p.min_scaled
         max_scaled = p.max_scaled if self.max_score is None else self.max_score
@@ -211,6 +251,18 @@ class DrawOptions:
             min_top=min(p.min_top, max_scaled),
             max_sum=p.max_sum if self.max_sum is None else self.max_sum,
         )
+
+
+def _sparser(table: Table, factor: float) -> Table:
+    """`table` with its non-zero values `factor` times as likely (the rest goes to zero)."""
+    if 0 not in table.values:
+        return table
+    zero = table.values.index(0)
+    scale = 12  # integer weights: each non-zero weight ×12, zero's weight makes up the rest
+    nonzero = sum(w for k, w in enumerate(table.weights) if k != zero) * scale
+    total = round(sum(table.weights) * scale / factor)
+    return Table(table.values, tuple(total - nonzero if k == zero else w * scale
+                                     for k, w in enumerate(table.weights)))
 
 
 def _room(table: Table) -> bool:

@@ -121,7 +121,8 @@ def _v_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
     def check(words, ctx):
         # A constant row of V would make its row of Z trivially that constant.
         W_V, V, complete = _row_pool(words, lim.w, ctx["X"], lim.v, dv, varied=o.tokens > 1)
-        return {"W_V": W_V}, {"v_window": ~complete, "v_zero": _zero_columns(V)}
+        zero = np.zeros(complete.shape, dtype=bool) if lim.zero_v else _zero_columns(V)
+        return {"W_V": W_V}, {"v_window": ~complete, "v_zero": zero}
 
     return words_for(CHUNK * dv * d), check
 
@@ -155,7 +156,7 @@ def _qk_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
         varied = ((col_max != col_min) & eligible).sum(axis=-1)
         fails = {
             "qk_window": ~complete,
-            "qk_zero": _zero_columns(Q) | _zero_columns(K),
+            "qk_zero": np.zeros(high.shape, dtype=bool) if lim.zero_qk else _zero_columns(Q) | _zero_columns(K),
             "high": high > lim.max_scaled,
             "low": low < lim.min_scaled,
             "top": high < lim.min_top,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Optional
 
 from generator.core.formats import problem_to_json
 from generator.core.problem import Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
 from generator.draw.options import (
-    DRAW_VERSION,
     MAX_COUNT,
     MAX_SEED,
     PRESET_NAMES,
@@ -25,6 +24,10 @@ CODE_VERSION = 1
 BOUNDED_VERSION = 2
 """The same layout, for the shapes whose draw version 2 changed (several heads with W_O): their
 older codes (version 1) still rebuild the sheets they were printed on."""
+
+SCALED_VERSION = 3
+"""The same layout, for the shapes whose draw version 3 changed (a preset scaled with the
+shape): their older codes (versions 1 and 2) still rebuild the sheets they were printed on."""
 
 OWN_VERSION = 7
 """The version field of a teacher's own problem: its code names the content, not a draw."""
@@ -40,7 +43,7 @@ _SHAPES = ("tokens", "d_model", "d_k", "d_v", "heads")
 def encode_code(o: DrawOptions, seed: int, index: int) -> str:
     """The sheet code of problem `index` of the batch drawn with `seed` and options `o`.
 
-    Layout (versions 1 and 2: see BOUNDED_VERSION), most significant bit first: version (3 bits), preset (2), a flag for
+    Layout (versions 1 to 3: see BOUNDED_VERSION, SCALED_VERSION), most significant bit first: version (3 bits), preset (2), a flag for
     non-default options; if set: tokens-1, d_model-1, d_k-1, d_v-1, heads-1 (Elias gamma),
     output projection, causal, row convention, exact rules (1 bit each), then x range, w range,
     max score, max sum (each a presence bit and its value), allow negative exponents (1 bit);
@@ -52,9 +55,11 @@ def encode_code(o: DrawOptions, seed: int, index: int) -> str:
 def coder(o: DrawOptions, seed: int) -> Callable[[int], str]:
     """Codes for the problems of one batch: the options and seed are packed once."""
     w = BitWriter()
-    w.uint(BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
+    w.uint(SCALED_VERSION if o.scales_shape else BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
     w.uint(PRESET_NAMES.index(o.preset), 2)
-    custom = replace(o, preset="medium", draw_version=DRAW_VERSION) != DrawOptions()
+    default = DrawOptions()
+    custom = any(getattr(o, f.name) != getattr(default, f.name) for f in fields(DrawOptions)
+                 if f.name not in ("preset", "draw_version"))
     w.flag(custom)
     if custom:
         for name in _SHAPES:
@@ -162,10 +167,10 @@ def decode_code(code: str) -> Decoded:
         read_own_code(code)  # a mistyped one is said as such
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
                         "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
-    if version not in (CODE_VERSION, BOUNDED_VERSION):
+    if version not in (CODE_VERSION, BOUNDED_VERSION, SCALED_VERSION):
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "
-            f"(it reads versions {CODE_VERSION} and {BOUNDED_VERSION}); use the attnsheet that printed it"
+            f"(it reads versions {CODE_VERSION} to {SCALED_VERSION}); use the attnsheet that printed it"
         )
     preset_index = r.uint(2)
     if preset_index >= len(PRESET_NAMES):
@@ -194,6 +199,8 @@ def decode_code(code: str) -> Decoded:
         options = DrawOptions(**values)
         if version == CODE_VERSION and options.bounds_output:
             options = replace(options, draw_version=1)  # printed before the output's bound: drawn without it
+        elif version < SCALED_VERSION and options.scales_shape:
+            options = replace(options, draw_version=2)  # printed before the presets scaled with the shape
     except DrawError as error:
         raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     if seed > MAX_SEED or index >= MAX_COUNT:

@@ -226,11 +226,13 @@ def font_key(weight: int) -> str:
     return f"{FONT_KEY}{weight}"
 
 
-def _n(x: float) -> str:
-    """A number in a content stream: short, never in exponent form."""
+def _n(x: float, places: int = 3) -> str:
+    """A number in a content stream: short, never in exponent form. A grid line's text takes
+    four places: its baseline sums a pitch many times, and a rasteriser may snap a glyph to the
+    other pixel for a thousandth of a point (the HTML's lines are placed to the float)."""
     if x == int(x):  # most: the raster is in whole points
         return str(int(x))
-    text = f"{x:.3f}".rstrip("0").rstrip(".")
+    text = f"{x:.{places}f}".rstrip("0").rstrip(".")
     return "0" if text in ("", "-0") else text
 
 
@@ -336,5 +338,5 @@ def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font
             continue
         x = left + layer.left_pt + (len(text) - len(body)) * char
         y = page_height - (top + layer.top_pt + k * line + baseline)
-        ops.append(f"1 0 0 1 {_n(x)} {_n(y)} Tm <{_glyphs(font, body)}> Tj")
+        ops.append(f"1 0 0 1 {_n(x, 4)} {_n(y, 4)} Tm <{_glyphs(font, body)}> Tj")
     ops.append("ET")
