@@ -203,6 +203,30 @@ def draw_and_solve(count: int, repeats: int) -> Row:
     return Row("(f) draw + solve, medium preset, one core", rate, "problems/s", ">= 5000", rate >= 5000)
 
 
+def shape_grid(seeds: int) -> list[Row]:
+    """(k) The share of a sample of the shape grid (tokens × d_model × d_k × d_v, medium) that
+    draws within a second, each shape with `seeds` seeds, and the slowest draw or refusal."""
+    from generator.draw.options import DrawError
+
+    shapes = [(n, d, k, v) for n in (2, 3, 4, 6, 8, 10, 12) for d in (4, 6, 8, 12, 16) for k in (1, 2, 3, 4, 6, 8)
+              for v in (1, 3, 8)]
+    drawn, slowest, total = 0, 0.0, 0
+    for n, d, k, v in shapes:
+        for seed in range(1, seeds + 1):
+            start = time.perf_counter()
+            try:
+                draw(DrawOptions(tokens=n, d_model=d, d_k=k, d_v=v), seed)
+                ok = True
+            except DrawError:
+                ok = False
+            took = time.perf_counter() - start
+            slowest, total = max(slowest, took), total + 1
+            drawn += ok and took <= 1.0
+    share = 100 * drawn / total
+    return [Row(f"(k) shape grid ({total} shapes × seeds, medium): drawn within 1 s", share, "%", ">= 99", share >= 99),
+            Row("(k) shape grid: slowest draw or refusal", slowest * 1000, "ms", "<= 1000", slowest <= 1.0)]
+
+
 def key_answers_json(problem, solution, slip: bool) -> str:
     """A sheet's answers@1 as text, filled with its key's values; `slip` makes one Q cell wrong
     and carries it into Q_copy and the scores' first column, as a student would."""
@@ -396,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += batches(100 if args.quick else 1000)
     if args.only in (None, "draw"):
         rows.append(draw_and_solve(1000 if args.quick else 5000, 3))
+        rows += shape_grid(1 if args.quick else 2)
     if args.only in (None, "grade"):
         rows.append(grading(500 if args.quick else 2000, 3))
         rows += graded_pages(10 if args.quick else 20)
