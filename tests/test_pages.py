@@ -198,3 +198,23 @@ def test_every_layout_prints_inside_its_pages_or_is_refused(run, tmp_path, conve
                 assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5, (name, text, x0, x1)
                 assert 0 <= y0 and y1 <= height, (name, text)
             assert not overlapping(words), (name, overlapping(words)[:3])
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_graded_sheet_keeps_its_worksheets_one_page_layout(run, tmp_path, paper):
+    # The score in its header takes room from the lines (nobody writes on a graded sheet),
+    # not the layout: it stays the page the student wrote on.
+    batch, answers = tmp_path / "batch", tmp_path / "answers.json"
+    assert run("generate", "--count", "2", "--seed", "5", "--paper", paper, "--out", str(batch), "--jobs", "1").code == 0
+    assert run("answers", "--manifest", str(batch / "manifest.json"), "--all", "--out", str(answers)).code == 0
+    r = run("grade", str(answers), "--manifest", str(batch / "manifest.json"), "--out", str(tmp_path / "g"),
+            "--paper", paper)
+    assert r.code == 0, r.err
+    graded = sorted((tmp_path / "g" / "graded").glob("*.pdf"))
+    assert len(graded) == 2
+    for pdf in graded:
+        found = pages(pdf)
+        assert len(found) == 1, (pdf.name, len(found))
+        width, _, words = found[0]
+        assert all(MARGIN_PT - 0.5 <= w[0] and w[2] <= width - MARGIN_PT + 0.5 for w in words)
+        assert not overlapping(words), overlapping(words)[:3]

@@ -57,8 +57,9 @@ def stack_height(stack: tuple[list[GridView], float], stretch: float = 1.0) -> f
     return sum(replace(g, stretch=stretch).height_pt for g in grids) + other
 
 
-def stretch_to(stacks: list[tuple[list[GridView], float]], room: float) -> float:
-    """How much the writing lines may grow so that every stack still fits in `room` (1 to MAX_STRETCH).
+def stretch_to(stacks: list[tuple[list[GridView], float]], room: float, least: float = 1.0) -> float:
+    """How much the writing lines may grow so that every stack still fits in `room` (`least`,
+    1 for a sheet to write on, to MAX_STRETCH).
 
     A grid's height is nearly linear in its stretch (lines are rounded to a twentieth of a
     point), so each stack's bound is one division, then checked."""
@@ -68,6 +69,6 @@ def stretch_to(stacks: list[tuple[list[GridView], float]], room: float) -> float
         if high > low:
             best = min(best, 1.0 + (room - low) / (high - low))
     best = math.floor(best * 100) / 100
-    while best > 1.0 and any(stack_height(stack, best) > room for stack in stacks):
+    while best > least and any(stack_height(stack, best) > room for stack in stacks):
         best = round(best - 0.01, 2)
-    return max(1.0, best)
+    return max(least, best)

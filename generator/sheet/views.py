@@ -60,6 +60,10 @@ RULES_MIN_PT = 125.0
 
 
 
+GRADED_LEAST_STRETCH = 0.8
+"""A graded sheet's lines may be this much shorter than a worksheet's, to make room for its score."""
+
+
 SCORE_GAP_PT = 4.0
 """Space above a graded sheet's score, in its header (the CSS's `.panel.score`)."""
 
@@ -87,7 +91,9 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     m = head_matrices(problem, solution, h, key, lang, blank, marks)
     grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
     framed = len(problem.heads) > 1
-    room = page_room(paper, framed, header_pt)
+    # A graded sheet keeps its worksheet's layout (the score in its header takes room from
+    # the grids' lines instead: nobody writes on it).
+    room = page_room(paper, framed)
     row = problem.convention == "row"
     # The rules box goes with the first head, below the projections in the column convention
     # (and in the row convention where it fits neither beside them nor beside the output).
@@ -119,7 +125,8 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
     if not stacked and not framed:
         below = 0.0 if row and (beside or beside_out) else rules
-        stretch = stretch_to(stacks(problem, grids, below), room)
+        stretch = stretch_to(stacks(problem, grids, below), page_room(paper, framed, header_pt),
+                             GRADED_LEAST_STRETCH if header_pt else 1.0)
         grids = {name: replace(g, stretch=stretch) for name, g in grids.items()}
     return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "matrices": m}
 
