@@ -272,7 +272,8 @@ def test_malformed_codes(code, message):
     [
         ({"max_sum": 10, "tokens": 6}, 1, "column sum", "--max-sum"),
         ({"preset": "medium", "max_score": 0}, 1, "at most the --max-score", "--max-score"),
-        ({"tokens": 8, "d_model": 2}, 1, "at most the --max-score", "none draws it"),
+        ({"tokens": 8, "d_model": 2}, 1, "identical", "--d-model 3"),
+        ({"tokens": 12, "d_model": 3, "d_k": 6}, 1, "", ""),
     ],
 )
 def test_a_failed_draw_names_settings_that_were_tried_and_draw_it(extra, count, guarantee, relax):
@@ -351,10 +352,10 @@ def test_a_shape_with_too_few_different_tokens_is_refused_before_any_draw():
 SWEEP = [(n, d, k, v) for n in (3, 5, 8, 12) for d in (4, 7, 12, 16) for k in (1, 2, 3, 6, 8) for v in (1, 4, 8)]
 
 
-@pytest.mark.parametrize("preset, least", [("easy", 0.9), ("medium", 0.85), ("hard", 0.9)])
+@pytest.mark.parametrize("preset, least", [("easy", 0.9), ("medium", 0.98), ("hard", 0.98)])
 def test_most_shapes_of_the_grid_draw(preset, least):
-    # A fixed sample of the shape grid, one seed each (this sample: easy 94%, medium 90%, hard
-    # 92%; over 1,260 (shape, seed) pairs with d_model 4..16: 97%, 91% and 95%, where the
+    # A fixed sample of the shape grid, one seed each (this sample: easy 94%, medium and hard
+    # 100%; over 1,260 (shape, seed) pairs with d_model 4..16: 98%, 100% and 100%, where the
     # unscaled presets drew 52%, 53% and 59%).
     drawn = 0
     for n, d, k, v in SWEEP[:: 3 if preset == "medium" else 5]:

@@ -94,7 +94,7 @@ def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, 
     r = run("generate", *args, "--out", str(out), "--jobs", "1")
     if r.code != 0:
         # Refused: one line saying what does not fit (a page, or hand size) and what to change; nothing written.
-        assert r.code == 1 and r.err.count("\n") == 1 and "--heads" in r.err, r.err  # fewer, or how many draw
+        assert r.code == 1 and r.err.count("\n") == 1 and ("use fewer" in r.err or "draws it" in r.err), r.err
         assert "would be" in r.err or "denominator of the output" in r.err, r.err
         assert not out.exists() or not any(out.iterdir())
         return
@@ -147,10 +147,10 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
     for problem in draw(options, 1, 5):
         head = sheet_view(problem, solve(problem), Student(), Settings(), True).heads[0]
         # Five matrices abreast printed at 6.7 pt; S', E and the sums now go below the scores.
-        assert head.stacked and all(p.scale >= 0.9 for name, band in head.bands if name == "att" for p in band), \
+        assert head.stacked and all(p.scale >= 0.8 for name, band in head.bands if name == "att" for p in band), \
             problem.code
-    r = run("generate", "--tokens", "10", "--d-model", "8", "--max-sum", "5000", "--count", "5", "--seed", "1",
-            "--out", str(tmp_path / "t"), "--jobs", "1")
+    r = run("generate", "--tokens", "10", "--d-model", "8", "--max-sum", "5000", "--max-score", "5", "--count", "5",
+            "--seed", "1", "--out", str(tmp_path / "t"), "--jobs", "1")
     # Fractions like 4374/4999 on ten tokens would print under 7 pt: refused, before any file.
     assert r.code == 1 and "under 7 pt" in r.err and "use fewer --tokens" in r.err
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())

@@ -99,6 +99,9 @@ class Preset:
     """Each head's largest scaled score is at least this, so every sheet is comparably hard."""
     max_sum: int
     """Largest column sum of the powers."""
+    o_w: Optional[Table] = None
+    """Distribution of W_O's entries, where it differs from `w` (W_O mixes the heads' values,
+    not d_model features: it keeps the preset's own)."""
     zero_qk: bool = False
     """Whether a token may have an all-zero query or key (one entry, often 0, or many tokens)."""
     zero_v: bool = False
@@ -217,19 +220,29 @@ class DrawOptions:
 
     def limits(self) -> Preset:
         """The preset with every override applied; from draw version 3, scaled with the shape
-        where the user did not set the value: the sum cap grows with the tokens past 4 (a
-        column of 12 powers has three times the room of 4), weights get sparser with d_model
-        past 6 and the tokens past 4 (a projection sums about as many non-zero terms, and
-        more scores must stay hand-sized), and with a single entry or more than six tokens a
-        token's query, key or value may be 0."""
+        where the user did not set the value (measured over the shape grid, see the README):
+        the sum cap grows with the tokens past 4 (a column of 12 powers has three times the
+        room of 4); past 4 tokens X's extreme entries (2, and −1 on hard) get rarer, the more
+        so with a small d_model or a large d_k (more scores, each a longer sum, must stay
+        hand-sized); the weights get sparser with d_model past 6, the tokens past 4 and d_k
+        past 4 (a projection sums about as many non-zero terms); W_O keeps the preset's
+        weights; and with a single entry or more than six tokens a token's query, key or
+        value may be 0."""
         lim = self._limits()
         if self.draw_version < 3:
             return lim
         if self.max_sum is None and self.tokens > BASE_TOKENS:
             lim = replace(lim, max_sum=-(-lim.max_sum * self.tokens // BASE_TOKENS))
-        sparse = min(1.0, BASE_D_MODEL / self.d_model) * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
+        values = lim.x.values
+        extremes = {v for v in (values[0], values[-1]) if v < 0 or v > 1}
+        if self.x_range is None and self.tokens > BASE_TOKENS and extremes:
+            more = -(-self.tokens // BASE_TOKENS) * (2 if self.d_model < BASE_D_MODEL or self.d_k > 4 else 1)
+            lim = replace(lim, x=Table(values, tuple(w if v in extremes else w * more
+                                                     for v, w in zip(values, lim.x.weights))))
+        sparse = (min(1.0, BASE_D_MODEL / self.d_model) * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
+                  * min(1.0, (4 / self.d_k) ** 0.5))
         if self.w_range is None and sparse < 1.0:
-            lim = replace(lim, w=_sparser(lim.w, sparse))
+            lim = replace(lim, w=_sparser(lim.w, sparse), o_w=lim.w)
         # One entry a token, or many tokens: some token's query, key or value is then often
         # all zero, which is dull (it attends, or is attended to, evenly) but not wrong.
         many = self.tokens > BASE_TOKENS + 2

@@ -180,7 +180,7 @@ def _o_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
     per = words_for(d * width)
 
     def check(words, ctx):
-        W_O = lim.w.sample(words.reshape(-1, CHUNK, per), d * width).reshape(-1, CHUNK, d, width)
+        W_O = (lim.o_w or lim.w).sample(words.reshape(-1, CHUNK, per), d * width).reshape(-1, CHUNK, d, width)
         return {"W_O": W_O}, {"o_zero": _zero_lines(W_O)}
 
     return CHUNK * per, check
