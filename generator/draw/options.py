@@ -135,8 +135,9 @@ several heads; version 1 (codes printed before it) drew those shapes without the
 Version 3 scales the preset with the shape (see `DrawOptions.limits`); shapes it leaves as
 they were (the default one and smaller) draw as in version 2."""
 
-BASE_TOKENS, BASE_D_MODEL = 4, 6
-"""The shape the presets were tuned for: beyond it, version 3 scales them."""
+BASE_TOKENS, BASE_D_MODEL, BASE_D_K = 4, 6, 4
+"""The shape the presets were tuned for (d_k up to 4: four products, halved by the floor):
+beyond it, version 3 scales them."""
 
 
 @dataclass(frozen=True)
@@ -236,11 +237,11 @@ class DrawOptions:
         values = lim.x.values
         extremes = {v for v in (values[0], values[-1]) if v < 0 or v > 1}
         if self.x_range is None and self.tokens > BASE_TOKENS and extremes:
-            more = -(-self.tokens // BASE_TOKENS) * (2 if self.d_model < BASE_D_MODEL or self.d_k > 4 else 1)
+            more = -(-self.tokens // BASE_TOKENS) * (2 if self.d_model < BASE_D_MODEL or self.d_k > BASE_D_K else 1)
             lim = replace(lim, x=Table(values, tuple(w if v in extremes else w * more
                                                      for v, w in zip(values, lim.x.weights))))
         sparse = (min(1.0, BASE_D_MODEL / self.d_model) * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
-                  * min(1.0, (4 / self.d_k) ** 0.5))
+                  * min(1.0, (BASE_D_K / self.d_k) ** 0.5))
         if self.w_range is None and sparse < 1.0:
             lim = replace(lim, w=_sparser(lim.w, sparse), o_w=lim.w)
         # One entry a token, or many tokens: some token's query, key or value is then often
