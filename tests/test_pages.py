@@ -76,6 +76,7 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
 
 
 SHAPES = [  # shapes that printed off the page or in an empty frame before (issue: classroom sheets)
+    ("--heads", "4", "--d-v", "4", "--output-projection", "--seed", "3"),
     ("--heads", "4", "--d-v", "6", "--output-projection", "--seed", "3"),
     ("--heads", "3", "--d-v", "8", "--output-projection", "--seed", "3"),
     ("--heads", "3", "--output-projection", "--convention", "row", "--seed", "11"),
@@ -99,6 +100,7 @@ def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, 
         assert not out.exists() or not any(out.iterdir())
         return
     for name in ("worksheets.pdf", "answer-keys.pdf"):
+        assert not lonely_titles(pages(out / name)), (name, lonely_titles(pages(out / name)))
         for width, height, words in pages(out / name):
             assert words, f"{name}: an empty page"
             for x0, y0, x1, y1, text in words:
@@ -162,6 +164,17 @@ FACTORS = {  # a product's caption word, and the caption word of a factor it mus
 }
 
 
+def lonely_titles(found) -> list:
+    """Head titles ("Head 2", "Cabeza 2") with nothing under them on their page but the footer."""
+    lonely = []
+    for p, (_, height, words) in enumerate(found):
+        body = [w for w in words if w[3] < height - MARGINS_MM[2] * 72 / 25.4]  # the footer left out
+        for a, b in zip(body, body[1:]):
+            if a[4] in ("Head", "Cabeza") and b[4].isdigit() and not any(w[1] > a[3] for w in body):
+                lonely.append((p + 1, f"{a[4]} {b[4]}"))
+    return lonely
+
+
 def products_apart(found, convention: str) -> list:
     """Products printed on a page that lacks one of their factors (by caption words)."""
     apart = []
@@ -192,6 +205,7 @@ def test_every_layout_prints_inside_its_pages_or_is_refused(run, tmp_path, conve
         found = pages(out / name)
         assert len(found) <= 2 * heads + 1, (name, len(found))  # no page spent on a scrap
         assert not products_apart(found, convention), (name, products_apart(found, convention))
+        assert not lonely_titles(found), (name, lonely_titles(found))
         for width, height, words in found:
             assert words, f"{name}: an empty page"
             for x0, y0, x1, y1, text in words:

@@ -318,8 +318,11 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = 
     row = problem.convention == "row"
     # Each as wide as its own widest value: the output's fractions are often longer than Z's.
     w = cell_width(solution.output, 6, True) if solution.output is not None else 0
+    # The concatenation copies each head's Z: its fractions, without their decimals again (one
+    # line a cell keeps three or four heads with W_O on one page, every box still 7 mm tall).
+    # Row convention: its rows meet the output's two-line rows, so they are two lines tall.
     zc = matrix("Z_concat", _("heads' outputs, concatenated"), solution.Z, tone="out", key=key,
-                cell_w=cell_width(solution.Z, 6, True), two_line=True)
+                cell_w=cell_width(solution.Z, 6), tall=row and problem.W_O is not None)
     # A heavier line where one head's block of rows (columns, in the row convention) ends.
     ends = tuple(problem.d_v * h for h in range(1, len(problem.heads)))
     views = {"Zc": replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)}
