@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
@@ -156,7 +157,8 @@ PITCH_PT = {"caption": CAPTION_LINE_PT, "value": VALUE_LINE_PT, "fraction": FRAC
 """A line's least height, by kind, in points."""
 
 
-def line_pitches(kinds: Sequence[str], scale: float, stretch: float) -> tuple[float, ...]:
+@functools.lru_cache(maxsize=256)  # a batch's sheets share a shape: the same few grids, measured often
+def line_pitches(kinds: tuple[str, ...], scale: float, stretch: float) -> tuple[float, ...]:
     """Lines' heights in raster units at `scale`: a caption's scales with it, a writing line's is
     its least height times `stretch`, in points, whatever the scale. Rounded up to a twentieth
     of a unit: both serializers then write every line's position exactly (SVG keeps two
