@@ -9,6 +9,7 @@ from generator.core.problem import Problem
 from generator.sheet.grid import GridView
 from generator.sheet.rules import rules_lines
 from generator.sheet.style import (
+    FOOT_PT,
     HEADER_PT,
     MAX_STRETCH,
     RULES_CHAR_PT,
@@ -25,8 +26,8 @@ FRAME_CHROME_PT = 34.0
 """What a head's frame takes of a page's height: its title, padding, border and margin."""
 
 
-SLACK_PT = 1.5
-"""Kept free at a page's foot: a panel's bottom brackets, and the rounding of its place."""
+SLACK_PT = 0.5
+"""Kept free at a page's foot: the rounding of the panels' places."""
 
 
 def page_room(paper: str, framed: bool, header_pt: float = 0.0) -> float:
@@ -52,9 +53,10 @@ def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridV
 
 
 def stack_height(stack: tuple[list[GridView], float], stretch: float = 1.0) -> float:
-    """A stack's height with its writing lines at `stretch`."""
+    """A stack's height with its writing lines at `stretch` (each grid's panel: its lines and
+    the bottom brackets' half width)."""
     grids, other = stack
-    return sum(replace(g, stretch=stretch).height_pt for g in grids) + other
+    return sum(replace(g, stretch=stretch).height_pt + FOOT_PT * g.scale for g in grids) + other
 
 
 def stretch_to(stacks: list[tuple[list[GridView], float]], room: float, least: float = 1.0) -> float:

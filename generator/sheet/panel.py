@@ -17,6 +17,7 @@ from generator.sheet.style import (
     CHAR_PT,
     EDGE_PT,
     FONT_PT,
+    FOOT_PT,
     GAP,
     GIVEN_PAD_PT,
     GUIDE_INSET_PT,
@@ -249,7 +250,7 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
     order = list(STYLES)
     layers.sort(key=lambda layer: order.index(layer.kind))  # stable: a style's runs stay in reading order
     width = raster_width(cols)
-    height = max(sum(pitches) for _, pitches, _ in parts) + 1  # the bottom brackets' half width
+    height = max(sum(pitches) for _, pitches, _ in parts) + FOOT_PT
     return PanelView(
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
         shapes=drawing.shapes(width, height), layers=tuple(layers),

@@ -28,7 +28,7 @@ def rules_lines(problem: Problem, key: bool, lang: str = "en") -> list[str]:
     rules, d_k = problem.rules, problem.d_k
     if rules.scale == "floor":
         divisor = hand_divisor(d_k)
-        lines = [_("Scaling: floor(x/%(divisor)s) stands for x/√%(d_k)s: divide, then round down (toward −∞), "
+        lines = [_("Scaling: floor(x/%(divisor)s) stands for x/√%(d_k)s: divide, then round down to the whole number below, "
                    "so floor(−1/%(divisor)s) = −1.") % {"divisor": divisor, "d_k": d_k}]
     elif rules.scale == "exact":
         lines = [_("Scaling: divide each score by √%(d_k)s.") % {"d_k": d_k}]

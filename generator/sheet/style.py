@@ -37,6 +37,9 @@ GAP = 2
 EDGE_PT = 3.5
 """Room for the outer brackets, each side of a grid."""
 
+FOOT_PT = 1.0
+"""Below a grid's last line: the bottom brackets' half width (a panel is this much taller)."""
+
 
 CAPTION_CHAR = 0.75
 """A caption character (7.5 pt) in matrix characters (10 pt)."""
@@ -189,8 +192,9 @@ def content_height(paper: str) -> float:
     return PAPER_HEIGHTS_PT[paper] - (MARGINS_MM[0] + MARGINS_MM[2]) * 72 / 25.4
 
 
-HEADER_PT = 61.5
-"""What a sheet's header takes at the top of its first page: title, name line, rule and gap."""
+HEADER_PT = 59.0
+"""What a sheet's header takes at the top of its first page: the kind and title (33.23), the
+name line (11.49), the padding and rule (6.2) and the gap below (8); sheet/layout.py sets them."""
 
 RULES_LINE_PT, RULES_CHAR_PT = 11.0, 4.6
 """The rules box's line height, and (a little over) the average width of a character of its text."""
