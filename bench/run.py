@@ -57,8 +57,10 @@ def median_ms(works: dict[str, Callable[[], object]], repeats: int) -> dict[str,
 
 
 def page_costs(repeats: int) -> list[Row]:
-    """(a) the blank-page floor, (b) a default worksheet page and a key page."""
+    """(a) the blank-page floor, (b) a default worksheet page and a key page: through WeasyPrint,
+    and written straight from their layout (as `generate` writes them)."""
     from generator.core.student import Student
+    from generator.output import direct
     from generator.output.pdf import painted_html, renderer
     from generator.sheet.model import Settings
     from generator.sheet.views import sheet_view
@@ -70,14 +72,17 @@ def page_costs(repeats: int) -> list[Row]:
     settings = Settings()
     page = {}
     for key in (False, True):
-        # As `generate` renders a page: its HTML with the boxes to paint in, then layout,
-        # painting and the PDF. What is timed is what the floor times: render and write.
-        prepared = painted_html(sheet_view(problem, solution, Student("Ada Lovelace"), settings, key), settings)
+        # Through WeasyPrint: the HTML with the boxes to paint in, then layout, painting and
+        # the PDF. What is timed is what the floor times: render and write.
+        view = sheet_view(problem, solution, Student("Ada Lovelace"), settings, key)
+        prepared = painted_html(view, settings)
         page[key] = lambda prepared=prepared: r.pdf([r.render(*prepared)])
+        page["direct", key] = lambda view=view: direct.document([view], settings)
     ms = median_ms({
         "floor": lambda: r.pdf([r.render(blank)]),
         "worksheet": page[False],
         "key": page[True],
+        "direct key": page["direct", True],
     }, repeats)
     floor = ms["floor"]
     pages = {False: ms["worksheet"], True: ms["key"]}
@@ -87,6 +92,8 @@ def page_costs(repeats: int) -> list[Row]:
         Row("(b) answer key page (render + write)", pages[True], "ms"),
         Row("(b) worksheet page / floor", pages[False] / floor, "x", "<= 4", pages[False] / floor <= 4),
         Row("(b) key page / floor", pages[True] / floor, "x", "<= 4", pages[True] / floor <= 4),
+        Row("(b) key page written directly, as generate writes it (no WeasyPrint)", ms["direct key"], "ms"),
+        Row("(b) key page written directly / floor", ms["direct key"] / floor, "x", "<= 3", ms["direct key"] / floor <= 3),
     ]
 
 
@@ -300,15 +307,14 @@ def against_typst(pairs: int, sheets: int = 0) -> list[Row]:
     import typst_ref
 
     from generator.core.student import Student
-    from generator.output.pdf import renderer
+    from generator.output.documents import document
     from generator.sheet.model import Settings
     from generator.sheet.views import sheet_view
 
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
     markup = typst_ref.PREAMBLE + typst_ref.page(problem, solution, True)
-    ms = median_ms({"ours": lambda: renderer().document([sheet_view(problem, solution, Student(), Settings(), True)],
-                                                        Settings()),
+    ms = median_ms({"ours": lambda: document([sheet_view(problem, solution, Student(), Settings(), True)], Settings()),
                     "typst": lambda: typst_ref.compile_pdf(markup)}, 20)
     ours, theirs = [], []
     with tempfile.TemporaryDirectory() as out:

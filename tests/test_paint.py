@@ -179,7 +179,7 @@ def test_a_pdf_we_cannot_paint_into_is_drawn_by_weasyprint(monkeypatch, how):
         def broken(*args):
             raise KeyError("/Resources")
 
-        monkeypatch.setattr(pdf, "_embed", broken)
+        monkeypatch.setattr(pdf, "embed_mono", broken)
     else:
         monkeypatch.setattr(pdf, "PAINTS", False)
     data, pages = renderer().document([view], Settings())

@@ -24,8 +24,7 @@ from generator.output.files import (
     target_kind,
     write_atomic,
 )
-from generator.output.html import document_chunks, stylesheet_text
-from generator.output.jobs import Stop, Workers, run_tasks
+from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
@@ -208,10 +207,10 @@ def warm_renderer() -> None:
 
 def render_task(task: Task) -> tuple[bytes, list[int]]:
     """A task's PDF and the page count of each of its sheets (runs in a job process)."""
-    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+    from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
 
     views = [sheet_view(s.problem, s.solution, s.student, task.settings, task.key) for s in task.sheets]
-    return renderer().document(views, task.settings)
+    return document(views, task.settings)
 
 
 MIN_PAGES_FOR_JOBS = 40
@@ -226,6 +225,7 @@ job holds in memory (a rendered page's layout is about 1.5 MB until it is writte
 def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
     from generator.output.merge import merge_chunks  # pikepdf loads only when PDF files are written
 
+    clean_stale_scratch()  # a killed run's folder, even when this one needs none (no WeasyPrint, no job process)
     settings = batch.settings
     # A combined file is rendered in parts, the same whatever the number of jobs: so are its bytes.
     tasks = [Task(path, sheets[i:i + PART_SHEETS], key, settings)
@@ -299,6 +299,8 @@ def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, li
             yield sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key)
             if progress:
                 progress(1)
+
+    from generator.output.html import document_chunks, stylesheet_text  # Jinja loads only for HTML output
 
     css = stylesheet_text("../" if batch.split else "")
     for path, sheets, key in documents(batch, plan):

@@ -12,9 +12,11 @@ from generator import __version__
 from generator.core.problem import Problem, Solution
 from generator.core.student import Student
 from generator.output.paint import Painter, Plan
+from generator.output.prose import shaper
 from generator.output.svg import ink_css, panel_svg, qr_svg
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
+from generator.sheet.layout import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheetview import SheetView
 from generator.sheet.style import (
@@ -53,7 +55,16 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["css_string"] = _css_string
     env.filters["ink_css"] = ink_css
     env.globals["panel_svg"] = panel_svg
+    env.globals["rules_lines"] = broken_rules
     return env
+
+
+def broken_rules(view: SheetView) -> tuple[str, ...]:
+    """The rules box's lines as the layout breaks them (as given, where it cannot measure them)."""
+    try:
+        return rules_lines(view, shaper())
+    except Unsettable:
+        return view.rules
 
 
 def document_html(sheets: Sequence[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,

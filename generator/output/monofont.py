@@ -1,6 +1,6 @@
 """The panel font: what it can print, and subsets of it ready to embed in a PDF.
 
-Noto Sans Mono, regular and bold, as bundled in templates/fonts; subset with fontTools to the
+Noto Sans Mono, regular and bold, as bundled in templates/fonts; subset with HarfBuzz to the
 characters a file prints, with a ToUnicode map so that painted text can be searched and copied.
 """
 
@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
-from fontTools import subset as ft_subset
-from fontTools.ttLib import TTFont
+import uharfbuzz as hb
 
 from generator.sheet.assets import templates_dir
 
@@ -54,15 +53,19 @@ class MonoFont:
 
     def __init__(self, path: Path) -> None:
         self.data = path.read_bytes()
-        font = TTFont(io.BytesIO(self.data))
-        self.upem = font["head"].unitsPerEm
-        self.chars = frozenset(chr(c) for c in font.getBestCmap())
-        self.advance = font["hmtx"][font.getBestCmap()[ord(" ")]][0] / self.upem
-        self.cap_height = font["OS/2"].sCapHeight / self.upem
+        self.face = hb.Face(hb.Blob(self.data))
+        font = hb.Font(self.face)
+        self.font = font
+        self.upem = self.face.upem
+        self.cmap = {chr(c): font.get_nominal_glyph(c) for c in self.face.unicodes}
+        self.chars = frozenset(self.cmap)
+        self.advance = font.get_glyph_h_advance(self.cmap[" "]) / self.upem
+        self.cap_height = font.get_metric_position(hb.OTMetricsTag.CAP_HEIGHT) / self.upem
         # Pango places a line's text with these (the hhea metrics), so we do too.
-        self.ascent = font["hhea"].ascent / self.upem
-        self.descent = -font["hhea"].descent / self.upem
-        self.postscript = font["name"].getDebugName(6)
+        extents = font.get_font_extents("ltr")
+        self.ascent = extents.ascender / self.upem
+        self.descent = -extents.descender / self.upem
+        self.postscript = self.face.get_name(hb.OTNameIdPredefined.POSTSCRIPT_NAME)
 
     def prints(self, text: str) -> bool:
         """Whether every character of `text` is in this font (line breaks aside)."""
@@ -70,33 +73,32 @@ class MonoFont:
 
     @functools.lru_cache(maxsize=8)  # noqa: B019 -- one per font, kept for the process
     def subset(self, chars: frozenset[str]) -> EmbeddedFont:
-        """The font cut down to `chars` (made once per set of characters)."""
-        options = ft_subset.Options()
-        options.layout_features = []  # we place glyphs ourselves: no shaping tables
-        options.drop_tables += ["GSUB", "GPOS", "GDEF"]
-        options.name_IDs = [0, 1, 2, 3, 4, 5, 6]
-        options.notdef_outline = True
-        options.hinting = False  # print and screens at any zoom: outlines are enough
-        font = TTFont(io.BytesIO(self.data), recalcTimestamp=False)  # same bytes on every run
-        subsetter = ft_subset.Subsetter(options)
-        subsetter.populate(unicodes=sorted(ord(c) for c in chars))
-        subsetter.subset(font)
-        buffer = io.BytesIO()
-        font.save(buffer)
-        program = buffer.getvalue()
-        cmap = font.getBestCmap()
-        gids = {chr(c): font.getGlyphID(name) for c, name in cmap.items()}
+        """The font cut down to `chars` (made once per set of characters), glyph ids kept."""
+        gids = {ch: self.cmap[ch] for ch in sorted(chars) if ch in self.cmap}
+        plan = hb.SubsetInput()
+        plan.sets(hb.SubsetInputSets.GLYPH_INDEX).update(set(gids.values()) | {0})
+        # We place glyphs ourselves (no shaping tables kept); outlines are enough at any zoom.
+        plan.flags = hb.SubsetFlags.RETAIN_GIDS | hb.SubsetFlags.NO_HINTING | hb.SubsetFlags.NO_LAYOUT_CLOSURE
+        for tag in ("GSUB", "GPOS", "GDEF"):
+            plan.sets(hb.SubsetInputSets.DROP_TABLE_TAG).add(_tag(tag))
+        program = hb.subset(self.face, plan).blob.data
         tag = "".join(chr(65 + b % 26) for b in hashlib.sha256(program).digest()[:6])
-        head = font["head"]
         scale = 1000 / self.upem
+        boxes = [self.font.get_glyph_extents(gid) for gid in gids.values()]
+        boxes = [(e.x_bearing, e.y_bearing + e.height, e.x_bearing + e.width, e.y_bearing) for e in boxes if e]
+        bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
         return EmbeddedFont(
             name=f"{tag}+{self.postscript}", program=zlib.compress(program, 9), length=len(program), gids=gids,
             hex_ids={ch: f"{gid:04x}" for ch, gid in gids.items()},
-            to_unicode=zlib.compress(_to_unicode(gids), 9), advance=round(self.advance * 1000, 3),
-            ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
-            cap_height=round(self.cap_height * 1000),
-            bbox=tuple(round(v * scale) for v in (head.xMin, head.yMin, head.xMax, head.yMax)),
+            to_unicode=zlib.compress(to_unicode((gid, ch) for ch, gid in gids.items()), 9),
+            advance=round(self.advance * 1000, 3), ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
+            cap_height=round(self.cap_height * 1000), bbox=tuple(round(v * scale) for v in bbox),
         )
+
+
+def _tag(name: str) -> int:
+    """An OpenType table tag as the number HarfBuzz takes."""
+    return int.from_bytes(name.encode("ascii"), "big")
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,9 +107,9 @@ def mono(weight: int) -> MonoFont:
     return MonoFont(templates_dir() / MONO_FILES[weight])
 
 
-def _to_unicode(gids: dict[str, int]) -> bytes:
-    """A ToUnicode CMap for glyph ids (two bytes each) to the characters they print."""
-    pairs = sorted((gid, ch) for ch, gid in gids.items())
+def to_unicode(glyphs: Iterable[tuple[int, str]]) -> bytes:
+    """A ToUnicode CMap for glyph ids (two bytes each) to the text they print."""
+    pairs = sorted(set(glyphs))
     lines = [b"/CIDInit /ProcSet findresource begin", b"12 dict begin", b"begincmap",
              b"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
              b"/CMapName /Adobe-Identity-UCS def", b"/CMapType 2 def",

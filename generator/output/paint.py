@@ -226,7 +226,7 @@ def font_key(weight: int) -> str:
     return f"{FONT_KEY}{weight}"
 
 
-def _n(x: float, places: int = 3) -> str:
+def num(x: float, places: int = 3) -> str:
     """A number in a content stream: short, never in exponent form. A grid line's text takes
     four places: its baseline sums a pitch many times, and a rasteriser may snap a glyph to the
     other pixel for a thousandth of a point (the HTML's lines are placed to the float)."""
@@ -237,8 +237,8 @@ def _n(x: float, places: int = 3) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _rgb(colour: str) -> str:
-    return " ".join(_n(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+def rgb(colour: str) -> str:
+    return " ".join(num(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
 
 
 def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont]) -> bytes:
@@ -291,8 +291,8 @@ def cell_width(font: EmbeddedFont, ink: Ink, text: str) -> float:
 def _line(ops: list[str], font: EmbeddedFont, ink: Ink, x: float, y: float, text: str) -> None:
     """One line of text, its baseline's left at (x, y) in PDF's coordinates."""
     # Character spacing outlives ET (it is part of the graphics state): set every time.
-    ops.append(f"BT /{font_key(ink.weight)} {_n(ink.size)} Tf {_rgb(ink.colour)} rg {_n(ink.spacing)} Tc "
-               f"1 0 0 1 {_n(x)} {_n(y)} Tm <{_glyphs(font, text)}> Tj ET")
+    ops.append(f"BT /{font_key(ink.weight)} {num(ink.size)} Tf {rgb(ink.colour)} rg {num(ink.spacing)} Tc "
+               f"1 0 0 1 {num(x)} {num(y)} Tm <{_glyphs(font, text)}> Tj ET")
 
 
 def _glyphs(font: EmbeddedFont, text: str) -> str:
@@ -302,7 +302,7 @@ def _glyphs(font: EmbeddedFont, text: str) -> str:
 
 def _shapes(ops: list[str], shapes: Shapes, scale: float, left: float, top: float) -> None:
     """Rectangles and lines at `scale`, their origin at (left, top) in PDF's coordinates, y down."""
-    ops.append(f"q {_n(scale)} 0 0 {_n(-scale)} {_n(left)} {_n(top)} cm\n{_shape_operators(shapes)}\nQ")
+    ops.append(f"q {num(scale)} 0 0 {num(-scale)} {num(left)} {num(top)} cm\n{_shape_operators(shapes)}\nQ")
 
 
 @functools.lru_cache(maxsize=128)
@@ -311,14 +311,14 @@ def _shape_operators(shapes: Shapes) -> str:
     the same shape, share their drawings (and a sheet's two pages their QR code)."""
     ops = []
     for colour, rects in shapes.fills:
-        ops.append(f"{_rgb(colour)} rg")
-        ops += [f"{_n(x)} {_n(y)} {_n(w)} {_n(h)} re" for x, y, w, h in rects]
+        ops.append(f"{rgb(colour)} rg")
+        ops += [f"{num(x)} {num(y)} {num(w)} {num(h)} re" for x, y, w, h in rects]
         ops.append("f")
     for colour, width, lines in shapes.strokes:
-        ops.append(f"{_rgb(colour)} RG {_n(width)} w 4 M")  # SVG's miter limit
+        ops.append(f"{rgb(colour)} RG {num(width)} w 4 M")  # SVG's miter limit
         for points in lines:
             (x, y), rest = points[0], points[1:]
-            ops.append(f"{_n(x)} {_n(y)} m " + " ".join(f"{_n(px)} {_n(py)} l" for px, py in rest))
+            ops.append(f"{num(x)} {num(y)} m " + " ".join(f"{num(px)} {num(py)} l" for px, py in rest))
         ops.append("S")
     return "\n".join(ops)
 
@@ -331,12 +331,12 @@ def _layer(ops: list[str], layer: Layer, pl: Placement, page_height: float, font
     char = size * font.advance / 1000
     baseline = _baseline(font, size, line)
     left, top = pl.box[:2]
-    ops.append(f"BT /{font_key(style.weight)} {_n(size)} Tf {_rgb(style.colour)} rg 0 Tc")
+    ops.append(f"BT /{font_key(style.weight)} {num(size)} Tf {rgb(style.colour)} rg 0 Tc")
     for k, text in enumerate(layer.text.split("\n")):
         body = text.lstrip(" ")
         if not body:
             continue
         x = left + layer.left_pt + (len(text) - len(body)) * char
         y = page_height - (top + layer.top_pt + k * line + baseline)
-        ops.append(f"1 0 0 1 {_n(x, 4)} {_n(y, 4)} Tm <{_glyphs(font, body)}> Tj")
+        ops.append(f"1 0 0 1 {num(x, 4)} {num(y, 4)} Tm <{_glyphs(font, body)}> Tj")
     ops.append("ET")

@@ -27,9 +27,9 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from generator.output.blocks import Block, BlockMark, stamp
+from generator.output.embed import embed_mono
 from generator.output.html import document_html, page_css_text, paint_plan
 from generator.output.jobs import scratch_folder
-from generator.output.monofont import EmbeddedFont
 from generator.output.paint import (
     ANCHOR,
     Painter,
@@ -246,7 +246,7 @@ def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
     if len(pdf.pages) != len(placements):
         raise Unpaintable(f"the PDF has {len(pdf.pages)} pages where the layout has {len(placements)}")
     fonts = fonts_for(pl for pls in placements for pl in pls)
-    refs = {font_key(weight): _embed(pdf, font) for weight, font in fonts.items()}
+    refs = {font_key(weight): embed_mono(pdf, font) for weight, font in fonts.items()}
     # A content stream may leave its graphics state changed: WeasyPrint's is wrapped in q/Q,
     # so that ours starts from PDF's initial state.
     save = pdf.make_stream(b"q")
@@ -267,29 +267,6 @@ def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
     # A content-based /ID and no timestamps of qpdf's own: the same pages give the same bytes.
     pdf.save(buffer, deterministic_id=True, compress_streams=True)
     return buffer.getvalue()
-
-
-def _embed(pdf: pikepdf.Pdf, font: EmbeddedFont) -> pikepdf.Object:
-    """A panel font as a Type 0 font with Identity-H encoding (two-byte glyph ids)."""
-    Name = pikepdf.Name
-    program = pikepdf.Stream(pdf, font.program, Filter=Name.FlateDecode, Length1=font.length)
-    to_unicode = pikepdf.Stream(pdf, font.to_unicode, Filter=Name.FlateDecode)
-    descriptor = pikepdf.Dictionary(
-        Type=Name.FontDescriptor, FontName=Name(f"/{font.name}"), Flags=5,  # fixed pitch, symbolic
-        FontBBox=pikepdf.Array(font.bbox), ItalicAngle=0, Ascent=font.ascent, Descent=font.descent,
-        CapHeight=font.cap_height, StemV=80, FontFile2=program,
-    )
-    cid_font = pikepdf.Dictionary(
-        Type=Name.Font, Subtype=Name.CIDFontType2, BaseFont=Name(f"/{font.name}"),
-        CIDSystemInfo=pikepdf.Dictionary(Registry=pikepdf.String("Adobe"), Ordering=pikepdf.String("Identity"),
-                                         Supplement=0),
-        FontDescriptor=pdf.make_indirect(descriptor), DW=font.advance, CIDToGIDMap=Name.Identity,
-    )
-    type0 = pikepdf.Dictionary(
-        Type=Name.Font, Subtype=Name.Type0, BaseFont=Name(f"/{font.name}"), Encoding=Name("/Identity-H"),
-        DescendantFonts=pikepdf.Array([pdf.make_indirect(cid_font)]), ToUnicode=to_unicode,
-    )
-    return pdf.make_indirect(type0)
 
 
 @functools.lru_cache(maxsize=1)

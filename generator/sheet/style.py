@@ -117,7 +117,8 @@ FONT_PT = 10.0
 
 @dataclass(frozen=True)
 class Ink:
-    """How some of our own text is printed, in the panel font ("Sheet Mono")."""
+    """How some of our own text is printed: in the panel font ("Sheet Mono"), or for the
+    sheet's prose (sheet/layout.py) in the prose font ("Sheet Sans", weights 400 and 600)."""
 
     size: float
     """In points (for a panel's layers: at scale 1)."""

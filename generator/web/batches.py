@@ -130,9 +130,9 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
         views = [sheet_view(s.problem, s.solution, s.student, settings, False) for s in blank_sheets(options, students)]
     except AttnsheetError as error:
         return None, {"form": str(error)}
-    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+    from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
 
-    data, _ = renderer().document(views, settings)
+    data, _ = document(views, settings)
     return data, {}
 
 

@@ -1,0 +1,166 @@
+"""One-page sheets written as PDF straight from their layout: no HTML, no WeasyPrint.
+
+`generator.sheet.layout` places every part of the sheets most batches print; here they become
+PDF operators (the panels, code and footer through `generator.output.paint`, the prose shaped
+by HarfBuzz in `generator.output.prose`), with the fonts subset once per file. A batch of them
+never imports WeasyPrint: a class of 30 costs about what its interpreter's start-up does.
+Sheets the layout does not cover come back as None, and `generator.output.pdf` renders them.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from typing import Optional, Sequence
+
+import pikepdf
+
+from generator import __version__
+from generator.output.embed import embed_mono, embed_prose
+from generator.output.monofont import mono
+from generator.output.paint import (
+    BadgeMark,
+    FootMark,
+    PanelMark,
+    Placement,
+    font_key,
+    fonts_for,
+    num,
+    page_operators,
+    rgb,
+)
+from generator.output.prose import PROSE_FILES, Shaper, shaper
+from generator.sheet.layout import Frame, PageLayout, Rect, TextRun, page_layout
+from generator.sheet.model import Settings
+from generator.sheet.sheetview import SheetView
+
+PROSE_NAMES = {400: "Sheet-Sans", 600: "Sheet-Sans-Semi-Bold"}
+"""The prose font's PostScript names in our files (as the HTML path's files name them)."""
+
+
+def prose_key(weight: int) -> str:
+    """The name a page's resources give the prose font of `weight`."""
+    return f"AttnSans{weight}"
+
+
+def document(views: Sequence[SheetView], settings: Settings) -> Optional[tuple[bytes, list[int]]]:
+    """Sheets as one PDF and each one's page count, or None: one of them needs WeasyPrint."""
+    measure = shaper()
+    pages = []
+    for view in views:
+        layout = page_layout(view, settings, measure)
+        if layout is None:
+            return None
+        placements = _placements(layout, view)
+        if placements is None:
+            return None
+        pages.append((layout, placements))
+    return _write(pages, settings, measure), [1] * len(pages)
+
+
+def _placements(layout: PageLayout, view: SheetView) -> Optional[tuple[Placement, ...]]:
+    """The panels, the code and the footer as the painter places them; None where the panel
+    font cannot print one of them."""
+    marks = []
+    for place in layout.panels:
+        if not all(mono(layer.style.weight).prints(layer.text) for layer in place.panel.layers):
+            return None
+        box = (place.x, place.y, place.x + place.panel.width_pt, place.y + place.panel.height_pt)
+        marks.append(Placement(PanelMark(place.panel, place.panel.layers), box, 1, 1))
+    label, word = layout.words
+    foot = FootMark(view.code, word)
+    if not mono(400).prints(foot.left + foot.right(1, 1)):
+        return None
+    if layout.badge:
+        badge = BadgeMark(view.code, label)
+        if not (mono(400).prints(label) and mono(700).prints(view.code)):
+            return None
+        marks.append(Placement(badge, layout.badge, 1, 1))
+    marks.append(Placement(foot, layout.foot, 1, 1))
+    return tuple(marks)
+
+
+def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: Settings, measure: Shaper) -> bytes:
+    """The pages as one PDF: fonts subset once for the file, a content stream per page."""
+    pdf = pikepdf.new()
+    mono_fonts = fonts_for(pl for _, pls in pages for pl in pls)
+    glyphs: dict[int, dict[int, str]] = {weight: {} for weight in PROSE_FILES}
+    texts = [[(run, measure.faces[run.prose.weight].shape(run.text)) for run in layout.runs] for layout, _ in pages]
+    for page in texts:
+        for run, shaped in page:
+            glyphs[run.prose.weight].update((g.gid, g.text) for g in shaped)
+    fonts = pikepdf.Dictionary({f"/{font_key(w)}": embed_mono(pdf, f) for w, f in mono_fonts.items()})
+    for weight, used in glyphs.items():
+        if used:
+            subset = measure.faces[weight].subset(frozenset(used), used)
+            fonts[f"/{prose_key(weight)}"] = embed_prose(pdf, subset, PROSE_NAMES[weight])
+    resources = pdf.make_indirect(pikepdf.Dictionary(Font=fonts))
+    for (layout, placements), runs in zip(pages, texts):
+        # Shapes in the layout's own coordinates (y down from the top), then text in PDF's.
+        ops = [f"q 1 0 0 -1 0 {num(layout.height)} cm", *map(_rule, layout.rects), *map(_frame, layout.frames), "Q"]
+        ops += [_text(run, shaped, layout.height, measure) for run, shaped in runs]
+        content = "\n".join(ops).encode("ascii") + b"\n"
+        content += page_operators(placements, layout.height, mono_fonts)
+        page = pikepdf.Page(pikepdf.Dictionary(
+            Type=pikepdf.Name.Page, MediaBox=pikepdf.Array([0, 0, round(layout.width, 6), round(layout.height, 6)]),
+            Resources=resources,
+            Contents=pikepdf.Stream(pdf, zlib.compress(content, 6), Filter=pikepdf.Name.FlateDecode)))
+        pdf.pages.append(page)
+    _describe(pdf, [layout for layout, _ in pages], settings)
+    buffer = io.BytesIO()
+    # A content-based /ID and no timestamps of qpdf's own: the same pages give the same bytes.
+    pdf.save(buffer, deterministic_id=True, compress_streams=True)
+    return buffer.getvalue()
+
+
+def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Settings) -> None:
+    """The document's title, language, dates (when asked) and outline: a bookmark per sheet."""
+    title = layouts[0].title
+    pdf.docinfo[pikepdf.Name.Title] = title
+    pdf.docinfo[pikepdf.Name.Creator] = f"attnsheet {__version__}"
+    pdf.docinfo[pikepdf.Name.Producer] = f"attnsheet {__version__}"
+    if settings.timestamp:
+        stamp = "D:" + "".join(ch for ch in settings.timestamp if ch.isdigit()) + "Z"
+        pdf.docinfo[pikepdf.Name.CreationDate] = pdf.docinfo[pikepdf.Name.ModDate] = stamp
+    pdf.Root.Lang = pikepdf.String(settings.lang)
+    with pdf.open_outline() as outline:
+        for number, layout in enumerate(layouts):
+            destination = pikepdf.Array([pdf.pages[number].obj, pikepdf.Name.XYZ, round(layout.foot[0], 6),
+                                         round(layout.height - layout.title_top, 6), 0])
+            outline.root.append(pikepdf.OutlineItem(layout.title, destination))
+
+
+def _rule(rule: Rect) -> str:
+    """A rule, filled as WeasyPrint fills a border (a path, not a rectangle operator)."""
+    x0, y0, x1, y1 = rule.x, rule.y, rule.x + rule.width, rule.y + rule.height
+    return f"{rgb(rule.colour)} rg {num(x1)} {num(y1)} m {num(x0)} {num(y1)} l {num(x0)} {num(y0)} l {num(x1)} {num(y0)} l h f"
+
+
+def _frame(frame: Frame) -> str:
+    """A rounded box: the background under the whole border box, the border stroked on its middle line."""
+    half = frame.border / 2
+    x, y, w, h = frame.x + half, frame.y + half, frame.width - frame.border, frame.height - frame.border
+    r = frame.radius - half
+    k = r * 0.5523  # a quarter circle's control points
+    path = (f"{num(x + r)} {num(y)} m {num(x + w - r)} {num(y)} l "
+            f"{num(x + w - r + k)} {num(y)} {num(x + w)} {num(y + r - k)} {num(x + w)} {num(y + r)} c "
+            f"{num(x + w)} {num(y + h - r)} l "
+            f"{num(x + w)} {num(y + h - r + k)} {num(x + w - r + k)} {num(y + h)} {num(x + w - r)} {num(y + h)} c "
+            f"{num(x + r)} {num(y + h)} l "
+            f"{num(x + r - k)} {num(y + h)} {num(x)} {num(y + h - r + k)} {num(x)} {num(y + h - r)} c "
+            f"{num(x)} {num(y + r)} l {num(x)} {num(y + r - k)} {num(x + r - k)} {num(y)} {num(x + r)} {num(y)} c h")
+    return f"{rgb(frame.fill)} rg {rgb(frame.stroke)} RG {num(frame.border)} w {path} B"
+
+
+def _text(run: TextRun, shaped, page_height: float, measure: Shaper) -> str:
+    """One shaped line: glyph ids, with the kerning HarfBuzz applied as TJ adjustments."""
+    face = measure.faces[run.prose.weight]
+    parts = []
+    for glyph in shaped:
+        parts.append(f"<{glyph.gid:04x}>")
+        adjust = (face.advance(glyph.gid) - glyph.advance) * 1000 / face.upem
+        if abs(adjust) > 1e-6:
+            parts.append(num(adjust))
+    prose = run.prose
+    return (f"BT /{prose_key(prose.weight)} {num(prose.size)} Tf {rgb(prose.colour)} rg {num(prose.spacing)} Tc "
+            f"1 0 0 1 {num(run.x, 4)} {num(page_height - run.baseline, 4)} Tm [{''.join(parts)}] TJ ET")

@@ -1,0 +1,115 @@
+"""Sheets written straight from their layout (generator.output.direct) against the same sheets
+laid out by WeasyPrint: the same words at the same places, the same picture; what the layout
+does not cover goes to WeasyPrint; a class never loads it."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+import numpy as np
+import pikepdf
+import pytest
+from PIL import Image, ImageChops
+
+from generator.core.engine import solve
+from generator.core.student import Student
+from generator.draw.options import DrawOptions
+from generator.draw.search import draw
+from generator.output import direct
+from generator.output.documents import document
+from generator.output.pdf import renderer
+from generator.sheet.model import Settings
+from generator.sheet.views import sheet_view
+from tests.test_pages import pages
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def both(tmp_path, view, settings):
+    """The sheet written directly and by WeasyPrint, as files."""
+    ours = direct.document([view], settings)
+    assert ours is not None, "the layout should cover this sheet"
+    theirs = renderer().document([view], settings)
+    paths = tmp_path / "direct.pdf", tmp_path / "weasy.pdf"
+    paths[0].write_bytes(ours[0])
+    paths[1].write_bytes(theirs[0])
+    assert ours[1] == theirs[1] == [1]
+    return paths
+
+
+@pytest.mark.parametrize("convention", ["column", "row"])
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("key", [False, True])
+def test_every_word_is_where_weasyprint_puts_it(tmp_path, convention, lang, paper, key):
+    problem = draw(DrawOptions(convention=convention), 11)[0]
+    settings = Settings(paper=paper, lang=lang, title="Clase 3 · Atención")
+    view = sheet_view(problem, solve(problem), Student("Zoë Ødegård", "3B"), settings, key)
+    ours, theirs = (pages(path) for path in both(tmp_path, view, settings))
+    assert [(w, h) for w, h, _ in ours] == [(w, h) for w, h, _ in theirs]
+    placed = defaultdict(list)
+    for *box, text in ours[0][2]:
+        placed[text].append(box)
+    assert len(ours[0][2]) == len(theirs[0][2])
+    for *box, text in theirs[0][2]:
+        assert placed[text], f"{text!r} is missing from the direct PDF"
+        nearest = min(placed[text], key=lambda b: sum(abs(p - q) for p, q in zip(b, box)))
+        assert max(abs(p - q) for p, q in zip(nearest, box)) < 0.25, (text, nearest, box)
+        placed[text].remove(nearest)
+
+
+def test_the_picture_is_weasyprints(tmp_path):
+    # Words are checked above; this catches a rule, a box or a tint that moved or went missing.
+    problem = draw(DrawOptions(), 5)[0]
+    view = sheet_view(problem, solve(problem), Student("Ada"), Settings(), True)
+    images = []
+    for path in both(tmp_path, view, Settings()):
+        subprocess.run(["pdftoppm", "-png", "-r", "60", str(path), str(path.with_suffix(""))], check=True)
+        images.append(Image.open(f"{path.with_suffix('')}-1.png").convert("L"))
+    differ = np.array(ImageChops.difference(*images)) > 64
+    # What differs is the smoothing of a rule's edge pixels (WeasyPrint clips, we fill).
+    assert differ.mean() < 0.002, differ.mean()
+
+
+@pytest.mark.parametrize("case", ["long name", "hebrew name", "long title", "two heads", "worked", "stacked"])
+def test_what_the_layout_does_not_cover_goes_to_weasyprint(case):
+    options = {"two heads": DrawOptions(heads=2), "stacked": DrawOptions(tokens=8, d_model=10)}.get(case, DrawOptions())
+    settings = Settings(title="A very long title " * 5 if case == "long title" else "", worked=case == "worked")
+    name = {"long name": "Maximiliana Wilhelmina Fernández de la Concepción y Montenegro", "hebrew name": "שרה כהן"}
+    problem = draw(options, 3)[0]
+    view = sheet_view(problem, solve(problem), Student(name.get(case, "Ada")), settings, True)
+    assert direct.document([view], settings) is None
+    data, counts = document([view], settings)
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        assert str(pdf.docinfo["/Producer"]).startswith("WeasyPrint")
+    assert sum(counts) >= 1
+
+
+def test_a_direct_file_says_what_it_is():
+    problem = draw(DrawOptions(), 2)[0]
+    settings = Settings(lang="es", title="Repaso", timestamp="2023-11-14T22:13:20Z")
+    views = [sheet_view(problem, solve(problem), Student(n), settings, False) for n in ("Ana", "Luis")]
+    data, counts = document(views, settings)
+    pdf = pikepdf.open(io.BytesIO(data))
+    assert counts == [1, 1] and len(pdf.pages) == 2
+    assert str(pdf.docinfo["/Producer"]).startswith("attnsheet") and str(pdf.docinfo["/Title"]) == "Repaso"
+    assert str(pdf.docinfo["/CreationDate"]) == "D:20231114221320Z" and str(pdf.Root.Lang) == "es"
+    with pdf.open_outline() as outline:
+        assert [item.title for item in outline.root] == ["Repaso", "Repaso"]
+    text = "".join(page.extract_text() for page in __import__("pypdf").PdfReader(io.BytesIO(data)).pages)
+    assert "Ana" in text and "Luis" in text and "Reglas" in text and problem.code in text
+
+
+def test_a_class_batch_never_loads_weasyprint(tmp_path):
+    script = ("import sys\nfrom generator.cli import main\n"
+              "try:\n    main(['generate', '--count', '30', '--seed', '4', '--out', sys.argv[1], '--jobs', '1'])\n"
+              "except SystemExit as e:\n    assert not e.code, e.code\n"
+              "print(sorted(m for m in ('weasyprint', 'jinja2', 'fontTools.subset') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+    assert len(pages(tmp_path / "out" / "answer-keys.pdf")) == 30
