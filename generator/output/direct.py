@@ -17,11 +17,8 @@ import pikepdf
 
 from generator import __version__
 from generator.output.embed import embed_mono, embed_prose
-from generator.output.monofont import mono
 from generator.output.paint import (
-    BadgeMark,
-    FootMark,
-    PanelMark,
+    Painter,
     Placement,
     font_key,
     fonts_for,
@@ -60,24 +57,25 @@ def document(views: Sequence[SheetView], settings: Settings) -> Optional[tuple[b
 
 def _placements(layout: PageLayout, view: SheetView) -> Optional[tuple[Placement, ...]]:
     """The panels, the code and the footer as the painter places them; None where the panel
-    font cannot print one of them."""
-    marks = []
+    font cannot print one of them (the painter would leave it to HTML)."""
+    painter = Painter()
+    placed = []
     for place in layout.panels:
-        if not all(mono(layer.style.weight).prints(layer.text) for layer in place.panel.layers):
+        slot = painter(place.panel)
+        if slot.layers:
             return None
-        box = (place.x, place.y, place.x + place.panel.width_pt, place.y + place.panel.height_pt)
-        marks.append(Placement(PanelMark(place.panel, place.panel.layers), box, 1, 1))
+        placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt, place.y + place.panel.height_pt)))
     label, word = layout.words
-    foot = FootMark(view.code, word)
-    if not mono(400).prints(foot.left + foot.right(1, 1)):
-        return None
     if layout.badge:
-        badge = BadgeMark(view.code, label)
-        if not (mono(400).prints(label) and mono(700).prints(view.code)):
+        badge = painter.badge(view.code, label)
+        if badge is None:
             return None
-        marks.append(Placement(badge, layout.badge, 1, 1))
-    marks.append(Placement(foot, layout.foot, 1, 1))
-    return tuple(marks)
+        placed.append((badge, layout.badge))
+    foot = painter.foot(view.code, word)
+    if foot is None:
+        return None
+    placed.append((foot, layout.foot))
+    return tuple(painter.place(anchor, box) for anchor, box in placed)
 
 
 def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: Settings, measure: Shaper) -> bytes:
