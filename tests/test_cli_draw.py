@@ -105,6 +105,8 @@ def test_every_shape_option_reaches_the_problem(run):
         (("--max-sum", "0"), 2, "--max-sum"),
         (("--max-sum", "10", "--tokens", "6"), 1, "cannot draw"),
         (("--tokens", "9", "--d-model", "2"), 2, "makes only 8"),  # refused before any draw
+        (("--tokens", "8", "--d-model", "3"), 2, "--tokens 8 needs --d-model 4 or more"),  # the same
+        (("--tokens", "1"), 2, "a single token attends only to itself"),
     ],
 )
 def test_bad_options_are_one_line(run, args, code, message):

@@ -68,10 +68,14 @@ DRAW_OPTION_NAMES = (
 )
 
 
-def options_from(params: dict) -> DrawOptions:
-    """DrawOptions from the CLI's parsed parameters; a combination they refuse is a usage error."""
+def options_from(params: dict, drawn: bool = True) -> DrawOptions:
+    """DrawOptions from the CLI's parsed parameters; a combination they refuse, or a shape they
+    cannot draw when they are `drawn` (not a blank template's), is a usage error."""
     try:
-        return DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
+        options = DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
+        if drawn:
+            options.check_drawable()
+        return options
     except DrawError as error:
         raise click.UsageError(str(error)) from None
 

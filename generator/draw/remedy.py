@@ -98,13 +98,14 @@ def _search(options: DrawOptions, guarantee: str, keys: list[tuple[int, int]]) -
                     continue
                 try:
                     candidate = replace(current, **step[1])
+                    candidate.check_drawable()
                 except DrawError:
                     continue  # out of the options' ranges
                 if probes == PROBES:
                     return None
                 probes += 1
                 try:
-                    draw_keys(candidate, keys)
+                    draw_keys(candidate, keys, retries=0)
                 except Infeasible as again:
                     following.append((flags + (step[0],), candidate, again.guarantee))
                     continue

@@ -5,10 +5,12 @@ own stream, PCG64(SeedSequence(seed, spawn_key=(index,))), read only through `ra
 (whose words numpy promises to keep stable) and turned into matrix entries by this module's
 own arithmetic, so a code printed on a sheet rebuilds that sheet after library upgrades.
 
-The search draws the problem in stages — X; then for each head W_V, then W_Q with W_K;
-then W_O — each stage trying CHUNK candidates at a time, in stream order, and keeping the
-first that meets every guarantee of that stage. A stage gives up after MAX_ROUNDS rounds and
-names the guarantee that failed most often, with the option that relaxes it.
+The search draws the problem in stages (`stages`) — X; then for each head W_V, then W_Q with
+W_K; then W_O — each stage trying CHUNK candidates at a time, in stream order, and keeping the
+first that meets every guarantee of that stage. A stage gives up after MAX_ROUNDS rounds;
+the problem is then drawn again from X, from where its stream stopped, up to RETRIES times
+(a first X can leave no weights that work: some tokens too alike, or too large). Only a problem
+that no try draws fails, naming the guarantee that failed most often in its first try.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from generator.core.engine import hand_divisor
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.draw.options import (
     GUARANTEES,
@@ -29,165 +30,27 @@ from generator.draw.options import (
     DrawOptions,
     Infeasible,
     Preset,
-    Table,
     advice,
-    words_for,
 )
 from generator.draw.sheetcodes import coder, decode_code
-
-CHUNK = 16
-"""Candidates tried per round of a stage; part of the algorithm (it decides what is drawn)."""
+from generator.draw.stages import CHUNK, Check, o_stage, qk_stage, v_stage, x_stage
 
 MAX_ROUNDS = 256
 """Rounds per stage before the search gives up: 4,096 candidates."""
 
-ROW_TRIES = 16
-"""Draws per row of W_Q, W_K, W_V; a row keeps the first whose projection fits its window."""
+RETRIES = 24
+"""Fresh draws from X after a problem's first try fails. A problem its first try draws is
+drawn as before: retrying changes only problems that would have failed."""
+
+RETRY_ROUNDS = 16
+"""Rounds per stage in a retry: a sixteenth of the first try (a fresh X matters more than rounds)."""
 
 BLOCK = 256
 """Problems drawn in lockstep, so numpy's per-call cost is shared (does not change results)."""
 
 
-def _zero_lines(m: np.ndarray) -> np.ndarray:
-    """For a stack of matrices (..., r, c): True where some row or some column is all zero."""
-    return (~m.any(axis=-1)).any(axis=-1) | (~m.any(axis=-2)).any(axis=-1)
-
-
-def _same_columns(x: np.ndarray) -> np.ndarray:
-    """For a stack of matrices (..., r, n): True where two columns are equal."""
-    n = x.shape[-1]
-    same = np.zeros(x.shape[:-2], dtype=bool)
-    for i in range(n):
-        for j in range(i + 1, n):
-            same |= (x[..., :, i] == x[..., :, j]).all(axis=-1)
-    return same
-
-
-Check = Callable[[np.ndarray, dict], tuple[dict, dict]]
-
-
-def _x_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
-    d, n = o.d_model, o.tokens
-
-    per = words_for(d * n)
-
-    def check(words, ctx):
-        X = lim.x.sample(words.reshape(-1, CHUNK, per), d * n).reshape(-1, CHUNK, d, n)
-        fails = {"x_zero": _zero_lines(X), "x_same": _same_columns(X)}
-        return {"X": X}, fails
-
-    return CHUNK * per, check
-
-
-def _row_pool(
-    words: np.ndarray, table: Table, X: np.ndarray, window: tuple[int, int], rows: int, varied: bool = False
-):
-    """Up to CHUNK weight matrices of `rows` rows, from a pool of CHUNK·rows drawn rows.
-
-    A drawn row is kept when its projection (row·X) is not all zero, fits `window` and, with
-    `varied`, holds two different values; kept
-    rows fill the matrices in the order drawn. Returns the weights (P, C, rows, d), their
-    projections W·X (P, C, rows, n), and which matrices got all their rows (P, C), where
-    C ≤ CHUNK leaves out matrices that no stream completed (they could not pass anyway).
-    """
-    P = words.shape[0]
-    d = X.shape[-2]
-    pool = CHUNK * rows
-    W = table.sample(words, pool * d).reshape(P, pool, d)
-    proj = W @ X
-    high, low = proj.max(axis=-1), proj.min(axis=-1)
-    fits = (low >= window[0]) & (high <= window[1]) & ((high != 0) | (low != 0))
-    if varied:
-        fits &= high != low
-    counts = fits.sum(axis=-1)
-    C = max(1, min(CHUNK, int(counts.max()) // rows))
-    # Kept rows first, in the order drawn; then gather them with one flat index.
-    order = np.argsort(~fits, axis=-1, kind="stable")[:, : C * rows]
-    flat = (order + (np.arange(P) * pool)[:, None]).ravel()
-    W = W.reshape(P * pool, d)[flat].reshape(P, C, rows, d)
-    proj = proj.reshape(P * pool, -1)[flat].reshape(P, C, rows, -1)
-    complete = np.arange(1, C + 1) * rows <= counts[:, None]
-    return W, proj, complete
-
-
-def _zero_columns(m: np.ndarray) -> np.ndarray:
-    """For a stack of matrices (..., r, c): True where some column is all zero."""
-    return (~m.any(axis=-2)).any(axis=-1)
-
-
-def _v_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
-    d, dv = o.d_model, o.d_v
-
-    def check(words, ctx):
-        # A constant row of V would make its row of Z trivially that constant.
-        W_V, V, complete = _row_pool(words, lim.w, ctx["X"], lim.v, dv, varied=o.tokens > 1)
-        zero = np.zeros(complete.shape, dtype=bool) if lim.zero_v else _zero_columns(V)
-        return {"W_V": W_V}, {"v_window": ~complete, "v_zero": zero}
-
-    return words_for(CHUNK * dv * d), check
-
-
-def _qk_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
-    d, dk, n = o.d_model, o.d_k, o.tokens
-    divisor = hand_divisor(dk)
-    valid = np.tril(np.ones((n, n), dtype=bool)).T if o.causal else np.ones((n, n), dtype=bool)
-    eligible = valid.sum(axis=0) >= 2  # queries with a real choice between keys
-    lift = max(0, -lim.min_scaled)  # powers times 3^lift are integers
-    half = words_for(CHUNK * dk * d)
-    pow3 = np.array([3**e for e in range(lim.max_scaled + lift + 1)] + [0], dtype=np.int64)
-
-    def check(words, ctx):
-        W_Q, Q, q_complete = _row_pool(words[:, :half], lim.w, ctx["X"], lim.qk, dk)
-        W_K, K, k_complete = _row_pool(words[:, half:], lim.w, ctx["X"], lim.qk, dk)
-        C = min(Q.shape[1], K.shape[1])
-        W_Q, Q, W_K, K = W_Q[:, :C], Q[:, :C], W_K[:, :C], K[:, :C]
-        complete = q_complete[:, :C] & k_complete[:, :C]
-        scaled = np.floor_divide(np.swapaxes(K, -1, -2) @ Q, divisor)  # rows keys, columns queries
-        if o.causal:
-            col_max = np.where(valid, scaled, lim.min_scaled - 1).max(axis=-2)
-            col_min = np.where(valid, scaled, lim.max_scaled + 1).min(axis=-2)
-            exponents = np.where(valid, np.clip(scaled, lim.min_scaled, lim.max_scaled) + lift, -1)
-        else:
-            col_max, col_min = scaled.max(axis=-2), scaled.min(axis=-2)
-            exponents = np.clip(scaled, lim.min_scaled, lim.max_scaled) + lift
-        high, low = col_max.max(axis=-1), col_min.min(axis=-1)
-        powers = pow3[exponents]  # exponent -1 marks a masked cell: power 0
-        sums = powers.sum(axis=-2)  # each query's column sum, times 3^lift
-        varied = ((col_max != col_min) & eligible).sum(axis=-1)
-        fails = {
-            "qk_window": ~complete,
-            "qk_zero": np.zeros(high.shape, dtype=bool) if lim.zero_qk else _zero_columns(Q) | _zero_columns(K),
-            "high": high > lim.max_scaled,
-            "low": low < lim.min_scaled,
-            "top": high < lim.min_top,
-            "sum": (sums > lim.max_sum * 3**lift).any(axis=-1),
-            "uniform": 2 * varied < eligible.sum(),
-        }
-        if ctx["prev_Q"].shape[1]:
-            # Same as an earlier head in all three weight matrices: a copy teaches nothing.
-            same_q = (W_Q[:, :, None] == ctx["prev_Q"][:, None]).all(axis=(-2, -1))
-            same_k = (W_K[:, :, None] == ctx["prev_K"][:, None]).all(axis=(-2, -1))
-            same_v = (ctx["W_V"][:, None] == ctx["prev_V"]).all(axis=(-2, -1))[:, None]
-            fails["heads_same"] = (same_q & same_k & same_v).any(axis=-1)
-        return {"W_Q": W_Q, "W_K": W_K, "sums": sums}, fails
-
-    return 2 * half, check
-
-
-def _o_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
-    d, width = o.d_model, o.heads * o.d_v
-
-    per = words_for(d * width)
-
-    def check(words, ctx):
-        W_O = (lim.o_w or lim.w).sample(words.reshape(-1, CHUNK, per), d * width).reshape(-1, CHUNK, d, width)
-        return {"W_O": W_O}, {"o_zero": _zero_lines(W_O)}
-
-    return CHUNK * per, check
-
-
 def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple[int, int]],
-               o: DrawOptions, lim: Preset) -> dict:
+               o: DrawOptions, lim: Preset, rounds: int = MAX_ROUNDS) -> dict:
     """For each stream, the first candidate in stream order that fails no guarantee.
 
     A stage is the number of words one round reads from each stream, and a check that turns
@@ -198,7 +61,7 @@ def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple
     chosen: dict[str, np.ndarray] = {}
     failures: Counter = Counter()
     tried = 0  # candidates checked, over every stream
-    for _ in range(MAX_ROUNDS):
+    for _ in range(rounds):
         words = np.stack([gens[p].random_raw(n_words) for p in pending])
         candidates, fails = check(words, {k: v[pending] for k, v in ctx.items()})
         bad = np.zeros(next(iter(fails.values())).shape, dtype=bool)  # (pending, candidates)
@@ -219,7 +82,7 @@ def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple
     name, count = failures.most_common(1)[0]
     key = keys[int(pending[0])]
     raise Infeasible(
-        f"cannot draw problem {key[1]} of seed {key[0]} in {MAX_ROUNDS * CHUNK} tries; the guarantee failed most "
+        f"cannot draw problem {key[1]} of seed {key[0]} in {rounds * CHUNK} tries; the guarantee failed most "
         f"often ({100 * count // tried}% of tries) was: {GUARANTEES[name][0]}; {advice(name, o, lim)}", name, key)
 
 
@@ -239,6 +102,7 @@ def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> lis
         raise DrawError(f"--count: expected 1 to {MAX_COUNT}, got {count}")
     if start < 0 or start + count > MAX_COUNT:
         raise DrawError(f"problem index out of range: at most {MAX_COUNT - 1}")
+    options.check_drawable()
     try:
         return draw_keys(options, [(seed, i) for i in range(start, start + count)])
     except Infeasible as error:
@@ -247,17 +111,18 @@ def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> lis
         raise DrawError(remedy(error, options, seed, start + count)) from None
 
 
-def draw_keys(options: DrawOptions, keys: list[tuple[int, int]]) -> list[Problem]:
-    """The problems for (seed, index) pairs, possibly from many seeds, in order."""
+def draw_keys(options: DrawOptions, keys: list[tuple[int, int]], retries: int = RETRIES) -> list[Problem]:
+    """The problems for (seed, index) pairs, possibly from many seeds, in order; `retries`
+    fresh draws from X for a problem whose first try fails."""
     lim = options.limits()
     problems = []
     for block in range(0, len(keys), BLOCK):
-        problems.extend(_draw_block(options, lim, keys[block : block + BLOCK]))
+        problems.extend(_draw_block(options, lim, keys[block : block + BLOCK], retries))
     return problems
 
 
 def _heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset,
-           cap: int = 1) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
+           rounds: int, cap: int = 1) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
     """Every head of each stream's problem, and per query the lcm of the heads' column sums, or
     `cap` where it is more (so that it never overflows)."""
     P = len(gens)
@@ -266,7 +131,7 @@ def _heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOption
     empty_v = np.zeros((P, 0, o.d_v, o.d_model), dtype=np.int64)
     denominators = np.ones((P, o.tokens), dtype=np.int64)
     for h in range(o.heads):
-        W_V = _run_stage(gens, _v_stage(o, lim), {"X": X}, keys, o, lim)["W_V"]
+        W_V = _run_stage(gens, v_stage(o, lim), {"X": X}, keys, o, lim, rounds)["W_V"]
         ctx = {
             "X": X,
             "W_V": W_V,
@@ -274,7 +139,7 @@ def _heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOption
             "prev_K": np.stack([x["W_K"] for x in heads], axis=1) if heads else empty_q,
             "prev_V": np.stack([x["W_V"] for x in heads], axis=1) if heads else empty_v,
         }
-        qk = _run_stage(gens, _qk_stage(o, lim), ctx, keys, o, lim)
+        qk = _run_stage(gens, qk_stage(o, lim), ctx, keys, o, lim, rounds)
         denominators = np.minimum(np.lcm(denominators, qk["sums"]), cap)
         heads.append({"W_Q": qk["W_Q"], "W_K": qk["W_K"], "W_V": W_V})
     return heads, denominators
@@ -289,11 +154,11 @@ OUTPUT_ROUNDS = 256
 
 
 def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions,
-                   lim: Preset) -> list[dict[str, np.ndarray]]:
+                   lim: Preset, rounds: int) -> list[dict[str, np.ndarray]]:
     """Every head of every problem; with several heads meeting in W_O, drawn again (all of them,
     from the problem's own stream) until the output's denominators are hand-sized."""
     if not o.bounds_output:
-        return _heads(gens, X, keys, o, lim)[0]
+        return _heads(gens, X, keys, o, lim, rounds)[0]
     # The output mixes every head's Z: its denominators divide the lcm of the heads' column sums
     # for each query (A = powers / sum). The heads are drawn one after another, so a bad first
     # head cannot be mended by the next: a failing set is drawn again whole.
@@ -301,9 +166,10 @@ def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: Dr
     bound = OUTPUT_BOUND * o.heads * lim.max_sum * 3**lift  # the sums are counted in units of 3^-lift
     pending = np.arange(len(gens))
     chosen: Optional[list[dict[str, np.ndarray]]] = None
-    for _ in range(OUTPUT_ROUNDS):
+    sets = OUTPUT_ROUNDS * rounds // MAX_ROUNDS
+    for _ in range(sets):
         heads, denominators = _heads([gens[p] for p in pending], X[pending], [keys[p] for p in pending], o, lim,
-                                     cap=bound + 1)
+                                     rounds, cap=bound + 1)
         ok = (denominators <= bound).all(axis=-1)
         if chosen is None:
             chosen = [{name: np.zeros((len(gens), *a.shape[1:]), dtype=a.dtype) for name, a in h.items()}
@@ -315,14 +181,59 @@ def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: Dr
         if not len(pending):
             return chosen
     seed, index = keys[int(pending[0])]
-    raise Infeasible(f"cannot draw problem {index} of seed {seed} in {OUTPUT_ROUNDS} sets of heads; the guarantee "
+    raise Infeasible(f"cannot draw problem {index} of seed {seed} in {sets} sets of heads; the guarantee "
                      f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}",
                      "o_denominators", (seed, index))
-def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]]) -> list[Problem]:
-    gens = [_stream(seed, index) for seed, index in keys]
-    X = _run_stage(gens, _x_stage(o, lim), {}, keys, o, lim)["X"]
-    heads = _bounded_heads(gens, X, keys, o, lim)
-    W_O = _run_stage(gens, _o_stage(o, lim), {}, keys, o, lim)["W_O"] if o.output_projection else None
+
+
+Drawn = tuple[np.ndarray, list[dict[str, np.ndarray]], Optional[np.ndarray]]
+"""Each stream's X, heads (W_Q, W_K, W_V stacked) and W_O (or None)."""
+
+
+def _try(gens: list, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset, rounds: int) -> Drawn:
+    """Every stream's problem, drawn in lockstep from where each stream stands."""
+    X = _run_stage(gens, x_stage(o, lim), {}, keys, o, lim, rounds)["X"]
+    heads = _bounded_heads(gens, X, keys, o, lim, rounds)
+    W_O = _run_stage(gens, o_stage(o, lim), {}, keys, o, lim, rounds)["W_O"] if o.output_projection else None
+    return X, heads, W_O
+
+
+def _retried(key: tuple[int, int], o: DrawOptions, lim: Preset, retries: int) -> Drawn:
+    """One problem, its first try and then up to `retries` more, each from where the stream
+    stopped; the first try's failure if none draws it."""
+    gens = [_stream(*key)]
+    try:
+        return _try(gens, [key], o, lim, MAX_ROUNDS)
+    except Infeasible as first:
+        # The output's bound fails for the heads, not for X, and a whole set of heads is dear.
+        for _ in range(0 if first.guarantee == "o_denominators" else retries):
+            try:
+                return _try(gens, [key], o, lim, RETRY_ROUNDS)
+            except Infeasible:
+                pass
+        raise first from None
+
+
+def _drawn(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]], retries: int) -> Drawn:
+    """The block's problems: in lockstep, or, where that fails (and always for one problem),
+    each alone with its retries."""
+    if len(keys) > 1:
+        try:
+            return _try([_stream(seed, index) for seed, index in keys], keys, o, lim, MAX_ROUNDS)
+        except Infeasible:
+            if not retries:
+                raise
+    # Streams are independent, so a problem drawn alone is the one the block drew, and the one
+    # that failed gets its retries.
+    alone = [_retried(key, o, lim, retries) for key in keys]
+    heads = [{name: np.concatenate([a[1][h][name] for a in alone]) for name in alone[0][1][h]}
+             for h in range(o.heads)]
+    return (np.concatenate([a[0] for a in alone]), heads,
+            np.concatenate([a[2] for a in alone]) if o.output_projection else None)
+
+
+def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]], retries: int) -> list[Problem]:
+    X, heads, W_O = _drawn(o, lim, keys, retries)
     rules = Rules() if o.rules == "hand" else Rules(scale="exact", softmax="e")
     coders: dict[int, Callable[[int], str]] = {}
     problems = []
