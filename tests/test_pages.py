@@ -75,6 +75,24 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
             assert any(expression.replace("−", "−") in text for text in printed), expression
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_worked_row_key_keeps_its_example_with_the_output_never_alone(run, tmp_path, lang, paper):
+    # It used to follow the output onto a page of its own. Now the key's lines give it room on
+    # the first page (A4), or the output starts the second page with the example below it.
+    args = ("--count", "3", "--seed", "5", "--convention", "row", "--lang", lang, "--paper", paper, "--worked",
+            "--split")
+    assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
+    for key in sorted((tmp_path / "keys").iterdir()):
+        found = pages(key)
+        assert len(found) <= 2, key
+        last = " ".join(w[4] for w in found[-1][2])
+        assert ("Worked out" if lang == "en" else "Resuelto paso a paso") in last
+        assert "A·V" in last.split(), last[:200]  # Z's caption: the output is on that page
+    if paper == "a4":  # the first sheet of this batch fits on one page, as measured
+        assert len(pages(sorted((tmp_path / "keys").iterdir())[0])) == 1
+
+
 SHAPES = [  # shapes that printed off the page or in an empty frame before (issue: classroom sheets)
     ("--heads", "4", "--d-v", "4", "--output-projection", "--seed", "3"),
     ("--heads", "4", "--d-v", "6", "--output-projection", "--seed", "3"),

@@ -187,9 +187,10 @@ def test_default_shapes_keep_the_one_page_layout(preset, extra):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_panels_place_every_value_and_caption_without_collisions(layout):
+    from generator.sheet.arrangement import arrangement
     from generator.sheet.grid import grid
     from generator.sheet.panel import grid_panel, side_by_side
-    from generator.sheet.views import arrangement, head_matrices
+    from generator.sheet.views import head_matrices
 
     for problem in draw(LAYOUTS[layout], 31, 25):
         solution = solve(problem)

@@ -1,6 +1,6 @@
 """A sheet as a screen form: every cell of every matrix where the paper has it, in points.
 
-The same grids as the printed sheet (`views.arrangement`), placed the same way: a teacher
+The same grids as the printed sheet (`arrangement`), placed the same way: a teacher
 types what is on a student's paper into boxes that sit where that paper's boxes sit.
 """
 
@@ -11,9 +11,10 @@ from typing import Optional
 
 from generator.core.grade import grid_shapes, has_final
 from generator.core.problem import Problem, Solution
+from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
-from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_arrangement, final_matrices, head_layout
+from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_matrices, head_layout
 
 HEAD_GAP_PT = 24.0
 """Space between one head's form and the next."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Sequence
 
 from generator.core.problem import Problem
 from generator.sheet.grid import GridView
@@ -15,6 +16,7 @@ from generator.sheet.style import (
     RULES_CHAR_PT,
     RULES_CHROME_PT,
     RULES_LINE_PT,
+    RULES_MAX_PT,
     content_height,
 )
 
@@ -42,6 +44,25 @@ def rules_height(problem: Problem, lang: str, width_pt: float) -> float:
     per_line = max(1, int(width_pt / RULES_CHAR_PT))
     lines = sum(math.ceil(len(line) / per_line) for line in rules_lines(problem, False, lang))
     return lines * RULES_LINE_PT + RULES_CHROME_PT
+
+
+WORKED_CHAR_PT = 4.8
+"""A character of the worked example (8 pt of the panel font)."""
+
+
+def worked_height(lines: Sequence[Sequence[str]]) -> float:
+    """How tall the worked example's box is below a grid, with its gap: at most 82 mm wide, each
+    line broken only between its expressions (as the template breaks them)."""
+    per_line = RULES_MAX_PT / WORKED_CHAR_PT
+    count = 0
+    for line in lines:
+        used = None
+        for expr in line:
+            if used is None or used + 1 + len(expr) > per_line:
+                count, used = count + 1, len(expr)
+            else:
+                used += 1 + len(expr)
+    return PANEL_GAP_PT + RULES_CHROME_PT + count * RULES_LINE_PT
 
 
 def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:

@@ -22,6 +22,9 @@ class HeadView:
     """Row convention: the rules box sits beside the projections."""
     beside_out: bool
     """Row convention: the rules box sits beside the output grid instead."""
+    out_apart: bool
+    """Row convention: the output starts a new page, with the worked example below it (a key
+    whose example fits on the first page neither below the output nor in shorter lines)."""
     proj_width_pt: float
     """The projections' width (the column convention's rules box is as wide)."""
     rules_left_pt: float

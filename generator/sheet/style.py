@@ -202,6 +202,8 @@ RULES_LINE_PT, RULES_CHAR_PT = 11.0, 4.6
 
 RULES_CHROME_PT = 26.0
 """What the rules box adds to its lines: its title, padding and border."""
+RULES_CHROME_W_PT = 2 * (RULES_PAD_PT[1] + RULES_BORDER_PT)
+"""What it adds to its text's width: its padding and border, both sides."""
 
 
 QR_PT = 42.52

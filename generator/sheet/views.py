@@ -9,7 +9,8 @@ from typing import Optional
 from generator.core.errors import LayoutError
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
-from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to
+from generator.sheet.arrangement import KEPT_BANDS, arrangement, final_arrangement
+from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to, worked_height
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
@@ -24,9 +25,8 @@ from generator.sheet.rules import rules_lines, worked_example
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
     FRAME_INSET_PT,
-    RULES_BORDER_PT,
+    RULES_CHROME_W_PT,
     RULES_MAX_PT,
-    RULES_PAD_PT,
     content_width,
     raster_width,
 )
@@ -60,8 +60,13 @@ RULES_MIN_PT = 125.0
 
 
 
-GRADED_LEAST_STRETCH = 0.8
-"""A graded sheet's lines may be this much shorter than a worksheet's, to make room for its score."""
+WORKED_SLACK_PT = 12.0
+"""Kept free beside a worked example: the rules box beside shorter projections may be the
+taller of the two by a few points."""
+
+READ_LEAST_STRETCH = 0.8
+"""The lines of a sheet nobody writes on may be this much shorter than a worksheet's: a graded
+sheet's, to make room for its score; a row-convention key's, for its worked example."""
 
 
 SCORE_GAP_PT = 4.0
@@ -81,8 +86,10 @@ MIN_SCALE = 0.7
 
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None, paper: str = "letter", header_pt: float = 0.0) -> dict:
-    """One head's matrices placed in grids: proj (projections), att (attention), out (row layout).
+                marks: Optional[dict] = None, paper: str = "letter", header_pt: float = 0.0,
+                worked_pt: float = 0.0) -> dict:
+    """One head's matrices placed in grids: proj (projections), att (attention), out (row layout);
+    `worked_pt`, the worked example's height, which follows a row-convention head.
 
     `stacked` is set when the side-by-side layout would not fit a page: the grids then follow
     one another, row by row, scaled down as much as the widest needs. A single head that fits
@@ -123,12 +130,21 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     # Not beside the projections (long captions, as in Spanish): beside the output grid, the
     # narrowest band, rather than below the projections, where it pushed A and Z off the page.
     beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
+    out_apart = False
     if not stacked and not framed:
+        page = page_room(paper, framed, header_pt)
         below = 0.0 if row and (beside or beside_out) else rules
-        stretch = stretch_to(stacks(problem, grids, below), page_room(paper, framed, header_pt),
-                             GRADED_LEAST_STRETCH if header_pt else 1.0)
+        stretch = stretch_to(stacks(problem, grids, below), page, READ_LEAST_STRETCH if header_pt else 1.0)
+        if row and worked_pt:
+            # A row-convention key's worked example follows the output: its lines give it room
+            # where shorter lines make it fit; else the output starts the next page, above it.
+            with_worked = stacks(problem, grids, below + worked_pt + WORKED_SLACK_PT)
+            fits = stretch_to(with_worked, page, READ_LEAST_STRETCH)
+            out_apart = stack_height(with_worked[0], fits) > page
+            stretch = stretch if out_apart else fits
         grids = {name: replace(g, stretch=stretch) for name, g in grids.items()}
-    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "matrices": m}
+    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "out_apart": out_apart,
+            "matrices": m}
 
 
 def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en",
@@ -140,45 +156,18 @@ def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     return g["matrices"], grids, g["stacked"]
 
 
-def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, list[list]]:
-    """Where a head's matrices go, by view name: rows of its grids, so that each product sits
-    where its factors' rows and columns cross (the by-hand layout, or its transpose); `stacked`:
-    a row-convention head too big for one page, its elementwise steps one below another."""
-    if convention == "row":
-        steps = ([[m["Qc"], m["S"]], [None, m["S2"]], [None, m["E"], m["sums"]]] if stacked
-                 else [[m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]])
-        return {
-            "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
-            "att": [[None, m["KT"]], *steps],
-            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
-        }
-    return {
-        "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
-        "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
-                [None, m["A"]], [m["Vc"], m["Z"]]],
-    }
-
-
 def side_by_side_width(left: GridView, right: GridView) -> float:
     """Width of `side_by_side(left, right)`."""
     return round(raster_width(side_by_side_cols(left, right)) * left.scale, 2)
 
 
-KEPT_BANDS = {
-    # Column convention: X heads the columns of Q, K and V; Q's copy those of the scores; A
-    # sits above V's copy and Z. Row convention: the weights, Kᵀ and V's copy head the columns
-    # of the products below them. Elementwise steps (S', E, Σ) may go on over a page.
-    "column": {"proj": frozenset({0, 1, 2}), "att": frozenset({0, 5})},
-    "row": {"proj": frozenset({0}), "att": frozenset({0}), "out": frozenset({0})},
-}
-"""Bands of each grid that stay on the page of the band after them (see `arrangement`)."""
-
-
 def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
-               marks: Optional[dict] = None, header_pt: float = 0.0) -> HeadView:
+               marks: Optional[dict] = None, header_pt: float = 0.0, worked_pt: float = 0.0) -> HeadView:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt)
-    common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt}
+    grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt,
+                        worked_pt)
+    common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt,
+              "out_apart": grids["out_apart"]}
     proj_left = grids["proj"].width_pt + RULES_GAP_PT
     if grids["stacked"]:
         kept = KEPT_BANDS[problem.convention]
@@ -301,13 +290,6 @@ def _final_advice(problem: Problem, g: GridView, wide: bool) -> str:
     return f"{heads} heads of d_v {dv}: {what} would be {size}; use {fix}"
 
 
-def final_arrangement(convention: str, v: dict) -> list[list]:
-    """The rows of the grid after the heads: the concatenation, and W_O beside the output."""
-    if convention == "row":
-        return [[None, v["W_O"]], [v["Zc"], v["out"]]] if "W_O" in v else [[v["Zc"]]]
-    return [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
-
-
 def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = "en", blank: bool = False,
                    marks: Optional[dict] = None) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
@@ -363,9 +345,11 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
-    heads = tuple(_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header)
-                  for h in range(len(problem.heads)))
     worked = worked_example(problem, solution, lang) if key and settings.worked else None
+    worked_pt = worked_height(worked) if worked else 0.0
+    heads = tuple(_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header,
+                             worked_pt if h == 0 else 0.0)
+                  for h in range(len(problem.heads)))
     return SheetView(
         problem=problem, heads=heads, final=final and grid_panel(final), key=key, student=student,
         rules=tuple(rules_lines(problem, key, lang)),
@@ -378,7 +362,7 @@ def rules_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
     """The width of the rules box's text, wherever the first head's layout puts the box: set,
     not left to the page's CSS, so that text laid out once fits every sheet of a batch."""
     room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0)
-    chrome = 2 * (RULES_PAD_PT[1] + RULES_BORDER_PT)
+    chrome = RULES_CHROME_W_PT
     if head.stacked:
         return round(room - chrome, 2)  # above the grids, across the page
     if not row:
