@@ -25,11 +25,20 @@ def pages(pdf) -> list[tuple[float, float, list[tuple[float, float, float, float
             for w, h, body in PAGE.findall(xml)]
 
 
+def ink(word) -> tuple[float, float]:
+    """A word's height as its letters and digits take it: its font box without the room above
+    the capitals (for accents, a quarter of the box in both fonts) and below the baseline (a
+    sixth), where a key's small unreduced fraction may sit under the fraction above it."""
+    y0, y1 = word[1], word[3]
+    return y0 + 0.26 * (y1 - y0), y1 - 0.17 * (y1 - y0)
+
+
 def overlapping(words) -> list:
-    """Pairs of words whose boxes overlap by more than a hair."""
+    """Pairs of words whose ink overlaps by more than a hair."""
     found = []
     for a, b in itertools.combinations(words, 2):
-        if min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 1.0:
+        (a0, a1), (b0, b1) = ink(a), ink(b)
+        if min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a1, b1) - max(a0, b0) > 0.5:
             found.append((a[4], b[4]))
     return found
 

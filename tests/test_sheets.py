@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -230,3 +232,37 @@ def test_a_combined_file_joined_from_parts_keeps_order_bookmarks_and_metadata(ru
         marks = reader.outline
         assert len(marks) == count and [reader.get_destination_page_number(m) for m in marks] == list(range(count))
         assert reader.trailer["/Root"]["/Lang"] == "es" and reader.metadata["/Title"] == "Autoatención a mano"
+
+
+@pytest.mark.parametrize("convention", ["column", "row"])
+def test_a_key_shows_each_unreduced_fraction_that_reduces_beside_its_value(convention):
+    from fractions import Fraction
+
+    from generator.core.problem import transpose
+    from generator.sheet.unreduced import unreduced_forms
+
+    shown = 0
+    for problem in draw(DrawOptions(convention=convention), 3, 40):  # whole powers (no 3^-1)
+        sol = solve(problem).heads[0]
+        forms_a, forms_z = unreduced_forms(sol, convention == "row")
+        for values, forms in ((sol.A, forms_a), (sol.Z, forms_z)):
+            if convention == "row":  # compare by query columns, whatever the convention
+                values, forms = transpose(values), transpose(forms)
+            for i, line in enumerate(values):
+                for j, value in enumerate(line):
+                    form, reduces = forms[i][j], Fraction(value).denominator not in (1, sol.sums[j])
+                    assert bool(form) == (reduces and value != 0), (value, form)
+                    if form:  # "=p/s": the same value, over the query's column sum
+                        p, s = form.removeprefix("=").replace("\u2212", "-").split("/")
+                        assert Fraction(int(p), int(s)) == value and int(s) == sol.sums[j]
+                        shown += 1
+    assert shown > 100
+
+
+def test_the_unreduced_fractions_print_on_the_key_only(tmp_path, run):
+    assert run("generate", "--seed", "5", "--out", str(tmp_path)).code == 0
+    key = subprocess.run(["pdftotext", "-layout", str(tmp_path / "answer-keys.pdf"), "-"], capture_output=True, text=True).stdout
+    sheet = subprocess.run(["pdftotext", "-layout", str(tmp_path / "worksheets.pdf"), "-"], capture_output=True, text=True).stdout
+    # Seed 5's first query: powers 9, 9, 3, 3 over a sum of 24 (worked by hand), Z's first entry 30/24.
+    assert "=9/24" in key and "=3/24" in key and "=30/24" in key
+    assert not re.search("=−?[0-9]+/[0-9]", sheet), sheet  # the worksheet's boxes are empty

@@ -46,6 +46,9 @@ class MatrixView:
     """On a graded sheet, each cell's verdict (correct, carried, wrong, blank, unreadable, masked)."""
     notes: tuple[tuple[str, ...], ...] = ()
     """On a graded sheet, the expected value, small, in each wrong cell (else empty)."""
+    unreduced: tuple[tuple[str, ...], ...] = ()
+    """On a key, each cell's unreduced fraction where it reduces ("=9/24"), small on the
+    guide between the fraction and its decimals (else empty; none on other sheets)."""
     tone: str = "input"
     """Colour family: input, weight, q, k, v, score, attn, out."""
     boxes: bool = True
@@ -236,11 +239,15 @@ def _center(text: str, width: int) -> str:
 # Fraction arithmetic is slow. typed: 1, 1.0 and Fraction(1) are written differently.
 
 
-def cell_width(values: Sequence[Sequence[Cell]], minimum: int, two_line: bool = False) -> int:
-    """Characters per cell: room for the longest value plus a space each side."""
+def cell_width(values: Sequence[Sequence[Cell]], minimum: int, two_line: bool = False,
+               small: Sequence[Sequence[str]] = ()) -> int:
+    """Characters per cell: room for the longest value (or `small` text, in caption characters)
+    plus a space each side."""
     longest = max((len(sheet_value(x)) for row in values for x in row), default=1)
     if two_line:
         longest = max(longest, max((len(sheet_decimal(x)) for row in values for x in row), default=1))
+    if small:
+        longest = max(longest, math.ceil(max(len(t) for row in small for t in row) * CAPTION_CHAR))
     return max(minimum, longest + 2)
 
 
@@ -293,11 +300,11 @@ def _marked_lines(marking: Marking, cell_w: int, cell_h: int) -> tuple[str, ...]
 def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: str, given: bool = False,
            key: bool = False, cell_w: int = 0, two_line: bool = False, tall: bool = False,
            masked: Sequence[tuple[int, int]] = (), tokens: Sequence[str] = (),
-           row_labels: Sequence[str] = ()) -> MatrixView:
+           row_labels: Sequence[str] = (), unreduced: Sequence[Sequence[str]] = ()) -> MatrixView:
     """The view of one matrix: given values, or writing boxes (filled on the key).
 
     `two_line` cells hold a value and its decimals; `tall` cells are two lines high with the
-    value alone, to line up with a two-line neighbour.
+    value alone, to line up with a two-line neighbour; `unreduced`, a key's unreduced fractions.
     """
     rows, cols = len(values), len(values[0])
     width = cell_w or cell_width(values, 3, two_line)
@@ -308,10 +315,12 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
         label=label, caption=caption, lines=_lines(shown, rows, cols, width, cell_h, two_line, hidden), rows=rows,
         cols=cols, cell_w=width, cell_h=cell_h, tone=tone, boxes=not given, answers=key and not given,
         masked=tuple(sorted(hidden)), tokens=tuple(tokens), row_labels=tuple(row_labels), guided=two_line,
+        unreduced=tuple(tuple("" if (i, j) in hidden else t for j, t in enumerate(line))
+                        for i, line in enumerate(unreduced)) if key and not given else (),
     )
 
 
 def marked(view: MatrixView, marking: Marking) -> MatrixView:
     """A matrix's writing boxes filled with what a student wrote, each with its verdict's mark."""
     return replace(view, lines=_marked_lines(marking, view.cell_w, view.cell_h), answers=False,
-                   marks=marking.verdicts, notes=marking.notes)
+                   marks=marking.verdicts, notes=marking.notes, unreduced=())

@@ -122,9 +122,10 @@ class _Raster:
                 line[col + k] = ch
 
     def layers(self, kind: str, left_pt: float, char_pt: float, pitches: Sequence[float], scale: float,
-               drop_pt: float = 0.0) -> list[Layer]:
+               drop_pt: float = 0.0, drop_lines: float = 0.0) -> list[Layer]:
         """The raster's lines as layers, one per run of used lines of one height (`pitches`, in
-        raster units, each line's), each from its first line and its first used column.
+        raster units, each line's), each from its first line and its first used column, moved
+        down by `drop_pt` and by `drop_lines` of its line height.
 
         Spaces are glyphs to WeasyPrint: the indent a run's lines share becomes its offset.
         """
@@ -144,9 +145,16 @@ class _Raster:
                 continue
             indent = min(len(line) - len(line.lstrip(" ")) for line in lines if line)
             text = "\n".join(line[indent:] for line in lines)
-            out.append(Layer(kind, round(left_pt + indent * char_pt, 2), round(tops[first] * scale + drop_pt, 2),
-                             text, round(pitches[first] * scale, 4)))
+            top = (tops[first] + drop_lines * pitches[first]) * scale + drop_pt
+            out.append(Layer(kind, round(left_pt + indent * char_pt, 2), round(top, 2), text,
+                             round(pitches[first] * scale, 4)))
         return out
+
+
+def _form_start(col: float, j: int, cell_w: int, form: str) -> int:
+    """Where an unreduced fraction starts, in caption characters: centred in cell j of a matrix
+    whose body starts at character `col`."""
+    return round((col + (j + 0.5) * cell_w) / CAPTION_CHAR - len(form) / 2)
 
 
 class _Drawing:
@@ -181,10 +189,17 @@ class _Drawing:
                 for i in range(m.rows):
                     middle = tops[i * m.cell_h + 1]
                     for j in range(m.cols):
-                        if (i, j) not in hidden:  # a struck-out cell takes nothing written
-                            left = x + j * cw
-                            self.line(GUIDE_LINE, 0.4, (left + GUIDE_INSET_PT, middle),
-                                      (left + cw - GUIDE_INSET_PT, middle))
+                        if (i, j) in hidden:  # a struck-out cell takes nothing written
+                            continue
+                        left, right = x + j * cw + GUIDE_INSET_PT, x + (j + 1) * cw - GUIDE_INSET_PT
+                        form = m.unreduced[i][j] if m.unreduced else ""
+                        if form:  # the guide stops either side of a key's unreduced fraction
+                            start = _form_start(x / CHAR_PT, j, m.cell_w, form) * CAPTION_CHAR * CHAR_PT
+                            end = start + len(form) * CAPTION_CHAR * CHAR_PT
+                            self.line(GUIDE_LINE, 0.4, (left, middle), (start - GUIDE_INSET_PT, middle))
+                            self.line(GUIDE_LINE, 0.4, (end + GUIDE_INSET_PT, middle), (right, middle))
+                        else:
+                            self.line(GUIDE_LINE, 0.4, (left, middle), (right, middle))
         for i in m.split_rows:
             self.line(tone.ink, 1.0, (x, rows[i]), (x + w, rows[i]))
         for j in m.split_cols:
@@ -246,7 +261,9 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
         layers += [layer for kind, raster in rasters.items()
                    for layer in raster.layers(kind, EDGE_PT * scale, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
                                               pitches, scale,
-                                              {"captions": CAPTION_DROP_PT, "notes": NOTE_DROP_PT}.get(kind, 0.0) * scale)]
+                                              {"captions": CAPTION_DROP_PT, "notes": NOTE_DROP_PT}.get(kind, 0.0) * scale,
+                                              # On the guide: half a line below its fraction's.
+                                              0.5 if kind == "unreduced" else 0.0)]
     order = list(STYLES)
     layers.sort(key=lambda layer: order.index(layer.kind))  # stable: a style's runs stay in reading order
     width = raster_width(cols)
@@ -279,6 +296,11 @@ def _rasters(drawing: _Drawing, cells: Sequence[Placed], tops: Sequence[float]) 
                     right = (c.col + (j + 1) * m.cell_w) / NOTE_CHAR
                     rasters.setdefault("notes", _Raster()).put(c.body_row + (i + 1) * m.cell_h - 1,
                                                                math.floor(right - 0.5) - len(note), note)
+        for i, row in enumerate(m.unreduced):
+            for j, form in enumerate(row):
+                if form:
+                    rasters.setdefault("unreduced", _Raster()).put(c.body_row + i * m.cell_h,
+                                                                   _form_start(c.col, j, m.cell_w, form), form)
         if m.lines:
             layer = rasters.setdefault("answers" if m.answers else "given", _Raster())
             for k, line in enumerate(m.lines):

@@ -133,6 +133,7 @@ class Ink:
 STYLES = {
     "given": Ink(FONT_PT, 400, "#1b1b1b"),
     "answers": Ink(FONT_PT, 700, "#0b4fa8"),
+    "unreduced": Ink(FONT_PT * CAPTION_CHAR, 400, "#0b4fa8"),
     "captions": Ink(FONT_PT * CAPTION_CHAR, 400, "#5a5a5a"),
     "notes": Ink(FONT_PT * NOTE_CHAR, 400, "#b00020"),
 }

@@ -30,6 +30,7 @@ from generator.sheet.style import (
     content_width,
     raster_width,
 )
+from generator.sheet.unreduced import unreduced_forms
 
 
 def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
@@ -212,15 +213,18 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang
     # Every width leaves a space each side of its widest entry: "−1 0" never reads as "−10".
     # Column convention: tokens are columns (X, Q, K, V share them), and the attention block
     # shares the query columns; row convention: tokens are rows, Kᵀ and V sit on top.
+    # The key's unreduced fractions count on the worksheet too: the same boxes on both.
+    forms_a, forms_z = unreduced_forms(sol, row)
     if row:
         att = max(cell_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
-        frac = max(cell_width(m, 6, True) for m in (sol.A, sol.Z))
+        frac = max(cell_width(m, 6, True, small) for m, small in ((sol.A, forms_a), (sol.Z, forms_z)))
         weights = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
         widths = {"X": cell_width(problem.X, 3), "W": weights, "QKV": weights, "Qc": weights, "KT": att, "att": att,
                   "sums": max(att, cell_width(sums, 4)), "A": frac, "Vc": frac}
     else:
         tok = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
-        att = max(cell_width(m, 6, True) for m in (sol.scores, sol.scaled, sol.powers, sums, sol.A, sol.Z))
+        att = max([cell_width(m, 6, True) for m in (sol.scores, sol.scaled, sol.powers, sums)]
+                  + [cell_width(m, 6, True, small) for m, small in ((sol.A, forms_a), (sol.Z, forms_z))])
         widths = {"X": tok, "W": max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V)), "QKV": tok,
                   "Qc": att, "KT": cell_width(sol.K, 4), "att": att, "sums": att, "A": att, "Vc": tok}
     headings = {  # (column headings, row headings), by convention
@@ -241,10 +245,11 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang
         ("S2", ("S'", "S'"), _("scaled"), sol.scaled, "score", "att", {"masked": masked}),
         ("E", ("E", "E"), _("powers"), sol.powers, "score", "att", {"masked": masked}),
         ("sums", ("Σ", "Σ"), _("row sums") if row else _("column sums"), sums, "score", "sums", {}),
-        ("A", ("A", "A"), _("attention"), sol.A, "attn", "A", {"two_line": True, "masked": masked}),
+        ("A", ("A", "A"), _("attention"), sol.A, "attn", "A", {"two_line": True, "masked": masked,
+                                                               "unreduced": forms_a}),
         # Column convention: V's rows meet Z's two-line rows, so its rows are two lines tall.
         ("Vc", ("V", "V"), _("values, copied"), sol.V, "v", "Vc", {} if row else {"tall": True}),
-        ("Z", ("Z = V·A", "Z = A·V"), _("output"), sol.Z, "out", "A", {"two_line": True}),
+        ("Z", ("Z = V·A", "Z = A·V"), _("output"), sol.Z, "out", "A", {"two_line": True, "unreduced": forms_z}),
     ]
     return {name: matrix(labels[row], caption, values, tone=tone, key=key, cell_w=widths[width],
                          **headings.get(name, ({}, {}))[row], **options)
