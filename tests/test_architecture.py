@@ -98,3 +98,20 @@ def test_every_module_says_its_one_job_and_stays_small():
             f"{name}: the first line should say, in one line, what the module does")
         lines = text.count("\n")
         assert lines <= 400, f"{name} has {lines} lines; split it by concern (at most about 400)"
+
+
+def test_the_stylesheet_takes_every_size_and_colour_from_the_layouts_numbers():
+    # sheet.css is rendered from sheet/look.py and sheet/style.py, which sheet/layout.py reads
+    # too: a literal length or colour in it would be a second source that can drift.
+    import re
+
+    from generator.output.html import stylesheet_text
+    from generator.sheet import look
+
+    source = (ROOT / "templates" / "sheet.css").read_text(encoding="utf-8")
+    rules = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    assert not re.findall(r"(?<![\w.{])\d+(?:\.\d+)?(?:pt|mm)\b", rules)
+    assert not re.findall(r"#[0-9a-fA-F]{3,6}\b", rules)
+    css = stylesheet_text()
+    assert f"font-size: {look.TITLE.size:g}pt" in css and f"min-height: {look.HEADER_MIN_PT:g}pt" in css
+    assert 'url("../fonts/Inter-Regular.subset.otf")' in stylesheet_text("../")

@@ -14,6 +14,7 @@ from generator.core.student import Student
 from generator.output.paint import Painter, Plan
 from generator.output.prose import shaper
 from generator.output.svg import ink_css, panel_svg, qr_svg
+from generator.sheet import look, style
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
 from generator.sheet.layout import Unsettable, rules_lines
@@ -29,9 +30,21 @@ from generator.sheet.style import (
     MARGINS_MM,
     RULES_BORDER_PT,
     RULES_PAD_PT,
+    Ink,
     content_width,
 )
 from generator.sheet.views import sheet_view
+
+
+def _pt(x: float) -> str:
+    """A length in points, for the stylesheet."""
+    return f"{x:g}pt"
+
+
+def _prose_css(ink: Ink) -> str:
+    """A prose style as CSS declarations (the font family is the page's)."""
+    spacing = f"; letter-spacing: {ink.spacing:g}pt" if ink.spacing else ""
+    return f"font-size: {ink.size:g}pt; font-weight: {ink.weight}; color: {ink.colour}{spacing}"
 
 
 def _css_string(value: str) -> str:
@@ -54,6 +67,8 @@ def environment(lang: str) -> jinja2.Environment:
     env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
     env.filters["css_string"] = _css_string
     env.filters["ink_css"] = ink_css
+    env.filters["pt"] = _pt
+    env.filters["prose"] = _prose_css
     env.globals["panel_svg"] = panel_svg
     env.globals["rules_lines"] = broken_rules
     return env
@@ -129,10 +144,11 @@ def sheet_html(problem: Problem, solution: Solution, student: Student, settings:
     return document_html([sheet_view(problem, solution, student, settings, key)], settings)
 
 
+@functools.lru_cache(maxsize=8)
 def stylesheet_text(asset_prefix: str = "") -> str:
-    """The sheets' stylesheet, with font URLs under `asset_prefix` (for HTML output)."""
-    css = (templates_dir() / "sheet.css").read_text(encoding="utf-8")
-    return css.replace('url("fonts/', f'url("{asset_prefix}fonts/')
+    """The sheets' stylesheet, its sizes and colours from sheet/look.py and sheet/style.py (the
+    layout's own), its font URLs under `asset_prefix` (HTML output; PDF reads them beside it)."""
+    return environment("en").get_template("sheet.css").render(L=look, S=style, asset_prefix=asset_prefix)
 
 
 def report_html(report: dict, settings: Settings, asset_prefix: str = "") -> str:

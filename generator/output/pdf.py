@@ -28,7 +28,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from generator.output.blocks import Block, BlockMark, stamp
 from generator.output.embed import embed_mono
-from generator.output.html import document_html, page_css_text, paint_plan
+from generator.output.html import document_html, page_css_text, paint_plan, stylesheet_text
 from generator.output.jobs import scratch_folder
 from generator.output.paint import (
     ANCHOR,
@@ -99,7 +99,8 @@ class Renderer:
         # stylesheet: the process's scratch folder, which a later run removes if this one is killed.
         saved, tempfile.tempdir = tempfile.tempdir, str(scratch_folder())
         try:
-            self.stylesheet = CSS(filename=str(root / "sheet.css"), url_fetcher=self.fetcher, font_config=self.fonts)
+            self.stylesheet = CSS(string=stylesheet_text(), base_url=self.base_url, url_fetcher=self.fetcher,
+                                  font_config=self.fonts)
         finally:
             tempfile.tempdir = saved
 

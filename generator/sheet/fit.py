@@ -8,8 +8,11 @@ from typing import Sequence
 
 from generator.core.problem import Problem
 from generator.sheet.grid import GridView
+from generator.sheet.look import SPACED_PT, WORKED
 from generator.sheet.rules import rules_lines
 from generator.sheet.style import (
+    CHAR_PT,
+    FONT_PT,
     FOOT_PT,
     HEADER_PT,
     MAX_STRETCH,
@@ -19,10 +22,6 @@ from generator.sheet.style import (
     RULES_MAX_PT,
     content_height,
 )
-
-PANEL_GAP_PT = 10.0
-"""Space above a grid that follows another (the CSS's `.spaced`)."""
-
 
 FRAME_CHROME_PT = 34.0
 """What a head's frame takes of a page's height: its title, padding, border and margin."""
@@ -46,7 +45,7 @@ def rules_height(problem: Problem, lang: str, width_pt: float) -> float:
     return lines * RULES_LINE_PT + RULES_CHROME_PT
 
 
-WORKED_CHAR_PT = 4.8
+WORKED_CHAR_PT = WORKED.size * CHAR_PT / FONT_PT
 """A character of the worked example (8 pt of the panel font)."""
 
 
@@ -62,14 +61,14 @@ def worked_height(lines: Sequence[Sequence[str]]) -> float:
                 count, used = count + 1, len(expr)
             else:
                 used += 1 + len(expr)
-    return PANEL_GAP_PT + RULES_CHROME_PT + count * RULES_LINE_PT
+    return SPACED_PT + RULES_CHROME_PT + count * RULES_LINE_PT
 
 
 def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:
     """What is stacked on a page, column by column: (grids one below another, the height of what
     else is there: gaps, and `below`, the rules box's height when it is under the projections)."""
     if problem.convention == "row":
-        return [([grids["proj"], grids["att"], grids["out"]], 2 * PANEL_GAP_PT + below)]
+        return [([grids["proj"], grids["att"], grids["out"]], 2 * SPACED_PT + below)]
     return [([grids["att"]], 0.0), ([grids["proj"]], below)]
 
 

@@ -1,6 +1,7 @@
 """A one-page sheet laid out in points: every text run, rule, box and panel placed on its page.
 
-The page the stylesheet describes (templates/sheet.css), computed here without a text engine
+The page the stylesheet describes (templates/sheet.css, rendered from the same numbers in
+sheet/look.py), computed here without a text engine
 but a `Measure` of the prose font, so that `generator.output.direct` can write the PDF itself
 (no HTML, no WeasyPrint). It covers the sheets most batches print: one head on one page, in
 either convention, worksheet or key. Everything else (several heads, flowing grids, worked
@@ -15,6 +16,28 @@ from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from generator.sheet.i18n import translations
+from generator.sheet.look import (
+    FIELD,
+    FIELD_VALUE,
+    HEADER_GAP_PT,
+    HEADER_MIN_PT,
+    HEADER_PAD_PT,
+    HEADER_RULE,
+    KIND,
+    KIND_KEY,
+    LINE_PAD_PT,
+    LINE_WIDTHS_PT,
+    MM,
+    RULES_BOX,
+    RULES_TEXT,
+    RULES_TITLE,
+    RULES_TITLE_GAP_PT,
+    SPACED_PT,
+    TITLE,
+    TITLE_GAP_PT,
+    TITLE_MAX_PT,
+    UNDERLINE,
+)
 from generator.sheet.model import Settings
 from generator.sheet.panel import PanelView
 from generator.sheet.sheetview import HeadView, SheetView
@@ -22,42 +45,13 @@ from generator.sheet.style import (
     MARGINS_MM,
     QR_PT,
     RULES_BORDER_PT,
+    RULES_LINE_PT,
     RULES_PAD_PT,
     Ink,
 )
 
-MM = 72 / 25.4
 PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
 """Each paper's width and height, exactly (style.PAPER_*_PT are rounded for estimates)."""
-
-
-# The same values as templates/sheet.css (the HTML path): the test that reads both PDFs back
-# fails when one moves without the other.
-KIND = Ink(7.5, 600, "#6b6b6b", 0.8)
-KIND_KEY = Ink(7.5, 600, "#0b4fa8", 0.8)
-TITLE = Ink(15.0, 600, "#1b1b1b")
-TITLE_GAP_PT = (1.0, 5.0)
-"""Above and below the title's line."""
-TITLE_MAX_PT = 120 * MM
-"""The widest a title may be on its one line; a longer one wraps (and goes to WeasyPrint)."""
-FIELD = Ink(9.0, 400, "#555555")
-FIELD_VALUE = Ink(9.0, 400, "#1b1b1b")
-LINE_PAD_PT = 2.0
-"""A name line's padding, left and right."""
-LINE_WIDTHS_PT = (62 * MM, 24 * MM)
-"""The name's line, and the date's and group's."""
-UNDERLINE = (0.6, "#333333")
-"""The name lines' width and colour."""
-HEADER_MIN_PT, HEADER_PAD_PT, HEADER_GAP_PT = 43.0, 5.0, 8.0
-"""The header's least height, its padding above the rule, and the gap below the rule."""
-HEADER_RULE = (1.2, "#333333")
-RULES_TITLE = Ink(8.0, 600, "#1b1b1b")
-RULES_TEXT = Ink(8.0, 400, "#1b1b1b")
-RULES_TITLE_GAP_PT, RULES_LINE_PT = 2.0, 11.0
-RULES_BOX = ("#fafafa", "#bbbbbb", 4.0)
-"""The rules box's background, border colour and corner radius."""
-SPACED_PT = 10.0
-"""Between a row-convention head's bands."""
 
 
 class Measure(Protocol):

@@ -177,11 +177,10 @@ RULES_PAD_PT = (5.0, 7.0)
 RULES_BORDER_PT = 0.8
 """Its border's width."""
 
-RULES_MAX_PT = 232.44
-"""The widest its text may be beside a grid (82 mm): a column of easy lines."""
+RULES_MAX_MM = 82
+"""The widest its text may be beside a grid: a column of easy lines (the worked example's too)."""
+RULES_MAX_PT = RULES_MAX_MM * 72 / 25.4
 
-FRAME_INSET_PT = 8.8
-"""What a head's frame takes on each side: its padding and border."""
 
 
 def content_width(paper: str) -> float:
@@ -207,5 +206,7 @@ RULES_CHROME_W_PT = 2 * (RULES_PAD_PT[1] + RULES_BORDER_PT)
 """What it adds to its text's width: its padding and border, both sides."""
 
 
-QR_PT = 42.52
+QR_MM = 15
+"""A QR code's side, and the code badge's height."""
+QR_PT = round(QR_MM * 72 / 25.4, 2)
 """A QR code's side (15 mm)."""

@@ -14,6 +14,7 @@ from generator.sheet.fit import page_room, rules_height, stack_height, stacks, s
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
+from generator.sheet.look import FRAME_INSET_PT, SCORE_GAP_PT, SPACED_PT
 from generator.sheet.model import Settings
 from generator.sheet.panel import (
     band_panels,
@@ -24,7 +25,6 @@ from generator.sheet.panel import (
 from generator.sheet.rules import rules_lines, worked_example
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
-    FRAME_INSET_PT,
     RULES_CHROME_W_PT,
     RULES_MAX_PT,
     content_width,
@@ -49,10 +49,6 @@ MIN_SIDE_BY_SIDE_SCALE = 0.8
 """Below this, a head is stacked rather than shrunk further beside itself."""
 
 
-RULES_GAP_PT = 10.0
-"""Space between a grid and the rules box beside or below it."""
-
-
 RULES_MIN_PT = 125.0
 """The narrowest the rules box may be, beside a grid."""
 
@@ -68,10 +64,6 @@ taller of the two by a few points."""
 READ_LEAST_STRETCH = 0.8
 """The lines of a sheet nobody writes on may be this much shorter than a worksheet's: a graded
 sheet's, to make room for its score; a row-convention key's, for its worked example."""
-
-
-SCORE_GAP_PT = 4.0
-"""Space above a graded sheet's score, in its header (the CSS's `.panel.score`)."""
 
 
 FRAME_WIDTH_PT = 500.0
@@ -105,7 +97,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     row = problem.convention == "row"
     # The rules box goes with the first head, below the projections in the column convention
     # (and in the row convention where it fits neither beside them nor beside the output).
-    rules = RULES_GAP_PT + rules_height(problem, lang, grids["proj"].width_pt) if h == 0 else 0.0
+    rules = SPACED_PT + rules_height(problem, lang, grids["proj"].width_pt) if h == 0 else 0.0
     side_by_side = max(g.width_pt for g in grids.values()) if row else side_by_side_width(grids["proj"], grids["att"])
     tall = any(stack_height(stack) > room for stack in stacks(problem, grids, 0.0 if row else rules))
     # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
@@ -127,10 +119,10 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     if scale < 1.0:
         scale = math.floor(scale * 100) / 100
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
-    beside = row and grids["proj"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
+    beside = row and grids["proj"].width_pt + SPACED_PT + RULES_MIN_PT <= width
     # Not beside the projections (long captions, as in Spanish): beside the output grid, the
     # narrowest band, rather than below the projections, where it pushed A and Z off the page.
-    beside_out = row and not beside and grids["out"].width_pt + RULES_GAP_PT + RULES_MIN_PT <= width
+    beside_out = row and not beside and grids["out"].width_pt + SPACED_PT + RULES_MIN_PT <= width
     out_apart = False
     if not stacked and not framed:
         page = page_room(paper, framed, header_pt)
@@ -169,7 +161,7 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings
                         worked_pt)
     common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt,
               "out_apart": grids["out_apart"]}
-    proj_left = grids["proj"].width_pt + RULES_GAP_PT
+    proj_left = grids["proj"].width_pt + SPACED_PT
     if grids["stacked"]:
         kept = KEPT_BANDS[problem.convention]
         bands = tuple((name, tuple(band_panels(grids[name], kept[name])))
@@ -179,14 +171,14 @@ def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings
         # The rules box follows its panel in the flow, pulled up below the projections (placing
         # the panel absolutely instead costs WeasyPrint a few milliseconds a page).
         both = side_by_side(grids["proj"], grids["att"])
-        margin = grids["proj"].height_pt + RULES_GAP_PT - both.height_pt
+        margin = grids["proj"].height_pt + SPACED_PT - both.height_pt
         return HeadView(stacked=False, rules_left_pt=proj_left, rules_margin_pt=round(margin, 2), both=both, **common)
     proj, att, out = (grid_panel(grids[name]) for name in ("proj", "att", "out"))
     if grids["beside_out"]:
-        left, margin = grids["out"].width_pt + RULES_GAP_PT, -out.height_pt
+        left, margin = grids["out"].width_pt + SPACED_PT, -out.height_pt
     else:
         left = proj_left
-        margin = (0.0 if grids["beside"] else grids["proj"].height_pt + RULES_GAP_PT) - proj.height_pt
+        margin = (0.0 if grids["beside"] else grids["proj"].height_pt + SPACED_PT) - proj.height_pt
     return HeadView(stacked=False, rules_left_pt=left, rules_margin_pt=round(margin, 2), proj=proj, att=att, out=out,
                     **common)
 
