@@ -126,8 +126,10 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     score = painter(view.score) if view.score else None
     rules = painter.block(str(blocks.rules_text(view)), view.rules_width_pt, lang, "rules")
     heads = tuple(painter.head(head) for head in view.heads)
+    worked = painter(view.worked) if view.worked else None
     final = painter(view.final) if view.final else None
-    return Plan(heads=heads, final=final, score=score, badge=badge, foot=foot, title=title, rules=rules)
+    return Plan(heads=heads, final=final, score=score, badge=badge, foot=foot, title=title, rules=rules,
+                worked=worked)
 
 
 def page_css_text(settings: Settings, footer: bool = True) -> str:

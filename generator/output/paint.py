@@ -119,6 +119,8 @@ class Plan:
     """The kind and title, laid out once per batch."""
     rules: Optional[Stamp] = None
     """The rules box's text, laid out once per batch."""
+    worked: Optional[Slot] = None
+    """A key's worked example's panel."""
 
 
 @dataclass(frozen=True)

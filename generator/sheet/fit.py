@@ -8,7 +8,8 @@ from typing import Sequence
 
 from generator.core.problem import Problem
 from generator.sheet.grid import GridView
-from generator.sheet.look import SPACED_PT, WORKED
+from generator.sheet.look import SPACED_PT
+from generator.sheet.panel import PanelView, text_panel
 from generator.sheet.rules import rules_lines
 from generator.sheet.style import (
     CHAR_PT,
@@ -19,7 +20,7 @@ from generator.sheet.style import (
     RULES_CHAR_PT,
     RULES_CHROME_PT,
     RULES_LINE_PT,
-    RULES_MAX_PT,
+    STYLES,
     content_height,
 )
 
@@ -45,23 +46,25 @@ def rules_height(problem: Problem, lang: str, width_pt: float) -> float:
     return lines * RULES_LINE_PT + RULES_CHROME_PT
 
 
-WORKED_CHAR_PT = WORKED.size * CHAR_PT / FONT_PT
-"""A character of the worked example (8 pt of the panel font)."""
+def worked_panel(lines: Sequence[Sequence[str]], width_pt: float) -> PanelView:
+    """A key's worked example as a text panel `width_pt` wide, each line broken only between
+    its expressions, and a sum too long for a line before one of its terms ("+ ...")."""
+    chars = int(width_pt / (CHAR_PT * STYLES["workings"].size / FONT_PT))
+    return text_panel([("workings", [piece for expr in line for piece in _terms(expr, chars)]) for line in lines],
+                      width_pt, 1.0, RULES_LINE_PT)
 
 
-def worked_height(lines: Sequence[Sequence[str]]) -> float:
-    """How tall the worked example's box is below a grid, with its gap: at most 82 mm wide, each
-    line broken only between its expressions (as the template breaks them)."""
-    per_line = RULES_MAX_PT / WORKED_CHAR_PT
-    count = 0
-    for line in lines:
-        used = None
-        for expr in line:
-            if used is None or used + 1 + len(expr) > per_line:
-                count, used = count + 1, len(expr)
-            else:
-                used += 1 + len(expr)
-    return SPACED_PT + RULES_CHROME_PT + count * RULES_LINE_PT
+def _terms(expr: str, chars: int) -> list[str]:
+    """`expr` whole, or where it is longer than `chars`, its terms: the first, then "+ term"."""
+    if len(expr) <= chars or " + " not in expr:
+        return [expr]
+    first, *rest = expr.split(" + ")
+    return [first, *(f"+ {term}" for term in rest)]
+
+
+def worked_height(panel: PanelView) -> float:
+    """How tall the worked example's box is below a grid, with its gap."""
+    return SPACED_PT + RULES_CHROME_PT + panel.height_pt
 
 
 def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:

@@ -63,13 +63,13 @@ def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> Panel
     """The score, the points of every step and what the marks mean, for a graded sheet's header."""
     _ = translations(lang).gettext
     steps = " · ".join(f"{label} {points}/{total}" for label, points, total in graded.steps)
-    return text_panel([
+    return text_panel([(kind, text.split(" ")) for kind, text in [
         ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")
          % {"points": graded.points, "total": graded.total, "percent": graded.percent}),
         ("captions", steps),
         ("captions", _("Marks: tick = correct; tick with a tail = carried (right from your own earlier numbers); "
                        "cross = wrong, with the expected value in small red; square = blank or unreadable.")),
-    ], width_pt, SCORE_SCALE)
+    ]], width_pt, SCORE_SCALE)
 
 
 def graded_sheet(grade: Grade) -> GradedSheet:

@@ -1,19 +1,19 @@
 """A one-page sheet laid out in points: every text run, rule, box and panel placed on its page.
 
 The page the stylesheet describes (templates/sheet.css, rendered from the same numbers in
-sheet/look.py), computed here without a text engine
-but a `Measure` of the prose font, so that `generator.output.direct` can write the PDF itself
-(no HTML, no WeasyPrint). It covers the sheets most batches print: one head on one page, in
-either convention, worksheet or key. Everything else (several heads, flowing grids, worked
-examples, graded sheets, text our fonts cannot print or that would wrap) is `None` here and is
-laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
+sheet/look.py), computed here without a text engine but a `Measure` of the prose font, so
+that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint). It covers
+the sheets most batches print: one head on one page, in either convention, worksheet or key,
+with or without its worked example. Everything else (several heads, flowing grids, graded
+sheets, text our fonts cannot print or that would wrap) is `None` here and is laid out by
+WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
 fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Protocol
+from typing import Callable, Optional, Protocol
 
 from generator.sheet.i18n import translations
 from generator.sheet.look import (
@@ -45,7 +45,9 @@ from generator.sheet.style import (
     MARGINS_MM,
     QR_PT,
     RULES_BORDER_PT,
+    RULES_CHROME_W_PT,
     RULES_LINE_PT,
+    RULES_MAX_PT,
     RULES_PAD_PT,
     Ink,
 )
@@ -141,7 +143,8 @@ class Unsettable(Exception):
 
 def lays_out(view: SheetView) -> bool:
     """Whether this module lays out sheets like `view` (before measuring any text)."""
-    return (len(view.heads) == 1 and not view.heads[0].stacked and view.final is None and not view.worked
+    head = view.heads[0]
+    return (len(view.heads) == 1 and not head.stacked and view.final is None and not (view.worked and head.out_apart)
             and view.graded is None and view.score is None)
 
 
@@ -234,35 +237,56 @@ class _Page:
             x += width + 2 * LINE_PAD_PT
         return top + text_line + UNDERLINE[0]
 
-    def rules_box(self, x: float, top: float) -> float:
-        """The rules box with its top left at (x, top); returns its height."""
+    def boxed(self, x: float, top: float, width: float, title: str, body: Callable[[float, float], float]) -> float:
+        """A rounded box `width` wide (its border's) with its top left at (x, top): its title,
+        then `body(x, y)`, which places the rest and returns its height; returns the box's."""
         pad_y, pad_x = RULES_PAD_PT
-        inner = self.view.rules_width_pt
         text_x, y = x + RULES_BORDER_PT + pad_x, top + RULES_BORDER_PT + pad_y
-        self.text(self._("Rules"), RULES_TITLE, text_x, y)
+        self.text(title, RULES_TITLE, text_x, y)
         y += self.line_height(RULES_TITLE) + RULES_TITLE_GAP_PT
-        for piece in rules_lines(self.view, self.measure):
-            self.text(piece, RULES_TEXT, text_x, y, RULES_LINE_PT)
-            y += RULES_LINE_PT
+        y += body(text_x, y)
         height = y + pad_y + RULES_BORDER_PT - top
         fill, stroke, radius = RULES_BOX
-        width = inner + 2 * (pad_x + RULES_BORDER_PT)
         self.frames.append(Frame(x, top, width, height, fill, stroke, RULES_BORDER_PT, radius))
         return height
+
+    def rules_box(self, x: float, top: float) -> float:
+        """The rules box with its top left at (x, top); returns its height."""
+        def lines(text_x: float, y: float) -> float:
+            pieces = rules_lines(self.view, self.measure)
+            for k, piece in enumerate(pieces):
+                self.text(piece, RULES_TEXT, text_x, y + k * RULES_LINE_PT, RULES_LINE_PT)
+            return len(pieces) * RULES_LINE_PT
+
+        return self.boxed(x, top, self.view.rules_width_pt + RULES_CHROME_W_PT, self._("Rules"), lines)
+
+    def worked_box(self, x: float, top: float, width: float) -> float:
+        """A key's worked example below a grid or the rules box, `SPACED_PT` under `top` and
+        `width` wide; returns where it ends (`top` when the sheet has none)."""
+        panel = self.view.worked
+        if panel is None:
+            return top
+
+        def lines(text_x: float, y: float) -> float:
+            self.panels.append(PanelPlace(panel, text_x, y))
+            return panel.height_pt
+
+        return top + SPACED_PT + self.boxed(x, top + SPACED_PT, width, self._("Worked out"), lines)
 
     def column_head(self, head: HeadView, top: float) -> float:
         """The column convention: one panel, the rules box pulled up below the projections."""
         self.panels.append(PanelPlace(head.both, self.left, top))
         below = top + head.both.height_pt
-        rules = self.rules_box(self.left, below + head.rules_margin_pt)
-        return max(below, below + head.rules_margin_pt + rules)
+        rules = below + head.rules_margin_pt + self.rules_box(self.left, below + head.rules_margin_pt)
+        return max(below, self.worked_box(self.left, rules, head.proj_width_pt))
 
     def row_head(self, head: HeadView, top: float) -> float:
         """The row convention: projections, attention and output, one band below another, the
         rules box beside the projections, below them, or beside the output."""
         y = self.band(head.proj, top, None if head.beside_out else head)
         y = self.band(head.att, y + SPACED_PT, None)
-        return self.band(head.out, y + SPACED_PT, head if head.beside_out else None)
+        y = self.band(head.out, y + SPACED_PT, head if head.beside_out else None)
+        return self.worked_box(self.left, y, RULES_MAX_PT + RULES_CHROME_W_PT)
 
     def band(self, panel: PanelView, top: float, rules: Optional[HeadView]) -> float:
         """A panel, and the rules box beside or below it (`rules`: the head it belongs to); returns the band's foot."""

@@ -43,10 +43,6 @@ RULES_TITLE_GAP_PT = 2.0
 """Below its title."""
 RULES_BOX = ("#fafafa", "#bbbbbb", 4.0)
 """The rules box's background, border colour and corner radius (the worked example's too)."""
-WORKED = Ink(8.0, 400, "#0b4fa8")
-"""The worked example's lines, in the panel font, in the key's colour."""
-WORKED_MAX_MM = 82
-"""The widest the worked example may be, beside or below a grid."""
 SPACED_PT = 10.0
 """Above a grid that follows another, and above the rules box and the worked example."""
 FRAME = (0.8, "#999999", 4.0)

@@ -354,14 +354,16 @@ def qr_shapes(code: str) -> Shapes:
     return Shapes(width=float(len(rows)), height=float(len(rows)), fills=(("#000000", tuple(runs)),), strokes=())
 
 
-def text_panel(rows: Sequence[tuple[str, str]], width_pt: float, scale: float) -> PanelView:
-    """Lines of our own text as a panel, each (style, text), wrapped at spaces to `width_pt`:
-    monospaced, so the wrapping is exact, and painted into PDF pages like the grids."""
+def text_panel(rows: Sequence[tuple[str, Sequence[str]]], width_pt: float, scale: float,
+               pitch: float = LINE_PT) -> PanelView:
+    """Lines of our own text as a panel, each (style, its pieces), broken only between pieces
+    to fit `width_pt` (`pitch` apart, at scale 1): monospaced, so the breaking is exact, and
+    painted into PDF pages like the grids."""
     rasters: dict[str, _Raster] = {}
     line = 0
-    for kind, text in rows:
+    for kind, words in rows:
         per_line = max(10, int(width_pt / (CHAR_PT * scale * STYLES[kind].size / FONT_PT)))
-        words, current = text.split(" "), ""
+        current = ""
         for word in words:
             if current and len(current) + 1 + len(word) > per_line:
                 rasters.setdefault(kind, _Raster()).put(line, 0, current)
@@ -374,7 +376,7 @@ def text_panel(rows: Sequence[tuple[str, str]], width_pt: float, scale: float) -
     order = list(STYLES)
     layers = tuple(layer for kind, raster in sorted(rasters.items(), key=lambda item: order.index(item[0]))
                    for layer in raster.layers(kind, 0.0, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
-                                              [LINE_PT] * line, scale))
-    height = line * LINE_PT
+                                              [pitch] * line, scale))
+    height = line * pitch
     return PanelView(width_pt=round(width_pt, 2), height_pt=round(height * scale, 2), scale=scale,
                      shapes=Shapes(width=width_pt / scale, height=height, fills=(), strokes=()), layers=layers)

@@ -68,8 +68,8 @@ class SheetView:
     """The rules box's lines, true for this sheet."""
     rules_width_pt: float
     """The width of the rules box's text (the same on every sheet of a batch of one shape)."""
-    worked: Optional[tuple[tuple[str, ...], ...]] = None
-    """A key's worked example: lines of expressions, each kept whole."""
+    worked: Optional[PanelView] = None
+    """A key's worked example: its lines, broken only between expressions, as a text panel."""
     graded: Optional[GradedSheet] = None
     """A graded sheet's grade: the student's values fill the worksheet's boxes."""
     score: Optional[PanelView] = None

@@ -136,6 +136,7 @@ STYLES = {
     "unreduced": Ink(FONT_PT * CAPTION_CHAR, 400, "#0b4fa8"),
     "captions": Ink(FONT_PT * CAPTION_CHAR, 400, "#5a5a5a"),
     "notes": Ink(FONT_PT * NOTE_CHAR, 400, "#b00020"),
+    "workings": Ink(8.0, 400, "#0b4fa8"),  # a key's worked example (a panel of its own), in its colour
 }
 """The text styles of a panel's layers, in drawing order; the one place they are defined (the
 HTML layers take theirs from here, and PDF pages are painted from here, see `generator.output.paint`)."""

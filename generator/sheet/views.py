@@ -10,7 +10,7 @@ from generator.core.errors import LayoutError
 from generator.core.problem import Problem, Solution, transpose
 from generator.core.student import Student
 from generator.sheet.arrangement import KEPT_BANDS, arrangement, final_arrangement
-from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to, worked_height
+from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to, worked_height, worked_panel
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
@@ -342,17 +342,30 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
+    row, framed = problem.convention == "row", len(problem.heads) > 1
     worked = worked_example(problem, solution, lang) if key and settings.worked else None
-    worked_pt = worked_height(worked) if worked else 0.0
+    # A row-convention head leaves room for the example after its output (82 mm wide there).
+    worked_pt = worked_height(worked_panel(worked, RULES_MAX_PT)) if worked and row else 0.0
     heads = tuple(_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header,
                              worked_pt if h == 0 else 0.0)
                   for h in range(len(problem.heads)))
     return SheetView(
         problem=problem, heads=heads, final=final and grid_panel(final), key=key, student=student,
         rules=tuple(rules_lines(problem, key, lang)),
-        rules_width_pt=rules_width(heads[0], problem.convention == "row", settings.paper, len(heads) > 1),
-        worked=worked and tuple(tuple(line) for line in worked), graded=graded, score=score,
+        rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
+        worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
+        graded=graded, score=score,
     )
+
+
+def worked_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
+    """The width of the worked example's text, wherever the first head's layout puts it."""
+    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0) - RULES_CHROME_W_PT
+    if head.stacked:
+        return round(room, 2)  # above the grids, across the page, under the rules box
+    if not row:
+        return round(head.proj_width_pt - RULES_CHROME_W_PT, 2)  # under the rules box, as wide
+    return round(min(RULES_MAX_PT, room), 2)  # after the output
 
 
 def rules_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
