@@ -5,6 +5,7 @@ does not cover goes to WeasyPrint; a class never loads it."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -15,13 +16,16 @@ import pikepdf
 import pytest
 from PIL import Image, ImageChops
 
+from generator.core.answers import parse_answers_json, skeleton
 from generator.core.engine import solve
+from generator.core.grade import grade
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
 from generator.output import direct
 from generator.output.documents import document
 from generator.output.pdf import renderer
+from generator.sheet.graded import graded_sheet
 from generator.sheet.model import Settings
 from generator.sheet.views import sheet_view
 from tests.test_pages import pages
@@ -53,7 +57,12 @@ def test_every_word_is_where_weasyprint_puts_it(tmp_path, convention, lang, pape
     if view.heads[0].out_apart:  # a row key's output and example on a second page: WeasyPrint's
         assert convention == "row" and paper == "letter" and direct.document([view], settings) is None
         return
-    ours, theirs = (pages(path) for path in both(tmp_path, view, settings))
+    same_words(*both(tmp_path, view, settings))
+
+
+def same_words(ours_path, theirs_path) -> None:
+    """Every word of one PDF within a quarter point of the same word in the other."""
+    ours, theirs = pages(ours_path), pages(theirs_path)
     assert [(w, h) for w, h, _ in ours] == [(w, h) for w, h, _ in theirs]
     placed = defaultdict(list)
     for *box, text in ours[0][2]:
@@ -64,6 +73,20 @@ def test_every_word_is_where_weasyprint_puts_it(tmp_path, convention, lang, pape
         nearest = min(placed[text], key=lambda b: sum(abs(p - q) for p, q in zip(b, box)))
         assert max(abs(p - q) for p, q in zip(nearest, box)) < 0.25, (text, nearest, box)
         placed[text].remove(nearest)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_graded_sheet_is_written_directly_where_weasyprint_puts_it(tmp_path, paper):
+    problem = draw(DrawOptions(), 5)[0]
+    solution = solve(problem)
+    written = skeleton(problem, problem.code, Student("Ada"))
+    written["heads"][0]["Q"] = [[str(v) for v in row] for row in solution.heads[0].Q]
+    written["heads"][0]["Q"][0][0] = "7"  # one slip, carried into the scores
+    pending = parse_answers_json(json.dumps(written), "answers")[0]
+    settings = Settings(paper=paper)
+    g = grade(problem, pending.answers(problem, Student("Ada"), problem.code))
+    view = sheet_view(problem, solution, g.student, settings, False, graded_sheet(g))
+    same_words(*both(tmp_path, view, settings))
 
 
 def test_the_picture_is_weasyprints(tmp_path):

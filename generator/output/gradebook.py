@@ -137,11 +137,11 @@ def graded_paths(graded: Sequence[Graded], out: Path) -> list[Path]:
 
 def graded_pdf(graded: Graded, settings: Settings) -> bytes:
     """A student's sheet with their own values in the boxes, each marked, and their points."""
-    from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
+    from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only here
 
     g = graded.grade
     view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False, graded_sheet(g))
-    data, _ = renderer().document([view], settings)
+    data, _ = document([view], settings)
     return data
 
 

@@ -4,9 +4,9 @@ The page the stylesheet describes (templates/sheet.css, rendered from the same n
 sheet/look.py), computed here without a text engine but a `Measure` of the prose font, so
 that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint). It covers
 the sheets most batches print: one head on one page, in either convention, worksheet or key,
-with or without its worked example. Everything else (several heads, flowing grids, graded
-sheets, text our fonts cannot print or that would wrap) is `None` here and is laid out by
-WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
+with or without its worked example, and a graded sheet (its score in the header). Everything
+else (several heads, flowing grids, text our fonts cannot print or that would wrap) is `None`
+here and is laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
 fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
@@ -32,6 +32,7 @@ from generator.sheet.look import (
     RULES_TEXT,
     RULES_TITLE,
     RULES_TITLE_GAP_PT,
+    SCORE_GAP_PT,
     SPACED_PT,
     TITLE,
     TITLE_GAP_PT,
@@ -144,8 +145,7 @@ class Unsettable(Exception):
 def lays_out(view: SheetView) -> bool:
     """Whether this module lays out sheets like `view` (before measuring any text)."""
     head = view.heads[0]
-    return (len(view.heads) == 1 and not head.stacked and view.final is None and not (view.worked and head.out_apart)
-            and view.graded is None and view.score is None)
+    return len(view.heads) == 1 and not head.stacked and view.final is None and not (view.worked and head.out_apart)
 
 
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[PageLayout]:
@@ -216,6 +216,9 @@ class _Page:
         self.text(title, TITLE, self.left, y)
         y += self.line_height(TITLE) + TITLE_GAP_PT[1]
         fields = self.fields(y)
+        if view.score:  # a graded sheet's score, under the name lines
+            self.panels.append(PanelPlace(view.score, self.left, fields + SCORE_GAP_PT))
+            fields += SCORE_GAP_PT + view.score.height_pt
         rule_top = self.top + max(HEADER_MIN_PT, fields - self.top) + HEADER_PAD_PT
         self.rects.append(Rect(self.left, rule_top, self.right - self.left, HEADER_RULE[0], HEADER_RULE[1]))
         return rule_top + HEADER_RULE[0] + HEADER_GAP_PT
