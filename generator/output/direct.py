@@ -43,43 +43,50 @@ def prose_key(weight: int) -> str:
 def document(views: Sequence[SheetView], settings: Settings) -> Optional[tuple[bytes, list[int]]]:
     """Sheets as one PDF and each one's page count, or None: one of them needs WeasyPrint."""
     measure = shaper()
-    pages = []
+    pages, counts = [], []
     for view in views:
-        layout = page_layout(view, settings, measure)
-        if layout is None:
+        layouts = page_layout(view, settings, measure)
+        if layouts is None:
             return None
-        placements = _placements(layout, view)
+        placements = _placements(layouts, view)
         if placements is None:
             return None
-        pages.append((layout, placements))
-    return _write(pages, settings, measure), [1] * len(pages)
+        pages += zip(layouts, placements)
+        counts.append(len(layouts))
+    return _write(pages, settings, measure, counts), counts
 
 
-def _placements(layout: PageLayout, view: SheetView) -> Optional[tuple[Placement, ...]]:
-    """The panels, the code and the footer as the painter places them; None where the panel
+def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list[tuple[Placement, ...]]]:
+    """Each page's panels, code and footer as the painter places them; None where the panel
     font cannot print one of them (the painter would leave it to HTML)."""
     painter = Painter()
-    placed = []
-    for place in layout.panels:
-        slot = painter(place.panel)
-        if slot.layers:
-            return None
-        placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt, place.y + place.panel.height_pt)))
-    label, word = layout.words
-    if layout.badge:
-        badge = painter.badge(view.code, label)
-        if badge is None:
-            return None
-        placed.append((badge, layout.badge))
+    label, word = layouts[0].words
     foot = painter.foot(view.code, word)
     if foot is None:
         return None
-    placed.append((foot, layout.foot))
-    return tuple(painter.place(anchor, box) for anchor, box in placed)
+    out = []
+    for number, layout in enumerate(layouts, start=1):
+        placed = []
+        for place in layout.panels:
+            slot = painter(place.panel)
+            if slot.layers:
+                return None
+            placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt,
+                                         place.y + place.panel.height_pt)))
+        if layout.badge:
+            badge = painter.badge(view.code, label)
+            if badge is None:
+                return None
+            placed.append((badge, layout.badge))
+        placed.append((foot, layout.foot))
+        out.append(tuple(painter.place(anchor, box, number, len(layouts)) for anchor, box in placed))
+    return out
 
 
-def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: Settings, measure: Shaper) -> bytes:
-    """The pages as one PDF: fonts subset once for the file, a content stream per page."""
+def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: Settings, measure: Shaper,
+           counts: Sequence[int]) -> bytes:
+    """The pages as one PDF (`counts`: each sheet's): fonts subset once for the file, a content
+    stream per page."""
     pdf = pikepdf.new()
     mono_fonts = fonts_for(pl for _, pls in pages for pl in pls)
     glyphs: dict[int, dict[int, str]] = {weight: {} for weight in PROSE_FILES}
@@ -104,15 +111,16 @@ def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: 
             Resources=resources,
             Contents=pikepdf.Stream(pdf, zlib.compress(content, 6), Filter=pikepdf.Name.FlateDecode)))
         pdf.pages.append(page)
-    _describe(pdf, [layout for layout, _ in pages], settings)
+    _describe(pdf, [layout for layout, _ in pages], settings, counts)
     buffer = io.BytesIO()
     # A content-based /ID and no timestamps of qpdf's own: the same pages give the same bytes.
     pdf.save(buffer, deterministic_id=True, compress_streams=True)
     return buffer.getvalue()
 
 
-def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Settings) -> None:
-    """The document's title, language, dates (when asked) and outline: a bookmark per sheet."""
+def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Settings, counts: Sequence[int]) -> None:
+    """The document's title, language, dates (when asked) and outline: a bookmark per sheet, at
+    its first page."""
     title = layouts[0].title
     pdf.docinfo[pikepdf.Name.Title] = title
     pdf.docinfo[pikepdf.Name.Creator] = f"attnsheet {__version__}"
@@ -121,8 +129,9 @@ def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Setting
         stamp = "D:" + "".join(ch for ch in settings.timestamp if ch.isdigit()) + "Z"
         pdf.docinfo[pikepdf.Name.CreationDate] = pdf.docinfo[pikepdf.Name.ModDate] = stamp
     pdf.Root.Lang = pikepdf.String(settings.lang)
+    firsts = [sum(counts[:k]) for k in range(len(counts))]
     with pdf.open_outline() as outline:
-        for number, layout in enumerate(layouts):
+        for number, layout in ((first, layouts[first]) for first in firsts):
             destination = pikepdf.Array([pdf.pages[number].obj, pikepdf.Name.XYZ, round(layout.foot[0], 6),
                                          round(layout.height - layout.title_top, 6), 0])
             outline.root.append(pikepdf.OutlineItem(layout.title, destination))
@@ -147,7 +156,8 @@ def _frame(frame: Frame) -> str:
             f"{num(x + r)} {num(y + h)} l "
             f"{num(x + r - k)} {num(y + h)} {num(x)} {num(y + h - r + k)} {num(x)} {num(y + h - r)} c "
             f"{num(x)} {num(y + r)} l {num(x)} {num(y + r - k)} {num(x + r - k)} {num(y)} {num(x + r)} {num(y)} c h")
-    return f"{rgb(frame.fill)} rg {rgb(frame.stroke)} RG {num(frame.border)} w {path} B"
+    fill = f"{rgb(frame.fill)} rg " if frame.fill else ""
+    return f"{fill}{rgb(frame.stroke)} RG {num(frame.border)} w {path} {'B' if frame.fill else 'S'}"
 
 
 def _text(run: TextRun, shaped, page_height: float, measure: Shaper) -> str:

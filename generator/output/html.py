@@ -17,7 +17,7 @@ from generator.output.svg import ink_css, panel_svg, qr_svg
 from generator.sheet import look, style
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
-from generator.sheet.layout import Unsettable, rules_lines
+from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheetview import SheetView
 from generator.sheet.style import (
@@ -70,6 +70,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["pt"] = _pt
     env.filters["prose"] = _prose_css
     env.globals["panel_svg"] = panel_svg
+    env.globals["L"], env.globals["S"] = look, style  # the look in numbers, for the stylesheets
     env.globals["rules_lines"] = broken_rules
     return env
 
@@ -150,7 +151,7 @@ def sheet_html(problem: Problem, solution: Solution, student: Student, settings:
 def stylesheet_text(asset_prefix: str = "") -> str:
     """The sheets' stylesheet, its sizes and colours from sheet/look.py and sheet/style.py (the
     layout's own), its font URLs under `asset_prefix` (HTML output; PDF reads them beside it)."""
-    return environment("en").get_template("sheet.css").render(L=look, S=style, asset_prefix=asset_prefix)
+    return environment("en").get_template("sheet.css").render(asset_prefix=asset_prefix)
 
 
 def report_html(report: dict, settings: Settings, asset_prefix: str = "") -> str:

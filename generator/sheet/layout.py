@@ -1,24 +1,31 @@
-"""A one-page sheet laid out in points: every text run, rule, box and panel placed on its page.
+"""A sheet laid out in points: every text run, rule, box and panel placed on its pages.
 
 The page the stylesheet describes (templates/sheet.css, rendered from the same numbers in
 sheet/look.py), computed here without a text engine but a `Measure` of the prose font, so
 that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint). It covers
-the sheets most batches print: one head on one page, in either convention, worksheet or key,
-with or without its worked example, and a graded sheet (its score in the header). Everything
-else (several heads, flowing grids, text our fonts cannot print or that would wrap) is `None`
-here and is laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
+the sheets batches print: one head on one page, in either convention, worksheet, key or graded
+sheet (its score in the header), with or without its worked example; several heads, each in a
+frame kept on one page, and the concatenation, over as many pages as they take (pages 2+ with
+the name line in their top margin). Heads whose grids flow band by band over pages, a frame
+taller than a page, and text our fonts cannot print or that would wrap are `None` here and
+are laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
 fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol
+from typing import Callable, Optional
 
 from generator.sheet.i18n import translations
 from generator.sheet.look import (
     FIELD,
     FIELD_VALUE,
+    FRAME,
+    FRAME_GAP_PT,
+    FRAME_PAD_PT,
+    HEAD_TITLE,
+    HEAD_TITLE_GAP_PT,
     HEADER_GAP_PT,
     HEADER_MIN_PT,
     HEADER_PAD_PT,
@@ -28,6 +35,7 @@ from generator.sheet.look import (
     LINE_PAD_PT,
     LINE_WIDTHS_PT,
     MM,
+    NAME_DROP_MM,
     RULES_BOX,
     RULES_TEXT,
     RULES_TITLE,
@@ -39,6 +47,7 @@ from generator.sheet.look import (
     TITLE_MAX_PT,
     UNDERLINE,
 )
+from generator.sheet.measure import Measure, Unsettable, rules_lines
 from generator.sheet.model import Settings
 from generator.sheet.panel import PanelView
 from generator.sheet.sheetview import HeadView, SheetView
@@ -55,21 +64,6 @@ from generator.sheet.style import (
 
 PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
 """Each paper's width and height, exactly (style.PAPER_*_PT are rounded for estimates)."""
-
-
-class Measure(Protocol):
-    """The prose font's metrics: what the layout needs of a text engine."""
-
-    def width(self, text: str, prose: Ink) -> float:
-        """The advance of `text` set in `prose` (kerned, letter spacing included)."""
-
-    def prints(self, text: str) -> bool:
-        """Whether the prose font has every character of `text`."""
-
-    ascent: float
-    """Above the baseline, as a share of the size (the font's hhea metrics, as Pango takes them)."""
-    descent: float
-    """Below the baseline, positive, as a share of the size."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +95,8 @@ class Frame:
     y: float
     width: float
     height: float
-    fill: str
+    fill: Optional[str]
+    """None: no background (a head's frame)."""
     stroke: str
     border: float
     radius: float
@@ -138,18 +133,13 @@ class PageLayout:
     """Where the title's block starts (the outline's destination)."""
 
 
-class Unsettable(Exception):
-    """Something on the sheet needs a text engine or a second page: WeasyPrint lays it out."""
-
-
 def lays_out(view: SheetView) -> bool:
     """Whether this module lays out sheets like `view` (before measuring any text)."""
-    head = view.heads[0]
-    return len(view.heads) == 1 and not head.stacked and view.final is None and not (view.worked and head.out_apart)
+    return not any(head.stacked for head in view.heads) and not (view.worked and view.heads[0].out_apart)
 
 
-def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[PageLayout]:
-    """`view` on one page as the stylesheet lays it out, or None: WeasyPrint must (see `lays_out`)."""
+def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
+    """`view`'s pages as the stylesheet lays them out, or None: WeasyPrint must (see `lays_out`)."""
     if not lays_out(view):
         return None
     try:
@@ -166,11 +156,25 @@ class _Page:
         self.width, self.height = PAPERS_PT[settings.paper]
         top, right, bottom, left = (m * MM for m in MARGINS_MM)
         self.left, self.top, self.right, self.bottom = left, top, self.width - right, self.height - bottom
+        self.x = self.left
+        """Where the current block's content starts: the page's left, or inside a frame."""
+        self.pages: list[tuple[list, list, list, list]] = []
+        """The pages before this one: their runs, rects, frames and panels."""
         self.runs: list[TextRun] = []
         self.rects: list[Rect] = []
         self.frames: list[Frame] = []
         self.panels: list[PanelPlace] = []
         self._ = translations(settings.lang).gettext
+
+    def new_page(self) -> float:
+        """Ends this page and starts the next, with the name line in its top margin (loose
+        pages find their owner); returns where its content starts."""
+        self.pages.append((self.runs, self.rects, self.frames, self.panels))
+        self.runs, self.rects, self.frames, self.panels = [], [], [], []
+        # The margin box puts the line at its foot, NAME_DROP_MM above the page's top margin.
+        line = self.line_height(FIELD) + UNDERLINE[0]
+        self.fields(self.top - NAME_DROP_MM * MM - line, name_only=True)
+        return self.top
 
     def line_height(self, prose: Ink) -> float:
         """A line box's height at line-height: normal."""
@@ -190,20 +194,66 @@ class _Page:
             self.runs.append(TextRun(text, prose, x, top + half + self.measure.ascent * prose.size))
         return advance
 
-    def layout(self) -> PageLayout:
+    def layout(self) -> tuple[PageLayout, ...]:
         view, _ = self.view, self._
         title = self.settings.title or _("Self-attention by hand")
-        section = self.header(title)
-        head = view.heads[0]
-        end = self.row_head(head, section) if view.row else self.column_head(head, section)
-        if end > self.bottom + 0.01:
-            raise Unsettable("the sheet runs onto a second page")
+        y = self.header(title)
+        if len(view.heads) == 1:
+            y = self.head(view.heads[0], y)
+            if y > self.bottom + 0.01:  # a lone head is never moved whole to the next page
+                raise Unsettable("the head runs onto a second page")
+        else:
+            for n, head in enumerate(view.heads, start=1):
+                y = self.framed(_("Head %(n)s") % {"n": n}, y, lambda top, h=head: self.head(h, top))
+        if view.final:
+            title_final = _("Concatenate the heads, then project") if view.projected else _("Concatenate the heads")
+            y = self.framed(title_final, y, lambda top: self.place(view.final, top))
+        self.pages.append((self.runs, self.rects, self.frames, self.panels))
         badge = (self.left + (self.right - self.left) / 2, self.top, self.right, self.top + QR_PT) if view.code else None
-        return PageLayout(
-            width=self.width, height=self.height, runs=tuple(self.runs), rects=tuple(self.rects),
-            frames=tuple(self.frames), panels=tuple(self.panels), badge=badge,
+        return tuple(PageLayout(
+            width=self.width, height=self.height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
+            panels=tuple(panels), badge=badge if number == 0 else None,
             foot=(self.left, self.bottom, self.right, self.height), words=(_("Sheet code"), _("page")),
-            title=title, title_top=self.top)
+            title=title, title_top=self.top) for number, (runs, rects, frames, panels) in enumerate(self.pages))
+
+    def head(self, head: HeadView, top: float) -> float:
+        """One head's grids (and, with the first, the rules box and the worked example)."""
+        return self.row_head(head, top) if self.view.row else self.column_head(head, top)
+
+    def place(self, panel: PanelView, top: float) -> float:
+        """A panel at the current left; returns its foot."""
+        self.panels.append(PanelPlace(panel, self.x, top))
+        return top + panel.height_pt
+
+    def fitted(self, block: Callable[[float], float], top: float) -> float:
+        """`block(top)`, which places what it holds and returns its foot, on this page, or on
+        the next when it would run past this one's foot (CSS's break-inside: avoid)."""
+        marks = len(self.runs), len(self.rects), len(self.frames), len(self.panels)
+        foot = block(top)
+        if foot <= self.bottom + 0.01:
+            return foot
+        if top == self.top:
+            raise Unsettable("a block taller than a page")
+        for parts, mark in zip((self.runs, self.rects, self.frames, self.panels), marks):
+            del parts[mark:]
+        return self.fitted(block, self.new_page())
+
+    def framed(self, title: str, top: float, body: Callable[[float], float]) -> float:
+        """A framed section (a head of several, or the concatenation) kept on one page, its
+        title over `body(top)`; returns where the next block starts, below its margin."""
+        border, stroke, radius = FRAME
+        pad_top, pad_right, pad_bottom, pad_left = FRAME_PAD_PT
+
+        def section(y: float) -> float:
+            self.x = self.left + border + pad_left
+            inner = y + border + pad_top
+            self.text(title, HEAD_TITLE, self.x, inner)
+            foot = body(inner + self.line_height(HEAD_TITLE) + HEAD_TITLE_GAP_PT) + pad_bottom + border
+            self.x = self.left
+            self.frames.append(Frame(self.left, y, self.right - self.left, foot - y, None, stroke, border, radius))
+            return foot
+
+        return self.fitted(section, top) + FRAME_GAP_PT
 
     def header(self, title: str) -> float:
         """The kind, the title, the name lines and the rule; returns where the head starts."""
@@ -223,14 +273,16 @@ class _Page:
         self.rects.append(Rect(self.left, rule_top, self.right - self.left, HEADER_RULE[0], HEADER_RULE[1]))
         return rule_top + HEADER_RULE[0] + HEADER_GAP_PT
 
-    def fields(self, top: float) -> float:
-        """"Name ___  Date ___  Group ___" on one line at `top`; returns the line's foot."""
+    def fields(self, top: float, name_only: bool = False) -> float:
+        """"Name ___  Date ___  Group ___" on one line at `top` (the name's alone on pages 2+);
+        returns the line's foot."""
         _, student = self._, self.view.student
         text_line = self.line_height(FIELD)
         x = self.left
-        for label, value, width in ((_("Name") + " ", student.name, LINE_WIDTHS_PT[0]),
-                                    ("  " + _("Date") + " ", "", LINE_WIDTHS_PT[1]),
-                                    ("  " + _("Group") + " ", student.group, LINE_WIDTHS_PT[1])):
+        fields = ((_("Name") + " ", student.name, LINE_WIDTHS_PT[0]),
+                  ("  " + _("Date") + " ", "", LINE_WIDTHS_PT[1]),
+                  ("  " + _("Group") + " ", student.group, LINE_WIDTHS_PT[1]))
+        for label, value, width in fields[:1] if name_only else fields:
             x += self.text(label, FIELD, x, top)
             if value and self.advance(value, FIELD_VALUE) > width:
                 raise Unsettable("a name longer than its line")  # CSS cuts it with an ellipsis
@@ -278,57 +330,27 @@ class _Page:
 
     def column_head(self, head: HeadView, top: float) -> float:
         """The column convention: one panel, the rules box pulled up below the projections."""
-        self.panels.append(PanelPlace(head.both, self.left, top))
-        below = top + head.both.height_pt
-        rules = below + head.rules_margin_pt + self.rules_box(self.left, below + head.rules_margin_pt)
-        return max(below, self.worked_box(self.left, rules, head.proj_width_pt))
+        below = self.place(head.both, top)
+        if head is not self.view.heads[0]:
+            return below
+        rules = below + head.rules_margin_pt + self.rules_box(self.x, below + head.rules_margin_pt)
+        return max(below, self.worked_box(self.x, rules, head.proj_width_pt))
 
     def row_head(self, head: HeadView, top: float) -> float:
         """The row convention: projections, attention and output, one band below another, the
         rules box beside the projections, below them, or beside the output."""
-        y = self.band(head.proj, top, None if head.beside_out else head)
+        first = head is self.view.heads[0]  # the rules box and the worked example go with it
+        y = self.band(head.proj, top, None if head.beside_out or not first else head)
         y = self.band(head.att, y + SPACED_PT, None)
-        y = self.band(head.out, y + SPACED_PT, head if head.beside_out else None)
-        return self.worked_box(self.left, y, RULES_MAX_PT + RULES_CHROME_W_PT)
+        y = self.band(head.out, y + SPACED_PT, head if head.beside_out and first else None)
+        return self.worked_box(self.x, y, RULES_MAX_PT + RULES_CHROME_W_PT) if first else y
 
     def band(self, panel: PanelView, top: float, rules: Optional[HeadView]) -> float:
         """A panel, and the rules box beside or below it (`rules`: the head it belongs to); returns the band's foot."""
-        self.panels.append(PanelPlace(panel, self.left, top))
-        foot = top + panel.height_pt
+        foot = self.place(panel, top)
         if rules is None:
             return foot
         beside = rules.beside or rules.beside_out
         box_top = foot + rules.rules_margin_pt
-        height = self.rules_box(self.left + (rules.rules_left_pt if beside else 0.0), box_top)
+        height = self.rules_box(self.x + (rules.rules_left_pt if beside else 0.0), box_top)
         return max(foot, box_top + height)
-
-
-BREAK_SLACK_PT = 0.3
-"""A broken line is this much narrower than its box: a text engine that measures a hair wider
-still keeps it whole."""
-
-
-def rules_lines(view: SheetView, measure: Measure) -> tuple[str, ...]:
-    """The rules box's text broken into lines, at spaces only: both paths print these lines
-    (the HTML's box keeps each whole), so a line never breaks in one and not the other."""
-    width = view.rules_width_pt - BREAK_SLACK_PT
-    return tuple(piece for line in view.rules for piece in wrap(line, RULES_TEXT, width, measure))
-
-
-def wrap(text: str, prose: Ink, width: float, measure: Measure) -> list[str]:
-    """`text` broken at spaces into lines no wider than `width` (a word wider than a line is
-    left to WeasyPrint, which may break inside it)."""
-    if not measure.prints(text):
-        raise Unsettable(f"the prose font cannot print {text!r}")
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if measure.width(candidate, prose) <= width + 0.01 or not line:
-            line = candidate
-        else:
-            lines.append(line)
-            line = word
-        if measure.width(line, prose) > width + 0.01:
-            raise Unsettable(f"a word wider than its line: {word!r}")
-    return [*lines, line] if line or not lines else lines

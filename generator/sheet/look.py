@@ -57,6 +57,8 @@ HEAD_TITLE = Ink(10.0, 600, "#1b1b1b")
 """A framed head's title ("Head 2")."""
 HEAD_TITLE_GAP_PT = 4.0
 """Below it."""
+NAME_DROP_MM = 2
+"""Pages 2+ repeat the name line in the top margin, this far above the page's content."""
 SCORE_GAP_PT = 4.0
 """Above a graded sheet's score, in its header."""
 ASIDE_GAP_PT = 8.0
