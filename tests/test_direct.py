@@ -91,6 +91,18 @@ def test_framed_heads_over_pages_are_where_weasyprint_puts_them(tmp_path, shape,
     same_words(ours, theirs)
 
 
+@pytest.mark.parametrize("convention", ["column", "row"])
+@pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
+def test_a_head_flowing_over_pages_is_where_weasyprint_puts_it(tmp_path, convention, lang, paper):
+    # Too big for a page: its grids a band at a time, a factor's band kept with its product's.
+    problem = draw(DrawOptions(tokens=8, d_model=10, d_k=4, d_v=4, convention=convention), 7)[0]
+    for key in (False, True):
+        settings = Settings(paper=paper, lang=lang, worked=key)
+        view = sheet_view(problem, solve(problem), Student("Zoë Ødegård", "3B"), settings, key)
+        assert view.heads[0].stacked
+        same_words(*both(tmp_path, view, settings, pages=None))
+
+
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_a_graded_sheet_is_written_directly_where_weasyprint_puts_it(tmp_path, paper):
     problem = draw(DrawOptions(), 5)[0]
@@ -119,10 +131,10 @@ def test_the_picture_is_weasyprints(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["long name", "hebrew name", "long title", "frame over a page", "worked row",
-                                  "stacked"])
+                                  "heads flowing"])
 def test_what_the_layout_does_not_cover_goes_to_weasyprint(case):
     options = {"frame over a page": DrawOptions(heads=3, convention="row", d_model=4, d_k=2, d_v=2),
-               "stacked": DrawOptions(tokens=8, d_model=10),
+               "heads flowing": DrawOptions(heads=2, tokens=8, d_model=10),
                "worked row": DrawOptions(convention="row")}.get(case, DrawOptions())
     worked = case in ("worked row", "frame over a page")  # a row head's frame, with the example, is too tall
     settings = Settings(title="A very long title " * 5 if case == "long title" else "", worked=worked,

@@ -6,9 +6,9 @@ that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint)
 the sheets batches print: one head on one page, in either convention, worksheet, key or graded
 sheet (its score in the header), with or without its worked example; several heads, each in a
 frame kept on one page, and the concatenation, over as many pages as they take (pages 2+ with
-the name line in their top margin). Heads whose grids flow band by band over pages, a frame
-taller than a page, and text our fonts cannot print or that would wrap are `None` here and
-are laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
+the name line in their top margin); and a lone head too big for a page, its grids a band at a
+time over pages. Several heads that flow so, a frame taller than a page, and text our fonts
+cannot print or that would wrap are `None` here and are laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
 fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
@@ -19,6 +19,7 @@ from typing import Callable, Optional
 
 from generator.sheet.i18n import translations
 from generator.sheet.look import (
+    ASIDE_GAP_PT,
     FIELD,
     FIELD_VALUE,
     FRAME,
@@ -135,7 +136,8 @@ class PageLayout:
 
 def lays_out(view: SheetView) -> bool:
     """Whether this module lays out sheets like `view` (before measuring any text)."""
-    return not any(head.stacked for head in view.heads) and not (view.worked and view.heads[0].out_apart)
+    flows = any(head.stacked for head in view.heads)
+    return not (flows and len(view.heads) > 1) and not (view.worked and view.heads[0].out_apart)
 
 
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
@@ -198,7 +200,9 @@ class _Page:
         view, _ = self.view, self._
         title = self.settings.title or _("Self-attention by hand")
         y = self.header(title)
-        if len(view.heads) == 1:
+        if view.heads[0].stacked:
+            y = self.flowing(view.heads[0], y)
+        elif len(view.heads) == 1:
             y = self.head(view.heads[0], y)
             if y > self.bottom + 0.01:  # a lone head is never moved whole to the next page
                 raise Unsettable("the head runs onto a second page")
@@ -219,6 +223,34 @@ class _Page:
     def head(self, head: HeadView, top: float) -> float:
         """One head's grids (and, with the first, the rules box and the worked example)."""
         return self.row_head(head, top) if self.view.row else self.column_head(head, top)
+
+    def flowing(self, head: HeadView, top: float) -> float:
+        """A lone head too big for a page: the rules box (and worked example) across the page,
+        then its grids a band at a time, a band never split and never parted from the next
+        one when it holds a factor of it (`keep`: CSS's break-after: avoid)."""
+        # The box's top margin collapses with the header's.
+        y = self.rules_box(self.x, top + SPACED_PT - HEADER_GAP_PT) + top + SPACED_PT - HEADER_GAP_PT
+        y = self.worked_box(self.x, y, self.right - self.left) + ASIDE_GAP_PT
+        if y > self.bottom:
+            raise Unsettable("the rules box fills the first page")
+        bands = [(panel, SPACED_PT if k == 0 and name != "proj" else 0.0)
+                 for name, panels in head.bands for k, panel in enumerate(panels)]
+        first, i = 0, 0  # the first band on this page, and the next to place
+        while i < len(bands):
+            panel, margin = bands[i]
+            at = y if i == first and self.pages and y == self.top else y + margin  # no margin atop a page
+            if at + panel.height_pt <= self.bottom + 0.01:
+                y, i = self.place(panel, at), i + 1
+                continue
+            start = i
+            while start > first and bands[start - 1][0].keep:  # a factor's band goes along
+                start -= 1
+            if start == first and self.pages:
+                raise Unsettable("a band (with those it keeps) taller than a page")
+            del self.panels[len(self.panels) - (i - start):]
+            first = i = start
+            y = self.new_page()
+        return y
 
     def place(self, panel: PanelView, top: float) -> float:
         """A panel at the current left; returns its foot."""
