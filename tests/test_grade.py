@@ -234,6 +234,7 @@ def test_the_key_as_answers_is_all_correct(p):
 @settings(max_examples=120)
 @given(hand_problems, st.data())
 def test_one_slip_followed_through_costs_exactly_one_point(p, data):
+    solved(p)  # the rare random problem whose scores are too large to exponentiate is skipped
     steps = [(h, s) for h in range(1, len(p.heads) + 1) for s in HEAD_STEPS]
     steps += [(None, s) for s in FINAL_STEPS if (s == "Z" and has_final(p)) or (s == "output" and p.W_O is not None)]
     head, step = data.draw(st.sampled_from(steps))
