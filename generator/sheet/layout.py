@@ -4,7 +4,8 @@ The page the stylesheet describes (templates/sheet.css, rendered from the same n
 sheet/look.py), computed here without a text engine but a `Measure` of the prose font, so
 that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint). It covers
 the sheets batches print: one head on one page, in either convention, worksheet, key or graded
-sheet (its score in the header), with or without its worked example; several heads, each in a
+sheet (its score in the header), with or without its worked example (a row key's output and
+example on a second page where they miss the first); several heads, each in a
 frame kept on one page, and the concatenation, over as many pages as they take (pages 2+ with
 the name line in their top margin); and a lone head too big for a page, its grids a band at a
 time over pages. Several heads that flow so, a frame taller than a page, and text our fonts
@@ -137,7 +138,7 @@ class PageLayout:
 def lays_out(view: SheetView) -> bool:
     """Whether this module lays out sheets like `view` (before measuring any text)."""
     flows = any(head.stacked for head in view.heads)
-    return not (flows and len(view.heads) > 1) and not (view.worked and view.heads[0].out_apart)
+    return not (flows and len(view.heads) > 1)
 
 
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
@@ -374,6 +375,8 @@ class _Page:
         first = head is self.view.heads[0]  # the rules box and the worked example go with it
         y = self.band(head.proj, top, None if head.beside_out or not first else head)
         y = self.band(head.att, y + SPACED_PT, None)
+        if head.out_apart:  # a key's output with its worked example, on the next page
+            y = self.new_page()
         y = self.band(head.out, y + SPACED_PT, head if head.beside_out and first else None)
         return self.worked_box(self.x, y, RULES_MAX_PT + RULES_CHROME_W_PT) if first else y
 
