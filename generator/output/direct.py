@@ -27,8 +27,9 @@ from generator.output.paint import (
     rgb,
 )
 from generator.output.prose import PROSE_FILES, Shaper, shaper
-from generator.sheet.layout import Frame, PageLayout, Rect, TextRun, page_layout
+from generator.sheet.layout import page_layout
 from generator.sheet.model import Settings
+from generator.sheet.pages import Frame, PageLayout, Rect, TextRun
 from generator.sheet.sheetview import SheetView
 
 PROSE_NAMES = {400: "Sheet-Sans", 600: "Sheet-Sans-Semi-Bold"}
@@ -145,6 +146,8 @@ def _rule(rule: Rect) -> str:
 
 def _frame(frame: Frame) -> str:
     """A rounded box: the background under the whole border box, the border stroked on its middle line."""
+    if frame.open_top or frame.open_bottom:
+        return _sliced(frame)
     half = frame.border / 2
     x, y, w, h = frame.x + half, frame.y + half, frame.width - frame.border, frame.height - frame.border
     r = frame.radius - half
@@ -158,6 +161,39 @@ def _frame(frame: Frame) -> str:
             f"{num(x)} {num(y + r)} l {num(x)} {num(y + r - k)} {num(x + r - k)} {num(y)} {num(x + r)} {num(y)} c h")
     fill = f"{rgb(frame.fill)} rg " if frame.fill else ""
     return f"{fill}{rgb(frame.stroke)} RG {num(frame.border)} w {path} {'B' if frame.fill else 'S'}"
+
+
+def _sliced(frame: Frame) -> str:
+    """A frame's part on one page of several (it has no background): its sides filled, as
+    WeasyPrint fills a straight border, and its rounded top where it begins or its rounded
+    foot where it ends, stroked as a closed frame's."""
+    half, b = frame.border / 2, frame.border
+    x0, x1, y0, y1 = frame.x + half, frame.x + frame.width - half, frame.y, frame.y + frame.height
+    r = frame.radius - half
+    k = r * 0.5523
+    side_top = y0 if frame.open_top else y0 + half + r
+    side_foot = y1 if frame.open_bottom else y1 - half - r
+    ops = []
+    for left in (frame.x, frame.x + frame.width - b):
+        # Clipped to the side, then filled, as WeasyPrint draws it: a thin fill alone is
+        # rasterised as a hairline, a shade darker and a pixel narrower.
+        strip = (f"{num(left + b)} {num(side_foot)} m {num(left)} {num(side_foot)} l {num(left)} {num(side_top)} l "
+                 f"{num(left + b)} {num(side_top)} l h")
+        ops.append(f"q {strip} W n {rgb(frame.stroke)} rg {num(left - 1)} {num(side_top - 1)} {num(b + 2)} "
+                   f"{num(side_foot - side_top + 2)} re f Q")
+    if not frame.open_top:  # over the top, from the left side's end to the right's
+        top = y0 + half
+        ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(top + r)} m "
+                   f"{num(x0)} {num(top + r - k)} {num(x0 + r - k)} {num(top)} {num(x0 + r)} {num(top)} c "
+                   f"{num(x1 - r)} {num(top)} l "
+                   f"{num(x1 - r + k)} {num(top)} {num(x1)} {num(top + r - k)} {num(x1)} {num(top + r)} c S")
+    if not frame.open_bottom:  # under the foot
+        foot = y1 - half
+        ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(foot - r)} m "
+                   f"{num(x0)} {num(foot - r + k)} {num(x0 + r - k)} {num(foot)} {num(x0 + r)} {num(foot)} c "
+                   f"{num(x1 - r)} {num(foot)} l "
+                   f"{num(x1 - r + k)} {num(foot)} {num(x1)} {num(foot - r + k)} {num(x1)} {num(foot - r)} c S")
+    return "\n".join(ops)
 
 
 def _text(run: TextRun, shaped, page_height: float, measure: Shaper) -> str:

@@ -1,21 +1,19 @@
 """A sheet laid out in points: every text run, rule, box and panel placed on its pages.
 
-The page the stylesheet describes (templates/sheet.css, rendered from the same numbers in
+The pages the stylesheet describes (templates/sheet.css, rendered from the same numbers in
 sheet/look.py), computed here without a text engine but a `Measure` of the prose font, so
-that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint). It covers
-the sheets batches print: one head on one page, in either convention, worksheet, key or graded
-sheet (its score in the header), with or without its worked example (a row key's output and
-example on a second page where they miss the first); several heads, each in a
-frame kept on one page, and the concatenation, over as many pages as they take (pages 2+ with
-the name line in their top margin); and a lone head too big for a page, its grids a band at a
-time over pages. Several heads that flow so, a frame taller than a page, and text our fonts
-cannot print or that would wrap are `None` here and are laid out by WeasyPrint from the HTML. Where the two paths place the same text, they agree to a
-fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
+that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint): one head on
+one page (worksheet, key or graded sheet, with its worked example, a row key's output and
+example on a second page where they miss the first); several heads, each in a frame kept on a
+page, and the concatenation; heads too big for a page, a band at a time over pages (a frame
+sliced open where a page ends); pages 2+ with the name line in their top margin. A frame
+taller than a page, and text our fonts cannot print or that would wrap, are `Unsettable`:
+WeasyPrint lays those out from the HTML. Where the two paths place the same text, they agree
+to a fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from generator.sheet.i18n import translations
@@ -51,6 +49,7 @@ from generator.sheet.look import (
 )
 from generator.sheet.measure import Measure, Unsettable, rules_lines
 from generator.sheet.model import Settings
+from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
 from generator.sheet.panel import PanelView
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
@@ -68,83 +67,9 @@ PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
 """Each paper's width and height, exactly (style.PAPER_*_PT are rounded for estimates)."""
 
 
-@dataclass(frozen=True)
-class TextRun:
-    """One line of prose: its text, how it is set, and its baseline's left end."""
-
-    text: str
-    prose: Ink
-    x: float
-    baseline: float
-
-
-@dataclass(frozen=True)
-class Rect:
-    """A filled rectangle (a rule is a thin one): left, top, width, height, colour."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    colour: str
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A rounded box with a border: its border box, in points."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    fill: Optional[str]
-    """None: no background (a head's frame)."""
-    stroke: str
-    border: float
-    radius: float
-
-
-@dataclass(frozen=True)
-class PanelPlace:
-    """A panel (a grid's drawing and its layers) with its top left corner on the page."""
-
-    panel: PanelView
-    x: float
-    y: float
-
-
-@dataclass(frozen=True)
-class PageLayout:
-    """A sheet's one page, everything placed, in points from the page's top left."""
-
-    width: float
-    height: float
-    runs: tuple[TextRun, ...]
-    rects: tuple[Rect, ...]
-    frames: tuple[Frame, ...]
-    panels: tuple[PanelPlace, ...]
-    badge: Optional[tuple[float, float, float, float]]
-    """The code's box (left, top, right, bottom), or None: the sheet has no code."""
-    foot: tuple[float, float, float, float]
-    """The footer's box, over the bottom margin."""
-    words: tuple[str, str]
-    """"Sheet code" and "page", in the sheet's language."""
-    title: str
-    """The sheet's title, for the document's outline and metadata."""
-    title_top: float
-    """Where the title's block starts (the outline's destination)."""
-
-
-def lays_out(view: SheetView) -> bool:
-    """Whether this module lays out sheets like `view` (before measuring any text)."""
-    flows = any(head.stacked for head in view.heads)
-    return not (flows and len(view.heads) > 1)
-
-
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
-    """`view`'s pages as the stylesheet lays them out, or None: WeasyPrint must (see `lays_out`)."""
-    if not lays_out(view):
-        return None
+    """`view`'s pages as the stylesheet lays them out, or None: something on it needs a text
+    engine or a break the layout does not reproduce (`Unsettable`), and WeasyPrint must."""
     try:
         return _Page(view, settings, measure).layout()
     except Unsettable:
@@ -201,7 +126,7 @@ class _Page:
         view, _ = self.view, self._
         title = self.settings.title or _("Self-attention by hand")
         y = self.header(title)
-        if view.heads[0].stacked:
+        if view.heads[0].stacked and len(view.heads) == 1:
             y = self.flowing(view.heads[0], y)
         elif len(view.heads) == 1:
             y = self.head(view.heads[0], y)
@@ -209,7 +134,9 @@ class _Page:
                 raise Unsettable("the head runs onto a second page")
         else:
             for n, head in enumerate(view.heads, start=1):
-                y = self.framed(_("Head %(n)s") % {"n": n}, y, lambda top, h=head: self.head(h, top))
+                name = _("Head %(n)s") % {"n": n}
+                y = (self.flowing(head, y, name) if head.stacked
+                     else self.framed(name, y, lambda top, h=head: self.head(h, top)))
         if view.final:
             title_final = _("Concatenate the heads, then project") if view.projected else _("Concatenate the heads")
             y = self.framed(title_final, y, lambda top: self.place(view.final, top))
@@ -225,33 +152,65 @@ class _Page:
         """One head's grids (and, with the first, the rules box and the worked example)."""
         return self.row_head(head, top) if self.view.row else self.column_head(head, top)
 
-    def flowing(self, head: HeadView, top: float) -> float:
-        """A lone head too big for a page: the rules box (and worked example) across the page,
-        then its grids a band at a time, a band never split and never parted from the next
-        one when it holds a factor of it (`keep`: CSS's break-after: avoid)."""
-        # The box's top margin collapses with the header's.
-        y = self.rules_box(self.x, top + SPACED_PT - HEADER_GAP_PT) + top + SPACED_PT - HEADER_GAP_PT
-        y = self.worked_box(self.x, y, self.right - self.left) + ASIDE_GAP_PT
-        if y > self.bottom:
-            raise Unsettable("the rules box fills the first page")
+    def flowing(self, head: HeadView, top: float, title: Optional[str] = None) -> float:
+        """A head too big for a page (`title`: in a frame, one of several): with the first
+        head the rules box (and worked example) across the page, then its grids a band at a
+        time, a band never split and never parted from the next when it holds a factor of it
+        (`keep`: CSS's break-after: avoid); a frame is sliced where a page ends. Returns where
+        the next block starts."""
+        border, stroke, radius = FRAME
+        pad_top, _, pad_bottom, pad_left = FRAME_PAD_PT
+        marks = len(self.runs), len(self.rects), len(self.frames), len(self.panels)
+        if title is None:  # after the header, whose bottom margin collapses with the next one
+            base, pending = top - HEADER_GAP_PT, HEADER_GAP_PT
+        else:
+            self.x = self.left + border + pad_left
+            self.text(title, HEAD_TITLE, self.x, top + border + pad_top)
+            base, pending = top + border + pad_top + self.line_height(HEAD_TITLE), HEAD_TITLE_GAP_PT
+        if head is self.view.heads[0]:
+            box = base + max(pending, SPACED_PT)
+            box += self.rules_box(self.x, box)
+            base, pending = self.worked_box(self.x, box, self.right - self.left - 2 * (self.x - self.left)), ASIDE_GAP_PT
         bands = [(panel, SPACED_PT if k == 0 and name != "proj" else 0.0)
                  for name, panels in head.bands for k, panel in enumerate(panels)]
-        first, i = 0, 0  # the first band on this page, and the next to place
+        y, first, i = base + pending, 0, 0  # y: where band i goes (its margin aside)
+        fragment, continued = top, False  # where the frame's part on this page starts
         while i < len(bands):
             panel, margin = bands[i]
-            at = y if i == first and self.pages and y == self.top else y + margin  # no margin atop a page
+            at = y + (margin if i > first or not self.pages or y != self.top else 0.0)  # none atop a page
             if at + panel.height_pt <= self.bottom + 0.01:
                 y, i = self.place(panel, at), i + 1
                 continue
             start = i
             while start > first and bands[start - 1][0].keep:  # a factor's band goes along
                 start -= 1
-            if start == first and self.pages:
+            if start == first and not continued and title is not None and head is not self.view.heads[0]:
+                # Its title would stand alone at the page's foot (break-after: avoid): the
+                # whole frame starts the next page.
+                if top == self.top:
+                    raise Unsettable("a head's first band fits no page")
+                for parts, mark in zip((self.runs, self.rects, self.frames, self.panels), marks):
+                    del parts[mark:]
+                self.x = self.left
+                return self.flowing(head, self.new_page(), title)
+            if start == first and (continued or (title is None and self.pages)):
                 raise Unsettable("a band (with those it keeps) taller than a page")
             del self.panels[len(self.panels) - (i - start):]
+            if title is not None:  # the frame's part on this page, open at the page's foot
+                self.frames.append(Frame(self.left, fragment, self.right - self.left, self.bottom - fragment, None,
+                                         stroke, border, radius, open_top=continued, open_bottom=True))
+                continued = True
             first = i = start
-            y = self.new_page()
-        return y
+            y = fragment = self.new_page()
+        if title is None:
+            return y
+        foot = y + pad_bottom + border
+        if foot > self.bottom + 0.01:
+            raise Unsettable("a frame's foot past the page's")
+        self.frames.append(Frame(self.left, fragment, self.right - self.left, foot - fragment, None, stroke, border,
+                                 radius, open_top=continued))
+        self.x = self.left
+        return foot + FRAME_GAP_PT
 
     def place(self, panel: PanelView, top: float) -> float:
         """A panel at the current left; returns its foot."""
