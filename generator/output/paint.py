@@ -79,7 +79,8 @@ class FootMark:
 
     @property
     def left(self) -> str:
-        return FOOT_PREFIX + self.code
+        """The code after the tool's name; the name alone on a blank template (it has none)."""
+        return FOOT_PREFIX + self.code if self.code else FOOT_PREFIX.rstrip(" ·")
 
     def right(self, page: int, pages: int) -> str:
         return f"{self.word} {page} / {pages}"
