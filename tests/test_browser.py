@@ -62,7 +62,7 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     page = browser.new_page()
     page.goto(server + "/")
     # The preview follows the options: another preset, another sheet.
-    frame, sheet_head = page.locator("#preview"), page.frame_locator("#preview").locator(".sheet-head")
+    frame, sheet_head = page.locator("#preview"), page.frame_locator("#preview").locator("[data-code]")
     medium, easy = (draw(DrawOptions(preset=preset), 1)[0].code for preset in ("medium", "easy"))
     expect(sheet_head).to_have_attribute("data-code", medium)
     page.select_option("#f-preset", "easy")
@@ -108,3 +108,46 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     page.goto(batch_url)
     expect(page.locator("#gradebook")).to_contain_text("151/152")
     page.close()
+
+
+@pytest.mark.parametrize("args", [("--worked",), ("--convention", "row", "--lang", "es", "--paper", "letter"),
+                                  ("--heads", "2", "--d-k", "2", "--d-v", "2", "--output-projection")])
+def test_html_output_prints_in_a_browser_where_the_pdf_puts_it(browser, tmp_path, args):
+    # One layout, two serializers: the HTML a browser prints puts every word where our PDF
+    # does, to two points (the browser sets a line's glyphs with its own rounding, up to a point
+    # by a long line's end, and its PDF boxes the prose fonts a little taller, so the heights
+    # are compared by their middles); a part out of place is off by far more.
+    from collections import defaultdict
+
+    from click.testing import CliRunner
+    from test_pages import pages
+
+    from generator.cli import cli
+
+    for fmt in ("pdf", "html"):
+        r = CliRunner().invoke(cli, ["generate", "--seed", "5", "--roster", str(roster(tmp_path)), "--out",
+                                     str(tmp_path / fmt), "--format", fmt, "--jobs", "1", *args])
+        assert r.exit_code == 0, r.output
+    html = (tmp_path / "html" / "answer-keys.html").read_text()
+    assert 'class="sheet laid-out key"' in html and "Ada &lt;b&gt;" in html
+    page = browser.new_page()
+    page.goto((tmp_path / "html" / "answer-keys.html").as_uri())
+    page.pdf(path=str(tmp_path / "chromium.pdf"), prefer_css_page_size=True, print_background=True)
+    ours, theirs = pages(tmp_path / "pdf" / "answer-keys.pdf"), pages(tmp_path / "chromium.pdf")
+    assert len(ours) == len(theirs)
+    for mine, printed in zip(ours, theirs):
+        placed = defaultdict(list)
+        for *box, text in mine[2]:
+            placed[text].append(box)
+        assert len(mine[2]) == len(printed[2])
+        for *box, text in printed[2]:
+            nearest = min(placed[text], key=lambda b: abs(b[0] - box[0]) + abs(b[1] - box[1]))
+            assert abs(nearest[0] - box[0]) < 2 and abs(nearest[2] - box[2]) < 2, (text, nearest, box)
+            assert abs((nearest[1] + nearest[3]) - (box[1] + box[3])) / 2 < 5, (text, nearest, box)
+            placed[text].remove(nearest)
+
+
+def roster(tmp_path):
+    path = tmp_path / "class.csv"
+    path.write_text("name,group\nAda <b>Lovelace</b>,B&C\n", encoding="utf-8")
+    return path

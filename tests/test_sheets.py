@@ -266,3 +266,15 @@ def test_the_unreduced_fractions_print_on_the_key_only(tmp_path, run):
     # Seed 5's first query: powers 9, 9, 3, 3 over a sum of 24 (worked by hand), Z's first entry 30/24.
     assert "=9/24" in key and "=3/24" in key and "=30/24" in key
     assert not re.search("=−?[0-9]+/[0-9]", sheet), sheet  # the worksheet's boxes are empty
+
+
+def test_html_output_prints_each_sheet_from_its_layout_or_lets_it_flow(tmp_path, run):
+    # A name the bundled font cannot print needs a text engine: that sheet flows, as its PDF
+    # goes to WeasyPrint; the others are printed part by part from the layout, as their PDF.
+    roster = tmp_path / "class.csv"
+    roster.write_text("name\nAda <b>\nשרה כהן\n", encoding="utf-8")
+    assert run("generate", "--roster", str(roster), "--seed", "5", "--format", "html", "--out", str(tmp_path)).code == 0
+    html = (tmp_path / "worksheets.html").read_text()
+    assert html.count('<article class="sheet laid-out worksheet"') == 1 and html.count('<article class="sheet worksheet"') == 1
+    assert "Ada &lt;b&gt;" in html and "<b>" not in html.split("<body>")[1]
+    assert 'class="sheet-head"' in html  # the flowing one's header

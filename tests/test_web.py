@@ -129,7 +129,8 @@ def test_the_preview_is_the_sheets_own_html_and_follows_the_options(web):
     medium = web.get("/preview?seed=3")
     easy = web.get("/preview?seed=3&preset=easy")
     assert medium.status_code == easy.status_code == 200 and medium.text != easy.text
-    assert "Worksheet" in medium.text and "Answer key" in web.get("/preview?seed=3&key=1").text
+    # The kind is printed in capitals, as the PDF prints it (the flowing HTML's CSS capitalises it).
+    assert "WORKSHEET" in medium.text.upper() and "ANSWER KEY" in web.get("/preview?seed=3&key=1").text.upper()
     assert "frame-ancestors 'self'" in medium.headers["content-security-policy"]
     assert "script-src" not in medium.headers["content-security-policy"]  # the sheet runs nothing
     assert web.get("/preview/fonts/Inter-Regular.subset.otf").status_code == 200
@@ -200,7 +201,8 @@ def test_blank_templates_download_from_the_form_and_are_not_stored(web):
     assert "None yet." in web.get("/").text  # nothing stored: there is no key or manifest to grade
     # The preview shows the template, and its "key" is the template too (there is none).
     preview = web.get("/preview?blank=on&key=1")
-    assert preview.status_code == 200 and "Worksheet" in preview.text and "Answer key" not in preview.text
+    text = preview.text.split("<body>")[1].upper()  # what the page shows
+    assert preview.status_code == 200 and "WORKSHEET" in text and "ANSWER KEY" not in text
     refused = web.post("/batches", data={"csrf": web.csrf, "blank": "on", "worked": "on"})
     assert refused.status_code == 400 and 'id="error-worked"' in refused.text and "drop --worked" in refused.text
     from conftest import EXAMPLES

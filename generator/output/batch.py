@@ -304,7 +304,7 @@ def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, li
 
     css = stylesheet_text("../" if batch.split else "")
     for path, sheets, key in documents(batch, plan):
-        chunks = (text.encode("utf-8") for text in document_chunks(views(sheets, key), settings, css))
+        chunks = (text.encode("utf-8") for text in document_chunks(views(sheets, key), settings, css, laid_out=True))
         write_atomic(path, chunks, force=batch.force)
         written.append(path)
     places = [{kind: _place(batch, path) for kind, path in _files_of(batch, plan, i)} for i in range(len(batch.sheets))]

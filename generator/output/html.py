@@ -11,12 +11,13 @@ from markupsafe import Markup
 from generator import __version__
 from generator.core.problem import Problem, Solution
 from generator.core.student import Student
-from generator.output.paint import Painter, Plan
+from generator.output.paint import FootMark, Painter, Plan
 from generator.output.prose import shaper
 from generator.output.svg import ink_css, panel_svg, qr_svg
 from generator.sheet import look, style
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
+from generator.sheet.layout import page_layout
 from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheetview import SheetView
@@ -84,24 +85,29 @@ def broken_rules(view: SheetView) -> tuple[str, ...]:
 
 
 def document_html(sheets: Sequence[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
-                  plans: Optional[Sequence[Plan]] = None) -> str:
+                  plans: Optional[Sequence[Plan]] = None, laid_out: bool = False) -> str:
     """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
 
     `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
     PDF output passes the stylesheet and the page style (`page_css=False`, see `page_css_text`)
     separately, each parsed once per process. `plans`, one per sheet (see `paint_plan`), leave
-    the boxes a painter takes over empty, for PDF output.
+    the boxes a painter takes over empty, for PDF output. `laid_out` (a browser's HTML) prints
+    each sheet the layout covers from its layout, as the PDF writer does; the others, and all
+    of them for WeasyPrint, flow as the stylesheet places them.
     """
-    return "".join(document_chunks(sheets, settings, embed_css, page_css, plans))
+    return "".join(document_chunks(sheets, settings, embed_css, page_css, plans, laid_out))
 
 
 def document_chunks(sheets: Iterable[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
-                    plans: Optional[Sequence[Plan]] = None) -> Iterator[str]:
+                    plans: Optional[Sequence[Plan]] = None, laid_out: bool = False) -> Iterator[str]:
     """`document_html` piece by piece, taking the sheets as they come: a big batch's HTML is
     written as it is made, never held whole."""
     template = environment(settings.lang).get_template("sheet.html")
+    measure = shaper() if laid_out else None
+    items = ((view, measure and page_layout(view, settings, measure)) for view in sheets)
     return template.generate(
-        sheets=sheets,
+        sheets=items, laid_out=laid_out, ascent=measure.ascent if measure else 0.0,
+        foot_left=lambda code: FootMark(code, "").left,
         settings=settings,
         page_size=PAPERS[settings.paper],
         version=__version__,

@@ -112,7 +112,7 @@ def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
         view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
     except AttnsheetError as error:  # a draw that cannot be made, a shape that cannot be printed
         return "", {"form": str(error)}
-    return document_html([view], settings, stylesheet_text("/preview/")), {}
+    return document_html([view], settings, stylesheet_text("/preview/"), laid_out=True), {}
 
 
 def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:
