@@ -265,7 +265,7 @@ def test_a_combined_file_is_written_a_part_at_a_time():
 
 
 def test_renumbering_leaves_strings_alone():
-    from generator.output.merge import _renumbered
+    from generator.output.merge import renumbered
 
     seen = []
 
@@ -274,6 +274,6 @@ def test_renumbering_leaves_strings_alone():
         return 100 + objgen[0]
 
     text = rb"<< /A 1 0 R /S (a (b) \) 2 0 R) /H <3120302052> /K [ 3 0 R 4 1 R ] /D << /E 5 0 R >> >>"
-    assert _renumbered(text, ref) == (rb"<< /A 101 0 R /S (a (b) \) 2 0 R) /H <3120302052> "
+    assert renumbered(text, ref) == (rb"<< /A 101 0 R /S (a (b) \) 2 0 R) /H <3120302052> "
                                       rb"/K [ 103 0 R 104 0 R ] /D << /E 105 0 R >> >>")
     assert seen == [(1, 0), (3, 0), (4, 1), (5, 0)]

@@ -145,15 +145,15 @@ def _part(source: pikepdf.Pdf, out: _Writer, pages: list[int], fonts: dict[str, 
         if isinstance(obj, pikepdf.Stream):
             raw = obj.read_raw_bytes()
             obj.stream_dict.Length = len(raw)
-            body = _renumbered(obj.stream_dict.unparse(resolved=True), ref) + b"\nstream\n" + raw + b"\nendstream"
+            body = renumbered(obj.stream_dict.unparse(resolved=True), ref) + b"\nstream\n" + raw + b"\nendstream"
         else:
-            body = _renumbered(obj.unparse(resolved=True), ref)
+            body = renumbered(obj.unparse(resolved=True), ref)
             if number in pages[-len(source.pages):]:
                 body = body[:body.rindex(b">>")] + b" /Parent %d 0 R >>" % PAGES
         yield out.obj(number, body)
 
 
-def _renumbered(text: bytes, ref) -> bytes:
+def renumbered(text: bytes, ref) -> bytes:
     """`text` (one object, as qpdf writes it) with each reference renumbered by `ref`; strings,
     literal or hexadecimal, are copied as they are."""
     pieces, at = [], 0
