@@ -74,14 +74,17 @@ def same_words(ours_path, theirs_path) -> None:
             placed[text].remove(nearest)
 
 
-@pytest.mark.parametrize("shape", ["two heads", "three heads", "one head with W_O"])
+@pytest.mark.parametrize("shape", ["two heads", "three heads", "one head with W_O", "three heads row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_framed_heads_over_pages_are_where_weasyprint_puts_them(tmp_path, shape, lang, paper):
     # Each framed head (and the concatenation) stays on one page: a frame that would cross a
     # page's foot starts the next, whose top margin repeats the name line.
     options = {"two heads": DrawOptions(heads=2, d_k=2, d_v=2, output_projection=True),
                "three heads": DrawOptions(heads=3, d_model=4, d_k=2, d_v=2, output_projection=True),
-               "one head with W_O": DrawOptions(output_projection=True)}[shape]
+               "one head with W_O": DrawOptions(output_projection=True),
+               # The first frame, with the worked example after its output, is too tall for a
+               # page: that head flows, the others keep their frames on a page each.
+               "three heads row": DrawOptions(heads=3, convention="row", d_model=4, d_k=2, d_v=2)}[shape]
     problem = draw(options, 11)[0]
     settings = Settings(paper=paper, lang=lang, worked=True)
     view = sheet_view(problem, solve(problem), Student("Zoë Ødegård", "3B"), settings, True)
@@ -145,12 +148,12 @@ def test_the_picture_is_weasyprints(tmp_path):
     assert differ.mean() < 0.002, differ.mean()
 
 
-@pytest.mark.parametrize("case", ["long name", "hebrew name", "long title", "frame over a page"])
+@pytest.mark.parametrize("case", ["long name", "hebrew name", "long title"])
 def test_what_the_layout_does_not_cover_goes_to_weasyprint(case):
-    options = {"frame over a page": DrawOptions(heads=3, convention="row", d_model=4, d_k=2, d_v=2),
-               }.get(case, DrawOptions())
-    worked = case == "frame over a page"  # a row head's frame, with the example, is too tall
-    settings = Settings(title="A very long title " * 5 if case == "long title" else "", worked=worked)
+    # What needs a text engine: a name cut with an ellipsis, a script the font lacks, a title
+    # that wraps.
+    options = DrawOptions()
+    settings = Settings(title="A very long title " * 5 if case == "long title" else "")
     name = {"long name": "Maximiliana Wilhelmina Fernández de la Concepción y Montenegro", "hebrew name": "שרה כהן"}
     problem = draw(options, 3)[0]
     view = sheet_view(problem, solve(problem), Student(name.get(case, "Ada")), settings, True)

@@ -6,9 +6,9 @@ that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint)
 one page (worksheet, key or graded sheet, with its worked example, a row key's output and
 example on a second page where they miss the first); several heads, each in a frame kept on a
 page, and the concatenation; heads too big for a page, a band at a time over pages (a frame
-sliced open where a page ends); pages 2+ with the name line in their top margin. A frame
-taller than a page, and text our fonts cannot print or that would wrap, are `Unsettable`:
-WeasyPrint lays those out from the HTML. Where the two paths place the same text, they agree
+sliced open where a page ends); pages 2+ with the name line in their top margin. Text our
+fonts cannot print or that would wrap (and a block taller than a page, which the views avoid)
+is `Unsettable`: WeasyPrint lays those out from the HTML. Where the two paths place the same text, they agree
 to a fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
 """
 
