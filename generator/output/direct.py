@@ -10,6 +10,7 @@ Sheets the layout does not cover come back as None, and `generator.output.pdf` r
 from __future__ import annotations
 
 import io
+import itertools
 import zlib
 from typing import Optional, Sequence
 
@@ -130,7 +131,7 @@ def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Setting
         stamp = "D:" + "".join(ch for ch in settings.timestamp if ch.isdigit()) + "Z"
         pdf.docinfo[pikepdf.Name.CreationDate] = pdf.docinfo[pikepdf.Name.ModDate] = stamp
     pdf.Root.Lang = pikepdf.String(settings.lang)
-    firsts = [sum(counts[:k]) for k in range(len(counts))]
+    firsts = [0, *itertools.accumulate(counts)][:-1]
     with pdf.open_outline() as outline:
         for number, layout in ((first, layouts[first]) for first in firsts):
             destination = pikepdf.Array([pdf.pages[number].obj, pikepdf.Name.XYZ, round(layout.foot[0], 6),
@@ -181,18 +182,14 @@ def _sliced(frame: Frame) -> str:
                  f"{num(left + b)} {num(side_top)} l h")
         ops.append(f"q {strip} W n {rgb(frame.stroke)} rg {num(left - 1)} {num(side_top - 1)} {num(b + 2)} "
                    f"{num(side_foot - side_top + 2)} re f Q")
-    if not frame.open_top:  # over the top, from the left side's end to the right's
-        top = y0 + half
-        ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(top + r)} m "
-                   f"{num(x0)} {num(top + r - k)} {num(x0 + r - k)} {num(top)} {num(x0 + r)} {num(top)} c "
-                   f"{num(x1 - r)} {num(top)} l "
-                   f"{num(x1 - r + k)} {num(top)} {num(x1)} {num(top + r - k)} {num(x1)} {num(top + r)} c S")
-    if not frame.open_bottom:  # under the foot
-        foot = y1 - half
-        ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(foot - r)} m "
-                   f"{num(x0)} {num(foot - r + k)} {num(x0 + r - k)} {num(foot)} {num(x0 + r)} {num(foot)} c "
-                   f"{num(x1 - r)} {num(foot)} l "
-                   f"{num(x1 - r + k)} {num(foot)} {num(x1)} {num(foot - r + k)} {num(x1)} {num(foot - r)} c S")
+    # The rounded ends, from the left side's end to the right's: over the top, under the foot.
+    for edge, inward, open_end in ((y0 + half, r, frame.open_top), (y1 - half, -r, frame.open_bottom)):
+        if not open_end:
+            bend = edge + inward - inward * 0.5523  # a quarter circle's control points
+            ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(edge + inward)} m "
+                       f"{num(x0)} {num(bend)} {num(x0 + r - k)} {num(edge)} {num(x0 + r)} {num(edge)} c "
+                       f"{num(x1 - r)} {num(edge)} l "
+                       f"{num(x1 - r + k)} {num(edge)} {num(x1)} {num(bend)} {num(x1)} {num(edge + inward)} c S")
     return "\n".join(ops)
 
 

@@ -8,8 +8,9 @@ example on a second page where they miss the first); several heads, each in a fr
 page, and the concatenation; heads too big for a page, a band at a time over pages (a frame
 sliced open where a page ends); pages 2+ with the name line in their top margin. Text our
 fonts cannot print or that would wrap (and a block taller than a page, which the views avoid)
-is `Unsettable`: WeasyPrint lays those out from the HTML. Where the two paths place the same text, they agree
-to a fraction of a point: `tests/test_direct.py` reads both back from their PDFs.
+is `Unsettable`: WeasyPrint lays those out from the HTML. Where the two paths place the same
+text, they agree to a fraction of a point: `tests/test_direct.py` reads both back from their
+PDFs.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ class _Page:
         the next block starts."""
         border, stroke, radius = FRAME
         pad_top, _, pad_bottom, pad_left = FRAME_PAD_PT
-        marks = len(self.runs), len(self.rects), len(self.frames), len(self.panels)
+        marks = self.marks()
         if title is None:  # after the header, whose bottom margin collapses with the next one
             base, pending = top - HEADER_GAP_PT, HEADER_GAP_PT
         else:
@@ -189,8 +190,7 @@ class _Page:
                 # whole frame starts the next page.
                 if top == self.top:
                     raise Unsettable("a head's first band fits no page")
-                for parts, mark in zip((self.runs, self.rects, self.frames, self.panels), marks):
-                    del parts[mark:]
+                self.rollback(marks)
                 self.x = self.left
                 return self.flowing(head, self.new_page(), title)
             if start == first and (continued or (title is None and self.pages)):
@@ -220,15 +220,23 @@ class _Page:
     def fitted(self, block: Callable[[float], float], top: float) -> float:
         """`block(top)`, which places what it holds and returns its foot, on this page, or on
         the next when it would run past this one's foot (CSS's break-inside: avoid)."""
-        marks = len(self.runs), len(self.rects), len(self.frames), len(self.panels)
+        marks = self.marks()
         foot = block(top)
         if foot <= self.bottom + 0.01:
             return foot
         if top == self.top:
             raise Unsettable("a block taller than a page")
+        self.rollback(marks)
+        return self.fitted(block, self.new_page())
+
+    def marks(self) -> tuple[int, int, int, int]:
+        """How much this page holds so far, to take back what follows (`rollback`)."""
+        return len(self.runs), len(self.rects), len(self.frames), len(self.panels)
+
+    def rollback(self, marks: tuple[int, int, int, int]) -> None:
+        """Takes back what this page took since `marks`: it goes to the next page."""
         for parts, mark in zip((self.runs, self.rects, self.frames, self.panels), marks):
             del parts[mark:]
-        return self.fitted(block, self.new_page())
 
     def framed(self, title: str, top: float, body: Callable[[float], float]) -> float:
         """A framed section (a head of several, or the concatenation) kept on one page, its

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Sequence
 
 from generator.core.numbers import Matrix
 from generator.core.problem import HeadSolution, transpose
@@ -18,13 +19,12 @@ def unreduced_forms(sol: HeadSolution, row: bool) -> tuple[Texts, Texts]:
     powers, V = (transpose(sol.powers), transpose(sol.V)) if row else (sol.powers, sol.V)
     if not all(type(p) is int for line in powers for p in line):
         return _empty(sol.A), _empty(sol.Z)
-    sums = [sum(column) for column in zip(*powers)]
     dots = [[sum(v * p for v, p in zip(v_row, column)) for column in zip(*powers)] for v_row in V]
-    a, z = _forms(powers, sums), _forms(dots, sums)
+    a, z = _forms(powers, sol.sums), _forms(dots, sol.sums)
     return (transpose(a), transpose(z)) if row else (a, z)
 
 
-def _forms(numerators: Matrix, sums: list[int]) -> Texts:
+def _forms(numerators: Matrix, sums: Sequence[int]) -> Texts:
     """Each numerator over its column's sum, where gcd > 1 and the quotient is not whole."""
     return tuple(tuple(_form(p, s) for p, s in zip(line, sums)) for line in numerators)
 
