@@ -17,15 +17,10 @@ from generator.core.engine import solve
 from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
-from generator.output.files import (
-    check_free,
-    check_writable,
-    remove_files,
-    target_kind,
-    write_atomic,
-)
+from generator.output.files import check_free, check_writable, remove_files, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
+from generator.output.staging import Staging
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
 from generator.sheet.views import check_fits, sheet_view
@@ -138,23 +133,27 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     # Blank templates have no problem to record: no key, no manifest.
     targets = plan["worksheets"] + plan["keys"] + ([] if batch.settings.blank else [manifest_path])
     check_free(targets, batch.force)
-    # Every folder is made and tried now: an unwritable one fails before any rendering.
+    # Every folder is tried now (a missing one is made only when the files move in): an
+    # unwritable one fails before any rendering.
     for folder in dict.fromkeys(path.parent for path in targets):
         check_writable(folder)
     stale = _stale_files(batch.out, manifest_path, targets) if batch.force else []
-    try:
+    # Every file is staged in one hidden folder and moved into place only when all are written:
+    # a run that fails or is stopped leaves the folder as it was.
+    with Staging(batch.out, batch.force) as stage:
         if batch.fmt == "html":
-            written, pages, places = _write_html(batch, plan, progress)
+            written, pages, places = _write_html(batch, plan, progress, stage)
         else:
-            written, pages, places = _write_pdf(batch, plan, progress)
+            written, pages, places = _write_pdf(batch, plan, progress, stage)
         if not batch.settings.blank:
             chunks = manifest_chunks(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
                                      places)
-            write_atomic(manifest_path, chunks, force=batch.force)  # a sheet at a time: flat memory
+            stage.write(manifest_path, chunks)  # a sheet at a time: flat memory
             written.append(manifest_path)
-    except KeyboardInterrupt:
-        # Stopped outside the rendering loop (which says more): every file on disk is whole.
-        raise Interrupted("interrupted: the files already written are complete; the manifest was not written") from None
+        try:
+            stage.commit()
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted: nothing was written") from None
     remove_files(stale)
     return Written(files=tuple(written), pages=pages, seconds=time.perf_counter() - start, removed=tuple(stale))
 
@@ -222,7 +221,7 @@ PART_SHEETS = 8
 job holds in memory (a rendered page's layout is about 1.5 MB until it is written)."""
 
 
-def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list[Path], int, list[dict]]:
     from generator.output.merge import merge_chunks  # pikepdf loads only when PDF files are written
 
     clean_stale_scratch()  # a killed run's folder, even when this one needs none (no WeasyPrint, no job process)
@@ -254,7 +253,7 @@ def _write_pdf(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, lis
 
         for path in files:
             # A combined file is written a part at a time, as its parts are rendered: flat memory.
-            write_atomic(path, rendered(path) if parts[path] == 1 else merge_chunks(rendered(path)), force=batch.force)
+            stage.write(path, rendered(path) if parts[path] == 1 else merge_chunks(rendered(path)))
             written.append(path)
     except KeyboardInterrupt:
         raise Interrupted(_stopped("interrupted", batch, written, len(files))) from None
@@ -281,16 +280,12 @@ def _files_of(batch: Batch, plan: dict, i: int) -> list[tuple[str, Path]]:
 
 
 def _stopped(why: str, batch: Batch, written: list[Path], planned: int) -> str:
-    """One line on what a stopped batch left: only complete files, and no manifest."""
-    if not written:
-        return f"{why}: no file was written"
-    names = ", ".join(p.relative_to(batch.out).as_posix() for p in written[:3])
-    more = f" and {len(written) - 3} more" if len(written) > 3 else ""
-    return (f"{why}: {len(written)} of {planned} files written, each complete ({names}{more}); "
-            "the others and the manifest were not written")
+    """One line on a stopped batch: nothing of it is written (its files were only staged)."""
+    done = f" ({len(written)} of {planned} files had been rendered)" if written else ""
+    return f"{why}: nothing was written{done}"
 
 
-def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, list[dict]]:
+def _write_html(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list[Path], int, list[dict]]:
     settings, written = batch.settings, []
 
     def views(sheets: Sequence[Sheet], key: bool) -> Iterator[dict]:
@@ -305,20 +300,20 @@ def _write_html(batch: Batch, plan: dict, progress) -> tuple[list[Path], int, li
     css = stylesheet_text("../" if batch.split else "")
     for path, sheets, key in documents(batch, plan):
         chunks = (text.encode("utf-8") for text in document_chunks(views(sheets, key), settings, css, laid_out=True))
-        write_atomic(path, chunks, force=batch.force)
+        stage.write(path, chunks)
         written.append(path)
     places = [{kind: _place(batch, path) for kind, path in _files_of(batch, plan, i)} for i in range(len(batch.sheets))]
-    written += _copy_fonts(batch)
+    written += _copy_fonts(batch, stage)
     return written, 0, places
 
 
-def _copy_fonts(batch: Batch) -> list[Path]:
+def _copy_fonts(batch: Batch, stage: Staging) -> list[Path]:
     """HTML output refers to the bundled fonts next to it."""
     copied = []
     for font in sorted((templates_dir() / "fonts").iterdir()):
         if font.suffix in (".otf", ".ttf") or font.name == "OFL.txt":
             target = batch.out / "fonts" / font.name
-            write_atomic(target, font.read_bytes(), force=True)  # identical bytes: safe to refresh
+            stage.write(target, font.read_bytes(), force=True)  # identical bytes: safe to refresh
             copied.append(target)
     return copied
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
 import tempfile
+import threading
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
 
 from generator.core.errors import AttnsheetError
 
@@ -16,7 +18,8 @@ class OutputError(AttnsheetError):
     """A file or folder that cannot be written."""
 
 
-def _reason(error: OSError) -> str:
+def reason(error: OSError) -> str:
+    """An OS error in a few words."""
     if error.errno == errno.ENOSPC:
         return "no space left on the device"
     return error.strerror or str(error)
@@ -27,7 +30,7 @@ def ensure_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise OutputError(f"cannot create folder {folder}: {_reason(error)}") from None
+        raise OutputError(f"cannot create folder {folder}: {reason(error)}") from None
     if not folder.is_dir():
         raise OutputError(f"cannot write into {folder}: not a folder")
 
@@ -40,7 +43,7 @@ def target_kind(path: Path) -> str:
     except FileNotFoundError:
         return "missing"
     except OSError as error:
-        raise OutputError(f"cannot write {path}: {_reason(error)}") from None
+        raise OutputError(f"cannot write {path}: {reason(error)}") from None
     if stat.S_ISREG(mode):
         return "file"
     if stat.S_ISLNK(mode):
@@ -74,14 +77,114 @@ def check_free(paths: list[Path], force: bool) -> None:
 
 
 def check_writable(folder: Path) -> None:
-    """Create `folder` if missing and fail now, in one line, if a file cannot be made in it."""
-    ensure_folder(folder)
+    """Fail now, in one line, if files cannot be made in `folder`; a missing folder is not made
+    (a run that fails later leaves no new folder behind): its nearest existing parent is tried."""
+    probe_at = folder
+    while target_kind(probe_at) == "missing":
+        if probe_at.parent == probe_at:
+            break
+        probe_at = probe_at.parent
+    kind = target_kind(probe_at)
+    if kind == "link" and probe_at.is_dir():
+        kind = "folder"  # a link to a folder is a folder to write into
+    if kind != "folder":
+        raise OutputError(f"cannot write into {folder}: {probe_at} is not a folder")
     try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".attnsheet-probe-")
+        fd, probe = tempfile.mkstemp(dir=probe_at, prefix=".attnsheet-probe-")
         os.close(fd)
         os.unlink(probe)
     except OSError as error:
-        raise OutputError(f"cannot write into {folder}: {_reason(error)}") from None
+        raise OutputError(f"cannot write into {folder}: {reason(error)}") from None
+
+
+_UMASK: list[int] = []
+_UMASK_LOCK = threading.Lock()
+
+
+def file_mode() -> int:
+    """The mode a new file gets under this process's umask (0644 under the usual 022)."""
+    if not _UMASK:
+        with _UMASK_LOCK:
+            if not _UMASK:
+                _UMASK.append(_read_umask())
+    return 0o666 & ~_UMASK[0]
+
+
+def _read_umask() -> int:
+    try:  # Linux says it without changing it (os.umask would, for a moment, for every thread)
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# --- leftovers of killed runs -------------------------------------------------------------------
+
+STAGE_PREFIX = ".attnsheet-stage-"
+"""A run's hidden folder of staged files: .attnsheet-stage-PID-RANDOM."""
+_cleaned: set[str] = set()
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+def _owner(name: str) -> Optional[int]:
+    """The process id in a temporary name of ours (.attnsheet-stage-PID-…, .NAME.PID~….part), if any."""
+    if name.startswith(STAGE_PREFIX):
+        head = name[len(STAGE_PREFIX):].split("-", 1)[0]
+    elif name.endswith(".part") and "~" in name:
+        head = name.rsplit("~", 1)[0].rsplit(".", 1)[-1]
+    else:
+        return None
+    return int(head) if head.isdigit() else None
+
+
+def clean_leftovers(folder: Path) -> list[str]:
+    """Remove what a killed run of this tool left in `folder`: staging folders and `.part` files
+    whose process is gone (a `.part` without a process id is an older version's, and removed).
+    Returns the names removed."""
+    key = str(folder)
+    if key in _cleaned:
+        return []
+    _cleaned.add(key)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        if not (name.startswith(STAGE_PREFIX) or (name.startswith(".") and name.endswith(".part"))):
+            continue
+        pid = _owner(name)
+        if pid is not None and _pid_alive(pid):
+            continue
+        path = folder / name
+        kind = target_kind(path)
+        try:
+            if kind == "folder" and name.startswith(STAGE_PREFIX):
+                shutil.rmtree(path)
+            elif kind == "file":
+                path.unlink()
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
 
 
 def write_atomic(path: Path, data: Union[bytes, Iterable[bytes]], force: bool = False) -> None:
@@ -94,43 +197,58 @@ def write_atomic(path: Path, data: Union[bytes, Iterable[bytes]], force: bool = 
     """
     chunks = (data,) if isinstance(data, bytes) else data
     if check_target(path, force) == "stream":
-        _write_through(path, chunks)
+        write_through(path, chunks)
         return
     ensure_folder(path.parent)
+    clean_leftovers(path.parent)
+    tmp = write_temporary(path, chunks)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        if force:
+            os.replace(tmp, path)  # a symbolic link is replaced, not followed
+        else:
+            publish_new(tmp, path)
+    except FileExistsError:
+        _discard(tmp)
+        raise OutputError(f"{path} already exists; use --force to overwrite it") from None
     except OSError as error:
-        raise OutputError(f"cannot write into {path.parent}: {_reason(error)}") from None
+        _discard(tmp)
+        raise OutputError(f"cannot write {path}: {reason(error)}") from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def write_temporary(path: Path, chunks: Iterable[bytes]) -> str:
+    """`chunks` written, flushed and synced to a new temporary file beside `path`, with the mode
+    the umask gives; its name (`.NAME.PID~RANDOM.part`) says whose it is, for `clean_leftovers`."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}~", suffix=".part")
+    except OSError as error:
+        raise OutputError(f"cannot write into {path.parent}: {reason(error)}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             for chunk in chunks:
                 handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        if force:
-            os.replace(tmp, path)  # a symbolic link is replaced, not followed
-        else:
-            _publish_new(tmp, path)
-    except FileExistsError:
-        _discard(tmp)
-        raise OutputError(f"{path} already exists; use --force to overwrite it") from None
+        os.chmod(tmp, file_mode())
     except OSError as error:
         _discard(tmp)
-        raise OutputError(f"cannot write {path}: {_reason(error)}") from None
+        raise OutputError(f"cannot write {path}: {reason(error)}") from None
     except BaseException:
         _discard(tmp)
         raise
+    return tmp
 
 
-def _write_through(path: Path, chunks: Iterable[bytes]) -> None:
+def write_through(path: Path, chunks: Iterable[bytes]) -> None:
     """Write into a device or a pipe that is already there: it has no temporary name to take."""
     try:
         with open(path, "wb") as handle:
             for chunk in chunks:
                 handle.write(chunk)
     except OSError as error:
-        raise OutputError(f"cannot write {path}: {_reason(error)}") from None
+        raise OutputError(f"cannot write {path}: {reason(error)}") from None
 
 
 def remove_files(paths: list[Path]) -> None:
@@ -142,10 +260,10 @@ def remove_files(paths: list[Path]) -> None:
             except FileNotFoundError:
                 pass
             except OSError as error:
-                raise OutputError(f"cannot remove {path}: {_reason(error)}") from None
+                raise OutputError(f"cannot remove {path}: {reason(error)}") from None
 
 
-def _publish_new(tmp: str, path: Path) -> None:
+def publish_new(tmp: str, path: Path) -> None:
     """Give the finished temporary file its name, failing if that name exists."""
     try:
         # link() fails if the name exists, so two writers can never overwrite each other.
@@ -166,3 +284,4 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
     except OSError:
         pass
+
