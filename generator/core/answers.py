@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import functools
-import io
 import json
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Optional
 
+from generator.core.cells import read_cell, read_cell_text
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json, problem_to_json
 from generator.core.grade import (
@@ -22,18 +19,14 @@ from generator.core.grade import (
     Grid,
     grid_shapes,
 )
-from generator.core.numbers import normalize
 from generator.core.problem import Problem
 from generator.core.student import Student
+from generator.core.table import Row, Table, TableError, header_line, read_table
 from generator.core.usertext import clean_text
 
 ANSWERS_FORMAT = "attnsheet/answers@1"
 CSV_COLUMNS = ("code", "head", "step", "row", "col", "value")
 """The long CSV's required columns; `name`, `id` and `group` may follow."""
-
-MAX_DIGITS = 400
-"""Longest run of digits read in one number (3^600, the largest power a sheet holds, has 287):
-a longer one is unreadable, not arithmetic to do."""
 
 _KEYS = ("format", "code", "problem", "student", "heads", "Z", "output")
 _STUDENT_KEYS = ("name", "id", "group")
@@ -41,82 +34,6 @@ _STUDENT_KEYS = ("name", "id", "group")
 
 class AnswersError(AttnsheetError):
     """Answers that cannot be matched to their sheet: bad JSON, a wrong shape, an unknown step."""
-
-
-# --- one written cell -------------------------------------------------------------------------
-
-_INT = re.compile(rf"[+-]?\d{{1,{MAX_DIGITS}}}")
-_FRACTION = re.compile(rf"([+-]?\d{{1,{MAX_DIGITS}}})/([+-]?\d{{1,{MAX_DIGITS}}})")
-_DECIMAL = re.compile(rf"([+-]?)(\d{{0,{MAX_DIGITS}}})[.,](\d{{1,{MAX_DIGITS}}})")
-_SLASH = re.compile(r"\s*/\s*")
-_SEPARATORS = ("=", "≈", "~")  # "3/8 = 0.38" reads as "3/8 0.38"
-
-
-def _exact(token: str) -> Optional[Fraction]:
-    if _INT.fullmatch(token):
-        return Fraction(int(token))
-    m = _FRACTION.fullmatch(token)
-    if m and int(m.group(2)) != 0:
-        return Fraction(int(m.group(1)), int(m.group(2)))
-    return None
-
-
-def _decimal(token: str) -> Optional[tuple[Fraction, int]]:
-    m = _DECIMAL.fullmatch(token)
-    if not m:
-        return None
-    sign, whole, places = m.groups()
-    value = Fraction(int(whole or "0") * 10 ** len(places) + int(places), 10 ** len(places))
-    return (-value if sign == "-" else value), len(places)
-
-
-@functools.lru_cache(maxsize=4096)  # a class writes the same few dozen strings over and over
-def read_cell_text(text: str) -> Entry:
-    """A cell as written: an integer, a fraction p/q, a decimal (0.38, .38, 0,38), or a fraction
-    and a decimal; a true minus (U+2212) is a minus. Anything else is unreadable."""
-    raw = text.strip()
-    if not raw:
-        return BLANK
-    tokens = [tok for tok in _SLASH.sub("/", raw.replace("\u2212", "-")).split() if tok not in _SEPARATORS]
-    exact, decimal = None, None
-    for token in tokens:
-        as_exact = _exact(token)
-        if as_exact is not None and exact is None and decimal is None:
-            exact = normalize(as_exact)
-            continue
-        as_decimal = _decimal(token)
-        if as_decimal is not None and decimal is None:
-            decimal = as_decimal
-            continue
-        return Entry("unreadable", raw=raw[:40])
-    if exact is None and decimal is None:
-        return Entry("unreadable", raw=raw[:40])
-    return Entry("value", exact=exact, decimal=decimal, raw=raw[:40])
-
-
-@functools.lru_cache(maxsize=2048)
-def _small_int(value: int) -> Entry:
-    return Entry("value", exact=value, raw=str(value))
-
-
-def read_cell(value: Any) -> Entry:
-    """A cell of answers@1: null or "" (blank), a JSON integer, or a string (see read_cell_text)."""
-    if value is None:
-        return BLANK
-    if isinstance(value, bool):
-        return Entry("unreadable", raw=str(value).lower())
-    if isinstance(value, int):
-        if -1000 < value < 1000:
-            return _small_int(value)
-        if abs(value) >= 10**MAX_DIGITS:
-            return Entry("unreadable", raw=str(value)[:40])
-        return Entry("value", exact=value, raw=str(value))
-    if isinstance(value, float):
-        # A spreadsheet may export a decimal as a JSON number: read it as the decimal it prints.
-        return read_cell_text(repr(value)) if value == value and abs(value) < 1e15 else Entry("unreadable")
-    if isinstance(value, str):
-        return read_cell_text(value)
-    return Entry("unreadable", raw="(not a value)")
 
 
 # --- answers@1 --------------------------------------------------------------------------------
@@ -284,22 +201,32 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
 
     Rows and columns are 1-based; `head` is blank for the concatenation Z and the output;
     `sums` takes its query in `col` (its `row` is 1 or blank). Optional `name`, `id`, `group`.
+    Separated by commas, semicolons or tabs (found from the header); any problem a spreadsheet's
+    export can have (a stray quote, a decimal comma splitting a row, a thousands separator, a
+    digit that is not 0-9) is refused with its line, never read as something else.
     """
-    rows = list(csv.reader(io.StringIO(text)))
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        raise AnswersError(f"{label}: empty; expected a header row {','.join(CSV_COLUMNS)}")
-    header = [clean_text(h).lower() for h in rows[0]]
-    missing = [c for c in CSV_COLUMNS if c not in header]
-    if missing:
+    try:
+        table = read_table(text, CSV_COLUMNS)
+    except TableError as error:
+        raise AnswersError(f"{label}: {error}") from None
+    if table is None:
+        header = [h.lower() for h in re.split(r"[,;\t]", header_line(text))]
+        missing = [c for c in CSV_COLUMNS if c not in header][:1] or ["code"]
         raise AnswersError(f"{label}: the header row has no {missing[0]!r} column "
-                           f"(expected {','.join(CSV_COLUMNS)})")
-    at = {name: header.index(name) for name in CSV_COLUMNS + _STUDENT_KEYS if name in header}
+                           f"(expected {','.join(CSV_COLUMNS)}, separated by commas, semicolons or tabs)")
+    if not table.header:
+        raise AnswersError(f"{label}: empty; expected a header row {','.join(CSV_COLUMNS)}")
+    at = {name: table.column(name) for name in CSV_COLUMNS + _STUDENT_KEYS if name in table.header}
+    problems = dict(table.problems)
     sheets: dict[str, Pending] = {}
-    for line, row in enumerate(rows[1:], start=2):
+    for row in table.rows:
+        line = row.line
+        if line in problems:
+            raise AnswersError(f"{label}: line {line}: {_problem(problems[line], row, table, at)}")
+
         def cell(name: str) -> str:
             i = at.get(name)
-            return row[i].strip() if i is not None and i < len(row) else ""
+            return row.fields[i].strip() if i is not None and i < len(row.fields) else ""
 
         code = cell("code")
         if not code:
@@ -309,26 +236,54 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
         allowed = HEAD_STEPS if head is not None else FINAL_STEPS
         if step not in allowed:
             scope = "a head" if head is not None else "a blank head (the concatenation and output)"
-            raise AnswersError(f"{label}: line {line}: unknown step {step[:40]!r} for {scope} "
+            raise AnswersError(f"{label}: line {line}: unknown step {clean_text(step, 40)!r} for {scope} "
                                f"(steps: {', '.join(allowed)})")
         r_text, c_text = cell("row"), cell("col")
         r = _positive(r_text, label, line, "row") if r_text or step != "sums" else 1
         c = _positive(c_text, label, line, "col")
+        value = cell("value")
+        if _THOUSANDS.fullmatch(value.replace("\u2212", "-")):
+            raise AnswersError(f"{label}: line {line}: {clean_text(value, 40)!r} reads as a number with a thousands "
+                               "separator or as a decimal: write a whole number without separators (1000), "
+                               "or a decimal with a point (1.000)")
         key = code.upper().replace("-", "")
         pending = sheets.get(key)
         student = Student(**{k: clean_text(cell(k)) for k in _STUDENT_KEYS})
         if pending is None:
-            pending = sheets[key] = Pending(f"{label} (code {code[:20]})", code, student=student)
+            pending = sheets[key] = Pending(f"{label} (code {clean_text(code, 20)})", code, student=student)
         where = (head, step, r, c)
         if where in pending.cells:
             raise AnswersError(f"{label}: line {line} writes the same cell as line {pending.cells[where][1]}")
-        pending.cells[where] = (cell("value"), line)
+        pending.cells[where] = (value, line)
+    if not sheets:
+        raise AnswersError(f"{label}: a header row but no answers (one row per written cell)")
     return list(sheets.values())
 
 
+_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+|[+-]?\d{1,3}([.,]\d{3}){2,}(?:[.,]\d+)?|"
+                        r"[+-]?\d{1,3}(,\d{3})+\.\d+|[+-]?\d{1,3}(\.\d{3})+,\d+")
+"""A value a spreadsheet may have written with thousands separators (1,000; 1.000.000;
+1,000.5; 1.000,5): refused, since read as a decimal it would be a thousand times too small."""
+
+
+def _problem(what: str, row: Row, table: Table, at: dict) -> str:
+    """A line's problem in words, with the likely cause where a spreadsheet has one."""
+    if "fields but" not in what:
+        return what
+    v = at.get("value")
+    if table.separator == "," and v is not None and len(row.fields) == len(table.header) + 1 and v + 1 < len(
+            row.fields):
+        first, second = clean_text(row.fields[v], 20), clean_text(row.fields[v + 1], 20)
+        return (f"column {v + 1} (value): {first!r} and {second!r} would be read as two fields: a decimal comma? "
+                f"Quote the value (\"{first},{second}\") or save the file with semicolons as separator")
+    return f"{what} (a comma inside a value needs quotes)"
+
+
 def _positive(text: str, label: str, line: int, column: str) -> int:
-    if not text.isdigit() or int(text) < 1 or len(text) > 6:
-        raise AnswersError(f"{label}: line {line}: {column} must be a whole number from 1, got {text[:20]!r}")
+    # ASCII digits only: '²' and '①' are digits to str.isdigit() but no number anyone typed.
+    if not (text.isascii() and text.isdigit()) or int(text) < 1 or len(text) > 6:
+        raise AnswersError(f"{label}: line {line}: {column} must be a whole number from 1 in the digits 0-9, "
+                           f"got {clean_text(text, 20)!r}")
     return int(text)
 
 
