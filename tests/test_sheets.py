@@ -13,7 +13,8 @@ from pypdf import PdfReader
 from generator.core.engine import solve
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
-from generator.draw.search import draw, draw_code
+from generator.draw.rebuild import rebuild
+from generator.draw.search import draw
 from generator.output.html import sheet_html
 from generator.output.svg import panel_svg
 from generator.sheet.model import Settings
@@ -149,7 +150,7 @@ LAYOUTS = {
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_golden_html(layout, golden):
     problem = draw(LAYOUTS[layout], 2026)[0]
-    assert draw_code(problem.code) == problem
+    assert rebuild(problem.code) == problem
     solution = solve(problem)
     student = Student(name="Ada <Lovelace>", group="B&C")
     for key in (False, True):
@@ -170,7 +171,7 @@ def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
         for width, height, words in pages(tmp_path / name):
             assert words and all(MARGIN_PT - 0.5 <= w[0] and w[2] <= width - MARGIN_PT + 0.5 for w in words)
             assert all(0 <= w[1] and w[3] <= height for w in words)
-    problem = draw_code(manifest["sheets"][0]["code"])
+    problem = rebuild(manifest["sheets"][0]["code"])
     head = sheet_view(problem, solve(problem), Student(), Settings(paper="letter"), True).heads[0]
     assert head.stacked  # one band after another, each as wide as the page allows
 

@@ -15,8 +15,8 @@ from generator.core.formats import (
 )
 from generator.core.metrics import metrics, stats_text
 from generator.draw.options import MAX_COUNT, MAX_SEED
+from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, fresh_seed
-from generator.draw.sheetcodes import decode_code
 from generator.output.files import write_atomic
 
 
@@ -48,8 +48,7 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         if clash:
             name = clash[0].replace("_", "-")
             raise click.UsageError(f"--code rebuilds a problem from the code alone; drop --{name}")
-        decoded = decode_code(code)
-        problems = draw(decoded.options, decoded.seed, count=1, start=decoded.index)
+        problems = [rebuild(code)]
     else:
         options = options_from(params)
         fresh = seed is None

@@ -12,12 +12,12 @@ import click
 from generator.cli.common import InFile, check_encoding, explicit, load_problems, read_text, say, sheet_options
 from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
 from generator.core.engine import solve
-from generator.core.errors import InputError
 from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
 from generator.draw.options import MAX_COUNT, MAX_SEED
+from generator.draw.rebuild import rebuild
 from generator.draw.search import fresh_seed
-from generator.draw.sheetcodes import content_key, decode_code, read_own_code
+from generator.draw.sheetcodes import decode_code, read_own_code
 from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
 from generator.output.files import check_writable
 from generator.output.fonts import unprintable
@@ -154,22 +154,17 @@ def key_command(code, problem_file, out, paper, lang, fmt, worked, force, stamp,
       attnsheet key YWDE-9FU2-E22 --problem generator/examples/classic.json
     """
     own = read_own_code(code)
+    if own is None and problem_file is not None:
+        raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
+    problems = load_problems(problem_file) if problem_file is not None else ()
+    problem = rebuild(code, problems, problem_file or "the file")
     if own is not None:
-        if problem_file is None:
-            decode_code(code)  # says what is needed, in one line
-        matching = [p for p in load_problems(problem_file) if content_key(p) == own.key]
-        if not matching:
-            raise InputError(f"no problem in {problem_file} has the numbers of sheet {own.code} "
-                             "(was the file changed since it was printed?)")
-        problem = replace(matching[0], code=own.code, metrics=None)
-        sheet, origin, seed, stem = Sheet(own.index + 1, Student(), problem, solve(problem)), Origin(
-            code=own.code, problem_file=problem_file), None, own.code
+        sheet, origin, seed = Sheet(own.index + 1, Student(), problem, solve(problem)), Origin(
+            code=own.code, problem_file=problem_file), None
     else:
-        if problem_file is not None:
-            raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
         decoded = decode_code(code)
-        (sheet,) = make_sheets(decoded.options, decoded.seed, [Student()], start=decoded.index)
-        origin, seed, stem = Origin(code=decoded.code), decoded.seed, decoded.code
+        sheet, origin, seed = Sheet(1, Student(), problem, solve(problem)), Origin(code=decoded.code), decoded.seed
+    stem = problem.code
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
                   origin=origin, seed=seed, jobs=jobs, names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))

@@ -217,3 +217,8 @@ def to_row(problem: Problem) -> Problem:
         W_O=None if problem.W_O is None else t(problem.W_O),
         convention="row",
     )
+
+
+def same_numbers(a: Problem, b: Problem) -> bool:
+    """Whether two problems ask for the same work (their codes and metrics aside)."""
+    return replace(a, code=None, metrics=None) == replace(b, code=None, metrics=None)

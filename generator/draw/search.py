@@ -32,7 +32,7 @@ from generator.draw.options import (
     Preset,
     advice,
 )
-from generator.draw.sheetcodes import coder, decode_code
+from generator.draw.sheetcodes import coder
 from generator.draw.stages import CHUNK, Check, o_stage, qk_stage, v_stage, x_stage
 
 MAX_ROUNDS = 256
@@ -259,9 +259,3 @@ FRESH_SEED_BITS = 30
 def fresh_seed() -> int:
     """A new random seed for a batch."""
     return secrets.randbits(FRESH_SEED_BITS)
-
-
-def draw_code(code: str) -> Problem:
-    """Rebuild exactly the problem a sheet code was printed for."""
-    d = decode_code(code)
-    return draw(d.options, d.seed, count=1, start=d.index)[0]

@@ -15,7 +15,7 @@ from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
 from generator.core.grade import Grade, grade, step_label
 from generator.core.grades import grade_to_json
-from generator.core.problem import Problem
+from generator.core.problem import Problem, same_numbers
 from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.batch import slug
@@ -25,20 +25,14 @@ from generator.sheet.model import Settings
 from generator.sheet.views import sheet_view
 
 
-def _drawn(code: str, where: str) -> tuple[str, Problem]:
-    """The problem a drawn sheet's code rebuilds, and the code's printed spelling."""
-    from generator.draw.search import (
-        draw,  # the drawing (and numpy) only when a code needs it
-    )
-    from generator.draw.sheetcodes import (
-        decode_code,  # the drawing (and numpy) only when a code needs it
-    )
+def _rebuilt(code: str, where: str, problems: Sequence[Problem] = ()) -> Problem:
+    """The problem a sheet's code rebuilds (drawn again, or found among `problems` by content)."""
+    from generator.draw.rebuild import rebuild  # the drawing (and numpy) only when a code needs it
 
     try:
-        decoded = decode_code(code)
+        return rebuild(code, problems)
     except AttnsheetError as error:
         raise AnswersError(f"{where}: {error}") from None
-    return decoded.code, draw(decoded.options, decoded.seed, count=1, start=decoded.index)[0]
 
 
 @dataclass(frozen=True)
@@ -53,34 +47,56 @@ class Graded:
 
 def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
               manifest_label: str = "the manifest") -> list[Graded]:
-    """Grade every sheet's answers; the same sheet twice, or one not in the manifest, is an error.
+    """Grade every sheet's answers against the teacher's truth; the same sheet twice is an error.
 
-    A manifest supplies each sheet's problem and student; without one, a drawn code rebuilds its
-    problem, and answers that carry their problem need neither.
+    With a manifest, a sheet's problem comes from the manifest alone: a code not in it, or
+    answers whose embedded problem differs from it, are refused. Without one, a drawn code's
+    problem is always drawn again (never taken from the answers), and answers that carry their
+    problem must carry the one their code names.
     """
     seen: dict[str, str] = {}
     grades = []
     for pending in pendings:
-        student, code = pending.student, pending.code
-        if pending.problem is not None:
-            problem = pending.problem
-            code = code or problem.code
-        elif manifest is not None:
-            listed = manifest.get(code_key(code))
-            if listed is None:
-                raise AnswersError(f"{pending.where}: sheet {code[:40]!r} is not in {manifest_label}")
+        student, code, where = pending.student, pending.code, pending.where
+        if manifest is not None:
+            listed = _listed(pending, manifest, manifest_label)
             problem, code = listed.problem, listed.code
             if student == Student():
                 student = listed.student
+        elif code is not None:
+            problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,))
+            if pending.problem is not None and not same_numbers(pending.problem, problem):
+                raise AnswersError(f"{where}: its problem is not the one sheet {problem.code} was printed with; "
+                                   "grade it with the batch's manifest (--manifest)")
+            code = problem.code
         else:
-            code, problem = _drawn(code, pending.where)
+            problem = pending.problem
+            code = problem.code
         key = code_key(code) if code else dumps(problem.X)
         if key in seen:
-            raise AnswersError(f"{pending.where}: sheet {code or '(no code)'} is graded twice "
+            raise AnswersError(f"{where}: sheet {code or '(no code)'} is graded twice "
                                f"(also in {seen[key]})")
-        seen[key] = pending.where
+        seen[key] = where
         grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry), problem))
     return grades
+
+
+def _listed(pending: Pending, manifest: dict[str, Listed], label: str) -> Listed:
+    """The manifest's sheet for a pending's answers: by its code, or by the problem it carries."""
+    where, code = pending.where, pending.code
+    if code is None:
+        found = [s for s in manifest.values() if same_numbers(s.problem, pending.problem)]
+        if len(found) != 1:
+            why = "is not one of" if not found else f"is on {len(found)} sheets of"
+            raise AnswersError(f"{where}: its problem {why} {label}'s sheets; give the sheet's code")
+        return found[0]
+    listed = manifest.get(code_key(code))
+    if listed is None:
+        raise AnswersError(f"{where}: sheet {clean_text(code, 40)!r} is not in {label}")
+    if pending.problem is not None and not same_numbers(pending.problem, listed.problem):
+        raise AnswersError(f"{where}: its problem is not the one {label} lists for sheet {listed.code}; "
+                           "the manifest's is the one graded, so remove the answers' own")
+    return listed
 
 
 def _cell(text: str) -> str:

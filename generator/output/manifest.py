@@ -129,10 +129,49 @@ def read_manifest(text: str, label: str) -> dict[str, Listed]:
         student = sheet.get("student") or {}
         if not isinstance(student, dict):
             raise AnswersError(f"{where}.student: expected an object")
-        listed[code_key(sheet["code"])] = Listed(
+        key = code_key(sheet["code"])
+        if key in listed:
+            first = next(i for i, s in enumerate(sheets) if isinstance(s, dict) and code_key(str(s.get("code"))) == key)
+            raise AnswersError(f"{where}: the same code as sheets[{first}] ({clean_text(sheet['code'], 40)}); "
+                               "a manifest lists each sheet once")
+        listed[key] = Listed(
             sheet["code"], problem,
             Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
         )
     return listed
 
 
+
+
+def check_codes(listed: dict[str, Listed], label: str) -> None:
+    """Fail unless every sheet's problem is the one its code names: a drawn code's problem drawn
+    again, a teacher's own problem's numbers checked against its code. A manifest edited by hand
+    or with its sheets swapped is refused, naming the first sheet that does not match."""
+    from generator.core.problem import same_numbers
+    from generator.draw.codes import CodeError  # the drawing (and numpy) load only to check
+    from generator.draw.search import draw_keys
+    from generator.draw.sheetcodes import content_key, decode_code, read_own_code
+
+    drawn: dict = {}  # options -> [(seed, index), listed]: one draw per batch of options
+    for sheet in listed.values():
+        try:
+            own = read_own_code(sheet.code)
+            if own is not None:
+                if content_key(sheet.problem) != own.key:
+                    raise AnswersError(f"{label}: sheet {sheet.code}: its problem is not the one its code was "
+                                       "printed for (was the manifest edited?)")
+                continue
+            decoded = decode_code(sheet.code)
+        except CodeError as error:
+            raise AnswersError(f"{label}: sheet {clean_text(sheet.code, 40)}: {error}") from None
+        drawn.setdefault(decoded.options, []).append(((decoded.seed, decoded.index), sheet))
+    for options, items in drawn.items():
+        try:
+            problems = draw_keys(options, [k for k, _ in items])
+        except AttnsheetError as error:
+            raise AnswersError(f"{label}: sheet {items[0][1].code}: {error}") from None
+        for problem, (_, sheet) in zip(problems, items):
+            if not same_numbers(problem, sheet.problem):
+                raise AnswersError(f"{label}: sheet {sheet.code}: its problem is not the one its code draws "
+                                   "(sheets swapped, or the manifest edited?); regenerate it, or grade without "
+                                   "--manifest to use the codes alone")

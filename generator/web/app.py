@@ -31,8 +31,8 @@ from generator.core.grade import grade, step_label
 from generator.core.grades import grade_to_json
 from generator.core.student import Student
 from generator.draw.options import PRESET_NAMES, DrawOptions
+from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, fresh_seed
-from generator.draw.sheetcodes import decode_code
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
 from generator.output.html import environment, report_html
 from generator.output.jobs import Workers
@@ -261,10 +261,9 @@ class App:
 
     def _practice_problem(self, request: Request):
         try:
-            decoded = decode_code(request.path_params["code"])
+            return rebuild(request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None
-        return draw(decoded.options, decoded.seed, count=1, start=decoded.index)[0]
 
     async def _json(self, request: Request) -> dict:
         try:
