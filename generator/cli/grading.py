@@ -7,12 +7,11 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, OutPath, emit, read_text, say
+from generator.cli.common import InFile, OutPath, check_encoding, emit, read_text, say
 from generator.core.answers import parse_answers, skeleton
 from generator.core.errors import InputError
 from generator.core.formats import dumps
-from generator.draw.search import draw
-from generator.draw.sheetcodes import decode_code
+from generator.draw.rebuild import rebuild
 from generator.output.files import check_free, check_writable, write_atomic
 from generator.output.gradebook import (
     grade_all,
@@ -23,14 +22,20 @@ from generator.output.gradebook import (
     report_pdf,
     summary_lines,
 )
-from generator.output.manifest import Listed, code_key, read_manifest
+from generator.output.manifest import Listed, check_codes, code_key, read_manifest
+from generator.output.staging import Staging
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
 
 
 def load_manifest(path: Optional[str]) -> Optional[dict[str, Listed]]:
-    """The sheets of a manifest file, by code, or None when no manifest was given."""
-    return None if path is None else read_manifest(read_text(path), path)
+    """The sheets of a manifest file, by code, each checked against its code; None when no
+    manifest was given."""
+    if path is None:
+        return None
+    sheets = read_manifest(read_text(path), path)
+    check_codes(sheets, path)
+    return sheets
 
 
 @click.command("answers")
@@ -65,9 +70,8 @@ def answers_command(code, manifest, every, out, force) -> None:
             raise InputError(f"sheet {code[:40]!r} is not in {manifest}")
         value = skeleton(listed.problem, listed.code, listed.student)
     else:
-        decoded = decode_code(code)
-        (problem,) = draw(decoded.options, decoded.seed, count=1, start=decoded.index)
-        value = skeleton(problem, decoded.code)
+        problem = rebuild(code)
+        value = skeleton(problem, problem.code)
     text = dumps(value) + "\n"
     if out is None or str(out) == "-":
         emit(text)
@@ -86,12 +90,14 @@ def answers_command(code, manifest, every, out, force) -> None:
               help="Also write gradebook.csv, grades.json, a class report (report.pdf) and each student's graded "
                    "sheet (graded/NN-name.pdf).")
 @click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
+@click.option("--encoding", default=None, callback=check_encoding,
+              help="The answer files' text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
 @click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
               help="Paper of the graded sheets (--out).")
 @click.option("--lang", type=click.Choice(languages()), default="en", show_default=True,
               help="Language of the graded sheets (--out).")
 @click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
-def grade_command(answer_files, manifest, as_json, out, no_carry, paper, lang, force) -> None:
+def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, paper, lang, force) -> None:
     """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
 
     A step done right from the student's own wrong numbers earns its point ("carried"). Each
@@ -107,7 +113,7 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, paper, lang, f
     pendings = []
     for path in answer_files:
         label = "stdin" if path == "-" else path
-        pendings += parse_answers(read_text(path), label)
+        pendings += parse_answers(read_text(path, encoding), label)
     graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest))
     grades = [g.grade for g in graded]
     if out is not None:
@@ -118,11 +124,14 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, paper, lang, f
         check_writable(out)
         check_writable(out / "graded")
         settings = Settings(paper=paper, lang=lang)
-        for g, path in zip(graded, pdfs):
-            write_atomic(path, graded_pdf(g, settings), force=force)
-        write_atomic(report, report_pdf(grades, settings), force=force)
-        for path, text in targets.items():
-            write_atomic(path, text.encode("utf-8"), force=force)
+        # Staged, then moved in together: a failed or stopped run leaves --out as it was.
+        with Staging(out, force) as stage:
+            for g, path in zip(graded, pdfs):
+                stage.write(path, graded_pdf(g, settings))
+            stage.write(report, report_pdf(grades, settings))
+            for path, text in targets.items():
+                stage.write(path, text.encode("utf-8"))
+            stage.commit()
     emit((dumps(grades_json(grades)) if as_json else "\n".join(summary_lines(grades))) + "\n")
     if out is not None:
         say(f"wrote gradebook.csv, grades.json, report.pdf and {len(graded)} graded sheet"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import secrets
+import socket
 import threading
 import webbrowser
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import click
 
 from generator.cli.common import OutPath, say
+from generator.core.errors import InputError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -42,7 +45,9 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
     from generator.web.app import create_app, folder_of
     from generator.web.store import Store
 
-    store = Store(folder_of(data))
+    store = Store(folder_of(data))  # a data folder that cannot be made fails here, in one line
+    listener = bind(host, port)  # as does a port in use or a host that does not resolve
+    port = listener.getsockname()[1]  # the one the system chose, for --port 0
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
     # The warm process: WeasyPrint, the fonts and the stylesheet, loaded once; and a job process
     # per other CPU, as warm, so a batch is rendered on every core without any start-up.
@@ -55,7 +60,40 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
     if not no_browser:
         threading.Timer(1.0, webbrowser.open, args=(address,)).start()
     try:
-        uvicorn.run(create_app(store, token, workers), host=host, port=port, log_level="warning")
+        server = uvicorn.Server(uvicorn.Config(create_app(store, token, workers), log_level="warning"))
+        try:
+            server.run(sockets=[listener])
+        except KeyboardInterrupt:
+            pass  # Ctrl-C, once the server has shut down cleanly: a normal end
     finally:
+        listener.close()
         if workers is not None:
             workers.close()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on `host`:`port`, or one line on why there cannot be one: the server
+    binds before it says "serving", so a port in use never prints an address that is not ours."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as error:
+        why = error.strerror if isinstance(error, socket.gaierror) else "not a host name"
+        raise InputError(f"cannot listen on {host[:80]!r}: the host does not resolve ({why}); "
+                         "give an address such as 127.0.0.1 or 0.0.0.0") from None
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(2048)
+    except OSError as error:
+        listener.close()
+        if error.errno == errno.EADDRINUSE:
+            raise InputError(f"port {port} is in use on {host}; choose another with --port "
+                             f"(say --port {port + 1 if port < 65535 else 8000})") from None
+        if error.errno == errno.EACCES:
+            raise InputError(f"port {port} needs administrator rights; choose one above 1023 with --port") from None
+        if error.errno == errno.EADDRNOTAVAIL:
+            raise InputError(f"cannot listen on {host}: not an address of this machine") from None
+        raise InputError(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
+    return listener
