@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import ProblemError
 from generator.core.problem import Head, Problem, Rules
 

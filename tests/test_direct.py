@@ -17,8 +17,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from generator.core.answers import parse_answers_json, skeleton
-from generator.core.engine import solve
-from generator.core.grade import grade
+from generator.core.kinds import solve
+from generator.core.kinds import grade
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.formats import dumps, problem_to_json
 from generator.core.metrics import metrics
 from generator.core.problem import Problem, Rules

@@ -11,7 +11,7 @@ from conftest import EXAMPLES
 from hypothesis import given
 from strategies import problems, to_row
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import ProblemError
 from generator.core.formats import (
     parse_problems,

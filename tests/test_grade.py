@@ -20,7 +20,8 @@ from generator.core.answers import (
     skeleton,
 )
 from generator.core.formats import parse_problems
-from generator.core.grade import FINAL_STEPS, HEAD_STEPS, grade, has_final
+from generator.core.kinds import grade, has_final
+from generator.core.kinds.attention import FINAL_STEPS, HEAD_STEPS
 from generator.core.problem import Problem, Rules
 from generator.core.student import Student
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
 from generator.sheet.views import final_matrices, head_matrices

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw

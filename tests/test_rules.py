@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.numbers import sheet_value
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.rebuild import rebuild

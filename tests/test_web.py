@@ -294,7 +294,7 @@ def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
 
 
 def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():
-    from generator.core.engine import solve
+    from generator.core.kinds import solve
     from generator.draw.options import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.entry import form

@@ -11,7 +11,7 @@ import click
 
 from generator.cli.common import InFile, check_encoding, explicit, load_problems, read_text, say, sheet_options
 from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
 from generator.draw.options import MAX_COUNT, MAX_SEED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from generator.cli.common import InFile, emit, label_of, load_problems
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps, solution_to_json
 from generator.sheet.text import solution_text

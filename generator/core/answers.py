@@ -10,15 +10,8 @@ from typing import Any, Optional
 from generator.core.cells import read_cell, read_cell_text
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json, problem_to_json
-from generator.core.grade import (
-    BLANK,
-    FINAL_STEPS,
-    HEAD_STEPS,
-    Answers,
-    Entry,
-    Grid,
-    grid_shapes,
-)
+from generator.core.grade import BLANK, Answers, Entry, Grid
+from generator.core.kinds import FINAL_STEPS, HEAD_STEPS, grid_shapes, heads_of, step_names
 from generator.core.problem import Problem
 from generator.core.student import Student
 from generator.core.table import Row, Table, TableError, header_line, read_table
@@ -28,7 +21,7 @@ ANSWERS_FORMAT = "attnsheet/answers@1"
 CSV_COLUMNS = ("code", "head", "step", "row", "col", "value")
 """The long CSV's required columns; `name`, `id` and `group` may follow."""
 
-_KEYS = ("format", "code", "problem", "student", "heads", "Z", "output")
+_KEYS = ("format", "code", "problem", "student", "heads", *FINAL_STEPS)
 _STUDENT_KEYS = ("name", "id", "group")
 
 
@@ -133,11 +126,12 @@ def pending_from_json(value: Any, where: str) -> Pending:
 
 def _answers_from_json(value: dict, problem: Problem, student: Student, code: Optional[str], where: str) -> Answers:
     shapes, final_shapes = grid_shapes(problem)
+    head_steps, final_steps = step_names(problem)
     heads_value = value.get("heads") or []
     if not isinstance(heads_value, list):
         raise AnswersError(f"{where}.heads: expected a list of heads")
-    if len(heads_value) > len(problem.heads):
-        raise AnswersError(f"{where}.heads: the sheet has {len(problem.heads)} head(s), got {len(heads_value)}")
+    if len(heads_value) > heads_of(problem):
+        raise AnswersError(f"{where}.heads: the sheet has {heads_of(problem)} head(s), got {len(heads_value)}")
     heads = []
     for h, head in enumerate(heads_value):
         if head is None:
@@ -145,18 +139,19 @@ def _answers_from_json(value: dict, problem: Problem, student: Student, code: Op
             continue
         if not isinstance(head, dict):
             raise AnswersError(f"{where}.heads[{h}]: expected an object of grids")
-        unknown = [k for k in head if k not in HEAD_STEPS]
+        unknown = [k for k in head if k not in head_steps]
         if unknown:
             raise AnswersError(f"{where}.heads[{h}]: unknown step {unknown[0][:60]!r} "
-                               f"(steps: {', '.join(HEAD_STEPS)})")
+                               f"(steps: {', '.join(head_steps)})")
         heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name == "sums")
-                      for name in HEAD_STEPS if head.get(name) is not None})
+                      for name in head_steps if head.get(name) is not None})
     final = {}
     for name in FINAL_STEPS:
         if value.get(name) is None:
             continue
         if name not in final_shapes:
-            raise AnswersError(f"{where}.{name}: this sheet has no {'concatenation' if name == 'Z' else 'W_O'}")
+            what = {"Z": "concatenation", "output": "W_O"}.get(name, name)
+            raise AnswersError(f"{where}.{name}: this sheet has no {what}")
         final[name] = _grid(value[name], f"{where}.{name}", final_shapes[name], False)
     return Answers(heads=tuple(heads), final=final, code=code, student=student)
 
@@ -174,7 +169,9 @@ def skeleton(problem: Problem, code: Optional[str], student: Student = Student()
     else:
         out["problem"] = problem_to_json(problem)
     out["student"] = {"name": student.name, "id": student.id, "group": student.group}
-    out["heads"] = [{name: empty(name, shapes[name]) for name in HEAD_STEPS} for _ in problem.heads]
+    if heads_of(problem):
+        out["heads"] = [{name: empty(name, shapes[name]) for name in step_names(problem)[0]}
+                        for _ in range(heads_of(problem))]
     for name, shape in final_shapes.items():
         out[name] = empty(name, shape)
     return out
@@ -292,8 +289,8 @@ def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: O
     shapes, final_shapes = grid_shapes(problem)
     grids: dict[tuple[Optional[int], str], list[list[Entry]]] = {}
     for (head, step, r, c), (value, line) in cells.items():
-        if head is not None and head > len(problem.heads):
-            raise AnswersError(f"{where}: line {line}: head {head}, but the sheet has {len(problem.heads)}")
+        if head is not None and head > heads_of(problem):
+            raise AnswersError(f"{where}: line {line}: head {head}, but the sheet has {heads_of(problem)}")
         if head is None and step not in final_shapes:
             raise AnswersError(f"{where}: line {line}: this sheet has no {step} after the heads")
         rows, cols = (shapes if head is not None else final_shapes)[step]
@@ -303,7 +300,7 @@ def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: O
             raise AnswersError(f"{where}: line {line}: row {r}, col {c} is outside {step} ({rows}×{cols})")
         grid = grids.setdefault((head, step), [[BLANK] * cols for _ in range(rows)])
         grid[r - 1][c - 1] = read_cell_text(value)
-    heads = [{} for _ in problem.heads]
+    heads = [{} for _ in range(heads_of(problem))]
     final = {}
     for (head, step), grid in grids.items():
         frozen = tuple(map(tuple, grid))

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from generator.core.errors import ProblemError
-from generator.core.numbers import encode, encode_matrix
+from generator.core.numbers import Number, decode, encode, encode_matrix
 from generator.core.problem import (
     CONVENTIONS,
     MAX_DIM,
@@ -24,13 +24,13 @@ SOLUTION_FORMAT = "attnsheet/solution@1"
 MAX_CODE = 64
 """Longest `code` read from a problem file."""
 
-_KEYS = ("format", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
+_KEYS = ("format", "kind", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
 _HEAD_KEYS = ("W_Q", "W_K", "W_V")
 _RULE_KEYS = ("scale", "softmax")
 
 
 
-def _int_matrix(value: Any, where: str, what: str) -> IntMatrix:
+def int_matrix(value: Any, where: str, what: str) -> IntMatrix:
     """Validate a JSON matrix of integers; `what` names its expected shape for messages."""
     if not isinstance(value, list) or not value:
         raise ProblemError(f"{where}: expected a non-empty list of rows ({what}), got {_kind(value)}")
@@ -79,7 +79,22 @@ def _kind(value: Any) -> str:
     return "an object"
 
 
-def _object(value: Any, where: str, keys: tuple[str, ...]) -> dict:
+def int_vector(value: Any, where: str, what: str) -> tuple[int, ...]:
+    """Validate a JSON list of integers (a bias); `what` names its expected length for messages."""
+    if not isinstance(value, list) or not value or any(isinstance(x, list) for x in value):
+        raise ProblemError(f"{where}: expected a non-empty list of integers ({what} entries), got {_kind(value)}")
+    return int_matrix([value], where, what)[0]
+
+
+def flag(obj: dict, key: str, prefix: str, default: bool) -> bool:
+    """A true/false field."""
+    value = obj.get(key, default)
+    if not isinstance(value, bool):
+        raise ProblemError(f"{prefix}{key}: expected true or false, got {_kind(value)}")
+    return value
+
+
+def checked_object(value: Any, where: str, keys: tuple[str, ...]) -> dict:
     """Validate a JSON object that may hold only `keys`."""
     if not isinstance(value, dict):
         raise ProblemError(f"{where}: expected an object, got {_kind(value)}")
@@ -99,45 +114,111 @@ def _choice(obj: dict, key: str, where: str, default: str) -> str:
 
 def problem_from_json(value: Any, where: str = "problem") -> Problem:
     """Build a Problem from a parsed attnsheet/problem@1 JSON value, checking every field."""
-    obj = _object(value, where, _KEYS)
     prefix = "" if where == "problem" else where + "."
-    if "format" not in obj:
-        raise ProblemError(f"{prefix}format: missing; expected {PROBLEM_FORMAT!r}")
-    if obj["format"] != PROBLEM_FORMAT:
-        raise ProblemError(
-            f"{prefix}format: expected {PROBLEM_FORMAT!r}, got {_kind(obj['format'])}"
-        )
+    if isinstance(value, dict) and value.get("kind", "attention") != "attention":
+        from generator.core.kinds import KINDS  # the other kinds read their own fields
+
+        kind = value["kind"]
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise ProblemError(f"{prefix}kind: expected one of {', '.join(KINDS)}, got {_kind(kind)}")
+        _format(value, prefix)
+        return KINDS[kind].from_json(value, prefix)
+    obj = checked_object(value, where, _KEYS)
+    _format(obj, prefix)
     convention = _choice(obj, "convention", prefix + "convention", "column")
     if convention not in CONVENTIONS:
         raise ProblemError(
             f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}"
         )
     row = convention == "row"
-    rules_obj = _object(obj.get("rules", {}), prefix + "rules", _RULE_KEYS)
-    causal = obj.get("causal", False)
-    if not isinstance(causal, bool):
-        raise ProblemError(f"{prefix}causal: expected true or false, got {_kind(causal)}")
+    rules = rules_from_json(obj.get("rules", {}), prefix)
+    causal = flag(obj, "causal", prefix, False)
     for key in ("X", "heads"):
         if key not in obj:
             raise ProblemError(f"{prefix}{key}: missing")
-    X = _int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n")
-    heads_value = obj["heads"]
-    if not isinstance(heads_value, list) or not heads_value:
-        raise ProblemError(f"{prefix}heads: expected a non-empty list of heads, got {_kind(heads_value)}")
+    X = int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n")
+    heads = heads_from_json(obj["heads"], prefix, row)
+    W_O = None
+    if obj.get("W_O") is not None:
+        W_O = int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
+    code, metrics = code_and_metrics(obj, prefix)
+    try:
+        return Problem(
+            X=X,
+            heads=tuple(heads),
+            W_O=W_O,
+            convention=convention,
+            rules=rules,
+            causal=causal,
+            code=code,
+            metrics=metrics,
+        )
+    except ProblemError as error:
+        if prefix:
+            raise ProblemError(f"{prefix}{error}") from None
+        raise
+
+
+def rules_from_json(value: Any, prefix: str) -> Rules:
+    """A problem's `rules` object (scale, softmax), each a string the Rules type checks."""
+    obj = checked_object(value, prefix + "rules", _RULE_KEYS)
+    scale, softmax = (_choice(obj, "scale", prefix + "rules.scale", "floor"),
+                      _choice(obj, "softmax", prefix + "rules.softmax", "base3"))
+    try:
+        return Rules(scale=scale, softmax=softmax)
+    except ProblemError as error:
+        raise ProblemError(f"{prefix}{error}") from None
+
+
+def heads_from_json(value: Any, prefix: str, row: bool) -> tuple[Head, ...]:
+    """A problem's `heads`: a non-empty list of {W_Q, W_K, W_V} objects."""
+    if not isinstance(value, list) or not value:
+        raise ProblemError(f"{prefix}heads: expected a non-empty list of heads, got {_kind(value)}")
     heads = []
-    for h, head_value in enumerate(heads_value):
+    for h, head_value in enumerate(value):
         head_where = f"{prefix}heads[{h}]"
-        head_obj = _object(head_value, head_where, _HEAD_KEYS)
+        head_obj = checked_object(head_value, head_where, _HEAD_KEYS)
         mats = {}
         for key, rows_name in (("W_Q", "d_k"), ("W_K", "d_k"), ("W_V", "d_v")):
             if key not in head_obj:
                 raise ProblemError(f"{head_where}.{key}: missing")
             what = f"d_model × {rows_name}" if row else f"{rows_name} × d_model"
-            mats[key] = _int_matrix(head_obj[key], f"{head_where}.{key}", what)
+            mats[key] = int_matrix(head_obj[key], f"{head_where}.{key}", what)
         heads.append(Head(**mats))
-    W_O = None
-    if obj.get("W_O") is not None:
-        W_O = _int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
+    return tuple(heads)
+
+
+def heads_to_json(heads: tuple[Head, ...]) -> list[dict]:
+    """Heads as problem@1 writes them."""
+    return [{"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
+            for h in heads]
+
+
+def head_solution_to_json(h) -> dict:
+    """One head's solved steps as solution@1 writes them."""
+    return {"Q": encode_matrix(h.Q), "K": encode_matrix(h.K), "V": encode_matrix(h.V),
+            "scores": encode_matrix(h.scores), "scaled": encode_matrix(h.scaled), "powers": encode_matrix(h.powers),
+            "sums": [encode(s) for s in h.sums], "A": encode_matrix(h.A), "Z": encode_matrix(h.Z)}
+
+
+def checked_fraction(value: Any, where: str) -> Number:
+    """A weight between 0 and 1: an integer, or a "p/q" string."""
+    x = decode(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    if x is None or isinstance(x, float) or not 0 <= x <= 1:
+        raise ProblemError(f"{where}: expected a weight from 0 to 1 (0, 1 or a fraction such as \"1/2\"), "
+                           f"got {_kind(value)}")
+    return x
+
+
+def _format(obj: dict, prefix: str) -> None:
+    if "format" not in obj:
+        raise ProblemError(f"{prefix}format: missing; expected {PROBLEM_FORMAT!r}")
+    if obj["format"] != PROBLEM_FORMAT:
+        raise ProblemError(f"{prefix}format: expected {PROBLEM_FORMAT!r}, got {_kind(obj['format'])}")
+
+
+def code_and_metrics(obj: dict, prefix: str) -> tuple[Any, Any]:
+    """A problem's optional `code` (printable text) and `metrics` (an object), checked."""
     code = obj.get("code")
     if code is not None and not _printable(code):
         # A code is printed on sheets and terminals: no escape sequences, no broken Unicode.
@@ -147,24 +228,7 @@ def problem_from_json(value: Any, where: str = "problem") -> Problem:
         raise ProblemError(f"{prefix}metrics: expected an object, got {_kind(metrics)}")
     if metrics is not None and not _encodable(metrics):
         raise ProblemError(f"{prefix}metrics: holds text that is not valid Unicode")
-    try:
-        return Problem(
-            X=X,
-            heads=tuple(heads),
-            W_O=W_O,
-            convention=convention,
-            rules=Rules(
-                scale=_choice(rules_obj, "scale", prefix + "rules.scale", "floor"),
-                softmax=_choice(rules_obj, "softmax", prefix + "rules.softmax", "base3"),
-            ),
-            causal=causal,
-            code=code,
-            metrics=metrics,
-        )
-    except ProblemError as error:
-        if prefix:
-            raise ProblemError(f"{prefix}{error}") from None
-        raise
+    return code, metrics
 
 
 def _printable(code: Any) -> bool:
@@ -181,17 +245,19 @@ def _encodable(value: Any) -> bool:
 
 
 def problem_to_json(problem: Problem) -> dict:
-    """A Problem as attnsheet/problem@1 JSON, with every default filled in."""
+    """A Problem as attnsheet/problem@1 JSON, with every default filled in; an attention problem
+    carries no `kind` (a file without one is attention: every file written before reads the same)."""
+    if problem.kind != "attention":
+        from generator.core.kinds import kind_of
+
+        return kind_of(problem).to_json(problem)
     out: dict[str, Any] = {
         "format": PROBLEM_FORMAT,
         "convention": problem.convention,
         "rules": {"scale": problem.rules.scale, "softmax": problem.rules.softmax},
         "causal": problem.causal,
         "X": [list(r) for r in problem.X],
-        "heads": [
-            {"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
-            for h in problem.heads
-        ],
+        "heads": heads_to_json(problem.heads),
     }
     if problem.W_O is not None:
         out["W_O"] = [list(r) for r in problem.W_O]
@@ -204,23 +270,14 @@ def problem_to_json(problem: Problem) -> dict:
 
 def solution_to_json(solution: Solution) -> dict:
     """A Solution as attnsheet/solution@1 JSON: ints, "p/q" strings, and floats only when irrational."""
+    if solution.problem.kind != "attention":
+        from generator.core.kinds import kind_of
+
+        return kind_of(solution.problem).solution_to_json(solution)
     out: dict[str, Any] = {
         "format": SOLUTION_FORMAT,
         "problem": problem_to_json(solution.problem),
-        "heads": [
-            {
-                "Q": encode_matrix(h.Q),
-                "K": encode_matrix(h.K),
-                "V": encode_matrix(h.V),
-                "scores": encode_matrix(h.scores),
-                "scaled": encode_matrix(h.scaled),
-                "powers": encode_matrix(h.powers),
-                "sums": [encode(s) for s in h.sums],
-                "A": encode_matrix(h.A),
-                "Z": encode_matrix(h.Z),
-            }
-            for h in solution.heads
-        ],
+        "heads": [head_solution_to_json(h) for h in solution.heads],
         "Z": encode_matrix(solution.Z),
     }
     if solution.output is not None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Optional
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.numbers import encode
 from generator.core.problem import Problem, Rules, Solution
 

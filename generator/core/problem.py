@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import ClassVar, Optional
 
 from generator.core.errors import ProblemError
 from generator.core.numbers import Matrix
@@ -79,6 +79,8 @@ def transpose(m: Matrix) -> Matrix:
 class Problem:
     """A self-attention exercise: the inputs, the weights and the rules. Shapes are checked."""
 
+    kind: ClassVar[str] = "attention"
+    """The exercise's kind (problem@1's `kind`; a file without one is attention)."""
     X: IntMatrix
     """Token features: d_model × n (column convention) or n × d_model (row)."""
     heads: tuple[Head, ...]

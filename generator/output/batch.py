@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from anyascii import anyascii
 
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from generator.core.answers import AnswersError, Pending
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
-from generator.core.grade import Grade, grade, step_label
+from generator.core.grade import Grade, step_label
+from generator.core.kinds import grade
 from generator.core.grades import grade_to_json
 from generator.core.problem import Problem, same_numbers
 from generator.core.student import Student

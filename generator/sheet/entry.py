@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.grade import grid_shapes, has_final
+from generator.core.kinds import grid_shapes, has_final
 from generator.core.problem import Problem, Solution
 from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid

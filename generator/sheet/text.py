@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from generator.core.engine import hand_divisor
 from generator.core.numbers import Matrix, cell_str, decimal_str
-from generator.core.problem import Solution
 
 
 def matrix_lines(m: Matrix, places: int = 3) -> list[str]:
@@ -34,10 +33,13 @@ def _block(title: str, lines: list[str]) -> str:
     return title + "\n" + "\n".join("  " + line for line in lines)
 
 
-def solution_text(solution: Solution, places: int = 3) -> str:
+def solution_text(solution, places: int = 3) -> str:
     """The whole solution, step by step, as a person would write it out."""
     p = solution.problem
-    row = p.convention == "row"
+    if p.kind == "ffn":
+        return _ffn_text(solution, places)
+    if p.kind == "transformer":
+        return _block_text(solution, places)
     rules = p.rules
     rules_words = "hand rules" if rules.hand else "custom rules"
     header = [
@@ -49,6 +51,15 @@ def solution_text(solution: Solution, places: int = 3) -> str:
     if p.code:
         header.append(f"sheet code: {p.code}")
     parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
+    parts += _attention_parts(p, solution, places)
+    return "\n\n".join(parts) + "\n"
+
+
+def _attention_parts(p, solution, places: int) -> list[str]:
+    """Every head's steps, the concatenation and W_O's output (an attention problem, or a block's)."""
+    row = p.convention == "row"
+    rules = p.rules
+    parts = []
     if rules.scale == "floor":
         scale_title = f"S' = floor(S / {hand_divisor(p.d_k)})   (by hand, in place of S / √{p.d_k})"
     elif rules.scale == "exact":
@@ -106,7 +117,66 @@ def solution_text(solution: Solution, places: int = 3) -> str:
                 ),
             )
         )
-    return "\n\n".join(parts) + "\n"
+    return parts
+
+
+
+def _exact_lines(m: Matrix, places: int) -> list[str]:
+    """A matrix, with its decimals beside it when it holds a fraction."""
+    if all(isinstance(x, int) for row in m for x in row):
+        return matrix_lines(m)
+    return side_by_side(matrix_lines(m, places), ["≈"], decimal_lines(m, places), gap=" ")
+
+
+def _with_bias(w: Matrix, b: tuple, row: bool) -> Matrix:
+    """A weight matrix with its bias as one more column (a row, in the row convention), as by hand."""
+    return tuple(w) + (tuple(b),) if row else tuple(tuple(r) + (x,) for r, x in zip(w, b))
+
+
+def _ffn_parts(p, solution, source: str, places: int) -> list[str]:
+    """The FFN's steps on `source` (X, or a block's R)."""
+    row = p.convention == "row"
+    first = f"H_pre = {source}·W1 + b1" if row else f"H_pre = W1·{source} + b1"
+    second = "Y = H·W2 + b2" if row else "Y = W2·H + b2"
+    bias = "the last row: b1" if row else "the last column: b1"
+    parts = [_block(f"[W1 | b1] ({bias}) and {first}", side_by_side(
+                 matrix_lines(_with_bias(p.W1, p.b1, row)), _exact_lines(solution.H_pre, places))),
+             _block("H = ReLU(H_pre) = max(0, H_pre)", _exact_lines(solution.H, places)),
+             _block(f"[W2 | b2] and {second}", side_by_side(
+                 matrix_lines(_with_bias(p.W2, p.b2, row)), _exact_lines(solution.Y, places)))]
+    if getattr(solution, "out", None) is not None:
+        parts.append(_block(f"out = {source} + Y", _exact_lines(solution.out, places)))
+    return parts
+
+
+def _ffn_text(solution, places: int) -> str:
+    p = solution.problem
+    header = [f"Feed-forward layer, {p.convention} convention" + (", with the residual" if p.residual else ""),
+              f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
+    if p.code:
+        header.append(f"sheet code: {p.code}")
+    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
+    return "\n\n".join(parts + _ffn_parts(p, solution, "X", places)) + "\n"
+
+
+def _block_text(solution, places: int) -> str:
+    p = solution.problem
+    row = p.convention == "row"
+    given = p.attention == "given"
+    header = [f"Transformer block, {p.convention} convention, attention {p.attention}",
+              f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
+    if p.code:
+        header.append(f"sheet code: {p.code}")
+    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
+    if given:
+        parts.append(_block("A (given)", _exact_lines(p.A, places)))
+        parts.append(_block("Z = A·X" if row else "Z = X·A", _exact_lines(solution.Z, places)))
+        attended = "Z"
+    else:
+        parts += _attention_parts(p.attention_problem(), solution, places)
+        attended = "output" if p.W_O is not None else "Z"
+    parts.append(_block(f"R = X + {attended}", _exact_lines(solution.R, places)))
+    return "\n\n".join(parts + _ffn_parts(p, solution, "R", places)) + "\n"
 
 
 def _titled(name: str, m: Matrix) -> str:

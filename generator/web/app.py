@@ -24,10 +24,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from generator.core.answers import parse_answers_json
-from generator.core.engine import solve
+from generator.core.kinds import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
-from generator.core.grade import grade, step_label
+from generator.core.grade import step_label
+from generator.core.kinds import grade
 from generator.core.grades import grade_to_json
 from generator.core.student import Student
 from generator.draw.options import PRESET_NAMES, DrawOptions

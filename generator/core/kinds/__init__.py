@@ -1,0 +1,86 @@
+"""The exercise kinds, each declared once as a graph of steps: solving, grading and answers' shapes go through here."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from generator.core.errors import ProblemError
+from generator.core.grade import Answers, Grade, Grid, StepGrade
+from generator.core.graph import Key, evaluate
+from generator.core.kinds import attention, ffn, transformer
+from generator.core.problem import transpose
+
+KINDS: dict[str, ModuleType] = {"attention": attention, "ffn": ffn, "transformer": transformer}
+"""Every kind by its name in problem@1's `kind`: a new kind is its module and one line here."""
+
+HEAD_STEPS = tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.HEAD_STEPS))
+"""Every name a grid in a head can have, in any kind (what an answers file may name)."""
+FINAL_STEPS = tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.FINAL_STEPS))
+"""Every name a grid outside the heads can have, in any kind."""
+
+
+def kind_of(problem) -> ModuleType:
+    """The module that declares a problem's kind."""
+    try:
+        return KINDS[problem.kind]
+    except KeyError:
+        raise ProblemError(f"kind: expected one of {', '.join(KINDS)}, got {problem.kind!r}") from None
+
+
+def solve(problem):
+    """Every step of a problem's answer, exactly."""
+    return kind_of(problem).solve(problem)
+
+
+def grade(problem, answers: Answers, carry: bool = True) -> Grade:
+    """Grade what a student wrote against the problem's true values, with error carried forward:
+    the kind's steps evaluated on the student's own cells (see `graph.evaluate`).
+
+    With `carry` off, a cell that follows from the student's own wrong cells counts as wrong.
+    Work is done in the column convention; a row-convention sheet is graded as its transposed
+    twin, and its grades are given back in the sheet's layout.
+    """
+    kind = kind_of(problem)
+    work = kind.column_twin(problem)
+    row = problem.convention == "row"
+
+    def twin(name: str, grid: Grid) -> Grid:
+        return grid if name == "sums" or not row else transpose(grid)
+
+    cells: dict[Key, Grid] = {(None, name): twin(name, grid) for name, grid in answers.final.items()}
+    for h, grids in enumerate(answers.heads[:heads_of(problem)], start=1):
+        cells.update({(h, name): twin(name, grid) for name, grid in grids.items()})
+    graded = evaluate(kind.steps(work), kind.given(work), cells, carry).grades
+    if row:
+        graded = tuple(_row_layout(g) for g in graded)
+    return Grade(steps=graded, carry=carry, code=answers.code, student=answers.student)
+
+
+def _row_layout(g: StepGrade) -> StepGrade:
+    """A step's grade in the row convention's layout (sums stay one row)."""
+    if g.step == "sums":
+        return g
+    t = transpose
+    return StepGrade(g.head, g.step, t(g.verdicts), t(g.expected), t(g.carried), t(g.written))
+
+
+def grid_shapes(problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """(rows, columns) of every grid a student writes: per head, and outside the heads."""
+    return kind_of(problem).grid_shapes(problem)
+
+
+def has_final(problem) -> bool:
+    """Whether a sheet has grids outside its heads."""
+    return bool(grid_shapes(problem)[1])
+
+
+def step_names(problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of a kind's head steps and of its steps outside the heads, in working order."""
+    kind = kind_of(problem)
+    return kind.HEAD_STEPS, kind.FINAL_STEPS
+
+
+def heads_of(problem) -> int:
+    """How many heads a problem's sheet has (0 for a kind without attention to work)."""
+    return len(getattr(problem, "heads", ()) or ())
+

@@ -1,0 +1,195 @@
+"""Self-attention as a graph of steps: projections, copies, scores, scaling, powers, sums, A, Z, heads and W_O."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Optional, Sequence
+
+from generator.core.engine import MAX_EXPONENT, hand_divisor, power, scale
+from generator.core.errors import ProblemError
+from generator.core.graph import Key, Step, Values, copy, evaluate, guarded, product, stacked, transposed
+from generator.core.numbers import Number, divide, normalize
+from generator.core.problem import Head, HeadSolution, Problem, Rules, Solution, transpose
+
+KIND = "attention"
+
+HEAD_STEPS = ("Q", "K", "V", "Q_copy", "K_T", "V_copy", "scores", "scaled", "powers", "sums", "A", "Z")
+"""A head's grids, in the order a student works them (and the keys of answers@1)."""
+FINAL_STEPS = ("Z", "output")
+"""The grids after the heads: their concatenation, and W_O's output."""
+SOLVED = ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")
+"""A head's grids that solution@1 records (the copies are the student's own re-writing)."""
+
+
+def has_final(problem: Problem) -> bool:
+    """Whether the sheet has the concatenation grid (several heads, or W_O)."""
+    return len(problem.heads) > 1 or problem.W_O is not None
+
+
+def column_twin(problem: Problem) -> Problem:
+    """A row-convention problem rewritten in the column convention (every matrix transposed)."""
+    if problem.convention == "column":
+        return problem
+    return Problem(
+        X=transpose(problem.X),
+        heads=tuple(Head(transpose(h.W_Q), transpose(h.W_K), transpose(h.W_V)) for h in problem.heads),
+        W_O=None if problem.W_O is None else transpose(problem.W_O),
+        convention="column", rules=problem.rules, causal=problem.causal,
+    )
+
+
+def given(problem: Problem) -> dict[Key, Values]:
+    """The given matrices of a column-convention problem, by key."""
+    out: dict[Key, Values] = {(None, "X"): problem.X}
+    for h, head in enumerate(problem.heads, start=1):
+        out[(h, "W_Q")], out[(h, "W_K")], out[(h, "W_V")] = head.W_Q, head.W_K, head.W_V
+    if problem.W_O is not None:
+        out[(None, "W_O")] = problem.W_O
+    return out
+
+
+def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Step]:
+    """One head's steps; `h` is its 1-based number."""
+    masked = frozenset((i, j) for i in range(n) for j in range(n) if causal and i > j)
+    k = lambda name: (h, name)  # noqa: E731
+
+    def scaled(scores: Values) -> Values:
+        return [[None if (i, j) in masked else _scale(x, d_k, rules) for j, x in enumerate(r)]
+                for i, r in enumerate(scores)]
+
+    def powers(scaled_: Values) -> Values:
+        return [[0 if (i, j) in masked else _power(x, rules) for j, x in enumerate(r)] for i, r in enumerate(scaled_)]
+
+    def sums(powers_: Values) -> Values:
+        # A column's sum is over its unmasked cells: a masked key has no part in its query's softmax.
+        columns = list(zip(*powers_))
+        return [[_total([x for i, x in enumerate(col) if (i, j) not in masked]) for j, col in enumerate(columns)]]
+
+    def weights(powers_: Values, sums_: Values) -> Values:
+        total = sums_[0]
+        return [[None if p is None or total[j] in (None, 0) else guarded(divide, p, total[j]) for j, p in enumerate(r)]
+                for r in powers_]
+
+    return [
+        Step(k("Q"), (k("W_Q"), (None, "X")), product),
+        Step(k("K"), (k("W_K"), (None, "X")), product),
+        Step(k("V"), (k("W_V"), (None, "X")), product),
+        Step(k("Q_copy"), (k("Q"),), copy),
+        Step(k("K_T"), (k("K"),), transposed),
+        Step(k("V_copy"), (k("V"),), copy),
+        Step(k("scores"), (k("K_T"), k("Q_copy")), product, masked),
+        Step(k("scaled"), (k("scores"),), scaled, masked),
+        Step(k("powers"), (k("scaled"),), powers, masked),
+        Step(k("sums"), (k("powers"),), sums),
+        Step(k("A"), (k("powers"), k("sums")), weights, masked),
+        Step(k("Z"), (k("V_copy"), k("A")), product),
+    ]
+
+
+def steps(problem: Problem) -> list[Step]:
+    """Every step of a column-convention problem: each head's, then the concatenation and W_O's output."""
+    out: list[Step] = []
+    for h in range(1, len(problem.heads) + 1):
+        out += head_steps(h, problem.n_tokens, problem.d_k, problem.rules, problem.causal)
+    if has_final(problem):
+        out.append(Step((None, "Z"), tuple((h, "Z") for h in range(1, len(problem.heads) + 1)), stacked))
+        if problem.W_O is not None:
+            out.append(Step((None, "output"), ((None, "W_O"), (None, "Z")), product))
+    return out
+
+
+def _total(values: Sequence[Optional[Number]]) -> Optional[Number]:
+    if None in values:
+        return None
+    return guarded(lambda: normalize(sum(values)))
+
+
+def _scale(x: Optional[Number], d_k: int, rules: Rules) -> Optional[Number]:
+    """The sheet's scaling rule on any score, the key's or one a student wrote (a fraction is floored too)."""
+    if x is None:
+        return None
+    if type(x) is int:
+        return scale(x, d_k, rules)  # the key's own rule, exactly
+    if rules.scale == "none":
+        return x
+    if rules.scale == "floor":
+        if isinstance(x, float):
+            return math.floor(x / hand_divisor(d_k)) if math.isfinite(x) else None
+        return math.floor(Fraction(x) / hand_divisor(d_k))
+    root = math.isqrt(d_k)
+    if root * root == d_k and not isinstance(x, float):
+        return normalize(Fraction(x) / root)
+    return guarded(lambda: float(x) / math.sqrt(d_k))
+
+
+def _power(x: Optional[Number], rules: Rules) -> Optional[Number]:
+    """3^x (or e^x); None when it is far too large (a student's number; the key is checked in solve)."""
+    if x is None:
+        return None
+    try:
+        return power(normalize(x), rules)
+    except (ProblemError, OverflowError):
+        return None
+
+
+def solve(problem: Problem) -> Solution:
+    """Solve a problem exactly: every head's steps, the concatenated Z and the output projection."""
+    work = column_twin(problem)
+    for h, head in enumerate(work.heads):
+        check_exponents(work, h)
+    values = evaluate(steps(work), given(work)).values
+    row = problem.convention == "row"
+    t = transpose if row else _rows
+    heads = tuple(HeadSolution(**{name: t(values[(h, name)]) for name in SOLVED if name != "sums"},
+                               sums=tuple(values[(h, "sums")][0]))
+                  for h in range(1, len(work.heads) + 1))
+    Z = values[(None, "Z")] if has_final(work) else values[(1, "Z")]
+    output = values.get((None, "output"))
+    return Solution(problem=problem, heads=heads, Z=t(Z), output=None if output is None else t(output))
+
+
+def _rows(grid: Values) -> tuple:
+    return tuple(map(tuple, grid))
+
+
+def check_exponents(work: Problem, h: int) -> None:
+    """Refuse a problem whose key would exponentiate a scaled score beyond MAX_EXPONENT."""
+    head = work.heads[h]
+    d_k = len(head.W_Q)
+    divisor = (hand_divisor(d_k) if work.rules.scale == "floor" else
+               math.sqrt(d_k) if work.rules.scale == "exact" else 1)
+    # A bound first (|score| <= d_k · max|q| · max|k|; floor adds at most 1): most problems are
+    # far inside it and need no scores computed twice.
+    q_max = max(sum(abs(w) * max(abs(x) for x in col) for w, col in zip(r, work.X)) for r in head.W_Q)
+    k_max = max(sum(abs(w) * max(abs(x) for x in col) for w, col in zip(r, work.X)) for r in head.W_K)
+    if q_max * k_max * d_k / divisor + 1 <= MAX_EXPONENT:
+        return
+    Q, K = product(head.W_Q, work.X), product(head.W_K, work.X)
+    n = work.n_tokens
+    for i in range(n):
+        for j in range(n):
+            if work.causal and i > j:
+                continue
+            x = scale(sum(K[r][i] * Q[r][j] for r in range(d_k)), d_k, work.rules)
+            if abs(x) > MAX_EXPONENT:
+                raise ProblemError(f"heads[{h}]: a scaled score of {float(x):.6g} is too large to exponentiate "
+                                   f"(at most {MAX_EXPONENT}); use smaller entries or scaling")
+
+
+def grid_shapes(problem: Problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """(rows, columns) of every head grid and every final grid, in the sheet's layout."""
+    n, d_k, d_v, d_model, h = problem.n_tokens, problem.d_k, problem.d_v, problem.d_model, len(problem.heads)
+    head = {"Q": (d_k, n), "K": (d_k, n), "V": (d_v, n), "Q_copy": (d_k, n), "K_T": (n, d_k),
+            "V_copy": (d_v, n), "scores": (n, n), "scaled": (n, n), "powers": (n, n), "sums": (1, n),
+            "A": (n, n), "Z": (d_v, n)}
+    final = {}
+    if has_final(problem):
+        final["Z"] = (h * d_v, n)
+        if problem.W_O is not None:
+            final["output"] = (d_model, n)
+    if problem.convention == "row":
+        # Every grid is its column twin's transpose; sums stay a flat list, one per query.
+        head = {k: (s if k == "sums" else (s[1], s[0])) for k, s in head.items()}
+        final = {k: (s[1], s[0]) for k, s in final.items()}
+    return head, final
