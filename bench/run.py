@@ -21,7 +21,7 @@ from typing import Callable, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.core.engine import solve  # noqa: E402
+from generator.core.kinds import solve  # noqa: E402
 from generator.draw.options import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
@@ -265,7 +265,7 @@ def key_answers_json(problem, solution, slip: bool) -> str:
 def grading(count: int, repeats: int) -> Row:
     """(g) Grade `count` default sheets from answers@1 text, solving each sheet, on one core."""
     from generator.core.answers import parse_answers
-    from generator.core.grade import grade
+    from generator.core.kinds import grade
 
     problems = draw(DrawOptions(), 3, count)
     texts = [key_answers_json(p, solve(p), slip=i % 2 == 1) for i, p in enumerate(problems)]
@@ -283,7 +283,7 @@ def graded_pages(repeats: int) -> list[Row]:
     """(h) A graded sheet (the student's values, marks, expected values) against a key page,
     both rendered and written as `grade --out` and `generate` do, taking turns."""
     from generator.core.answers import parse_answers
-    from generator.core.grade import grade
+    from generator.core.kinds import grade
     from generator.core.student import Student
     from generator.output.gradebook import Graded, graded_pdf
     from generator.output.pdf import renderer

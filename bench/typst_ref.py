@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.core.engine import solve  # noqa: E402
+from generator.core.kinds import solve  # noqa: E402
 from generator.draw.options import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 from generator.sheet.grid import grid  # noqa: E402
