@@ -203,7 +203,10 @@ def head_solution_to_json(h) -> dict:
 
 def checked_fraction(value: Any, where: str) -> Number:
     """A weight between 0 and 1: an integer, or a "p/q" string."""
-    x = decode(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    try:
+        x = decode(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    except (ZeroDivisionError, ValueError):
+        x = None
     if x is None or isinstance(x, float) or not 0 <= x <= 1:
         raise ProblemError(f"{where}: expected a weight from 0 to 1 (0, 1 or a fraction such as \"1/2\"), "
                            f"got {_kind(value)}")

@@ -162,7 +162,7 @@ def from_json(obj: dict, prefix: str) -> FFNProblem:
     """An FFN problem from a problem@1 object whose kind is ffn, every field checked."""
     from generator.core.formats import checked_object, code_and_metrics, flag, int_matrix, int_vector
 
-    checked_object(obj, prefix, KEYS)
+    checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
     row = convention == "row"
     for key in ("X", "W1", "b1", "W2", "b2"):

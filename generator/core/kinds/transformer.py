@@ -232,7 +232,7 @@ def from_json(obj: dict, prefix: str) -> BlockProblem:
         rules_from_json,
     )
 
-    checked_object(obj, prefix, KEYS)
+    checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
     row = convention == "row"
     how = obj.get("attention", "given")

@@ -1,0 +1,241 @@
+"""The feed-forward layer and the transformer block: worked on paper, as properties, against a student simulator."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+
+import pytest
+from conftest import EXAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import int_matrix
+
+from generator.core.answers import parse_answers_json
+from generator.core.errors import ProblemError
+from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
+from generator.core.kinds import grade, grid_shapes, solve
+from generator.core.kinds.ffn import FFNProblem
+from generator.core.kinds.transformer import BlockProblem
+from generator.core.problem import Head, Problem, Rules
+
+FFN = parse_problems((EXAMPLES / "ffn.json").read_text())[0]
+BLOCK = parse_problems((EXAMPLES / "block.json").read_text())[0]
+
+
+def t(m):
+    return tuple(zip(*m))
+
+
+def F(text: str) -> Fraction:
+    return Fraction(text)
+
+
+# --- on paper: docs/exercise.md's worked examples ------------------------------------------------
+
+
+def test_the_ffn_example_on_paper():
+    s = solve(FFN)
+    assert s.H_pre == ((1, -1, 1), (-1, 0, 0), (0, 2, 0))
+    assert s.H == ((1, 0, 1), (0, 0, 0), (0, 2, 0))
+    assert s.Y == ((1, 2, 1), (1, -1, 1))
+    assert s.out == ((2, 2, 3), (1, 0, 2))
+
+
+def test_the_block_example_on_paper():
+    s = solve(BLOCK)
+    half = F("1/2")
+    assert s.Z == ((1, 0, half), (0, 1, half))
+    assert s.R == ((2, 0, F("5/2")), (0, 2, F("3/2")))
+    assert s.H_pre == ((2, -2, 1), (-1, 1, half), (-1, 3, 0))
+    assert s.H == ((2, 0, 1), (0, 1, half), (0, 3, 0))
+    assert s.Y == ((2, 3, 1), (1, -1, F("3/2")))
+    assert s.out == ((4, 3, F("7/2")), (1, 1, 3))
+
+
+def test_solve_prints_the_examples_numbers(run):
+    r = run("solve", str(EXAMPLES / "ffn.json"))
+    assert r.code == 0, r.err
+    assert "out = X + Y\n  [ 2  2  3 ]\n  [ 1  0  2 ]" in r.out
+    r = run("solve", str(EXAMPLES / "block.json"))
+    assert "out = R + Y\n  [ 4  3  7/2 ]" in r.out and "R = X + Z\n  [ 2  0  5/2 ]" in r.out
+    doc = json.loads(run("solve", str(EXAMPLES / "block.json"), "--json").out)
+    assert doc["kind"] == "transformer" and doc["problem"]["kind"] == "transformer"
+    assert [k for k in doc if k not in ("format", "kind", "problem")] == ["Z", "R", "H_pre", "H", "Y", "out"]
+    assert doc["out"] == [[4, 3, "7/2"], [1, 1, 3]]
+    doc = json.loads(run("solve", str(EXAMPLES / "ffn.json"), "--json").out)
+    assert doc["kind"] == "ffn" and [k for k in doc if k not in ("format", "kind", "problem")] == [
+        "H_pre", "H", "Y", "out"]
+
+
+def test_a_file_without_kind_is_attention_and_writes_none():
+    doc = json.loads((EXAMPLES / "worked.json").read_text())
+    assert "kind" not in doc
+    p = problem_from_json(doc)
+    assert p.kind == "attention" and "kind" not in problem_to_json(p) and "kind" not in solution_to_json(solve(p))
+    assert problem_from_json({**doc, "kind": "attention"}) == p
+
+
+BAD = [
+    ({"kind": "mlp"}, "kind: expected one of attention, ffn, transformer"),
+    ({"kind": "ffn", "W1": [[1, 2, 3]]}, "W1: expected 3×2 (d_ff × d_model), got 1×3"),
+    ({"kind": "ffn", "b2": [1]}, "b2: expected 2 entries (d_model), got 1"),
+    ({"kind": "ffn", "residual": "yes"}, "residual: expected true or false"),
+    ({"kind": "transformer", "A": [[1, 0, 0], [0, 1, 0], [0, 0, 0]]}, "A: column 3 is not a distribution"),
+    ({"kind": "transformer", "A": [[1, 0, "1/0"], [0, 1, 1], [0, 0, 0]]}, "A[0][2]: expected a weight from 0 to 1"),
+    ({"kind": "transformer", "attention": "computed"}, "heads: missing (attention computed)"),
+    ({"kind": "transformer", "attention": "computed", "A": None,
+      "heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0]], "W_V": [[1, 0]]}]},
+     "needs d_model = 2 rows: one head with d_v = 2, or W_O"),
+]
+
+
+@pytest.mark.parametrize("change, message", BAD, ids=[m[:30] for _, m in BAD])
+def test_bad_problems_are_one_clear_line(change, message):
+    doc = {**json.loads((EXAMPLES / "block.json").read_text()), **change}
+    if doc["kind"] == "ffn":
+        doc.pop("A"), doc.pop("attention")
+    doc = {k: v for k, v in doc.items() if v is not None}
+    with pytest.raises(ProblemError, match=re.escape(message)):
+        problem_from_json(doc)
+
+
+# --- properties ------------------------------------------------------------------------------------
+
+
+@st.composite
+def ffns(draw, residual=None):
+    n, d_model, d_ff = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    return FFNProblem(X=draw(int_matrix(d_model, n)), W1=draw(int_matrix(d_ff, d_model)),
+                      b1=draw(int_matrix(1, d_ff))[0], W2=draw(int_matrix(d_model, d_ff)),
+                      b2=draw(int_matrix(1, d_model))[0],
+                      residual=draw(st.booleans()) if residual is None else residual)
+
+
+@st.composite
+def given_weights(draw, n: int):
+    """n × n attention weights whose every column is one 1, or two halves."""
+    cols = []
+    for _ in range(n):
+        col = [0] * n
+        picks = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=2, unique=True))
+        for i in picks:
+            col[i] = Fraction(1, len(picks)) if len(picks) == 2 else 1
+        cols.append(col)
+    return t(cols)
+
+
+@st.composite
+def blocks(draw, computed=None):
+    n, d_model, d_ff = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    ffn = dict(X=draw(int_matrix(d_model, n)), W1=draw(int_matrix(d_ff, d_model)), b1=draw(int_matrix(1, d_ff))[0],
+               W2=draw(int_matrix(d_model, d_ff)), b2=draw(int_matrix(1, d_model))[0])
+    if not (draw(st.booleans()) if computed is None else computed):
+        return BlockProblem(**ffn, attention="given", A=draw(given_weights(n)))
+    d_k = draw(st.integers(1, 3))
+    h = draw(st.integers(1, 2))
+    d_v = d_model if h == 1 and draw(st.booleans()) else draw(st.integers(1, 3))
+    heads = tuple(Head(draw(int_matrix(d_k, d_model, -1, 2)), draw(int_matrix(d_k, d_model, -1, 2)),
+                       draw(int_matrix(d_v, d_model))) for _ in range(h))
+    W_O = None if h == 1 and d_v == d_model else draw(int_matrix(d_model, h * d_v))
+    return BlockProblem(**ffn, attention="computed", heads=heads, W_O=W_O, causal=draw(st.booleans()))
+
+
+def row_twin(p):
+    """The row-convention twin, transposed here and not by the code under test."""
+    if isinstance(p, FFNProblem):
+        return FFNProblem(X=t(p.X), W1=t(p.W1), b1=p.b1, W2=t(p.W2), b2=p.b2, residual=p.residual, convention="row")
+    return BlockProblem(X=t(p.X), W1=t(p.W1), b1=p.b1, W2=t(p.W2), b2=p.b2, attention=p.attention,
+                        A=None if p.A is None else t(p.A),
+                        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
+                        W_O=None if p.W_O is None else t(p.W_O), causal=p.causal, convention="row")
+
+
+STEPS = ("H_pre", "H", "Y", "out")
+
+
+@settings(max_examples=60)
+@given(p=ffns() | blocks())
+def test_solutions_are_exact_and_the_row_convention_is_the_transposed_twin(p):
+    s = solve(p)
+    for name in ("Z", "R") + STEPS if p.kind == "transformer" else STEPS:
+        m = getattr(s, name)
+        if m is None:
+            continue
+        assert all(isinstance(x, (int, Fraction)) and not isinstance(x, bool) for r in m for x in r)
+        twin = getattr(solve(row_twin(p)), name)
+        assert twin == t(m), name
+    assert s.H == tuple(tuple(max(0, x) for x in r) for r in s.H_pre)
+
+
+def key_answers(p, s) -> dict:
+    """A perfect sheet's answers@1 (the key's own values, in the sheet's layout)."""
+    heads, final = grid_shapes(p)
+    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p)}
+    sol = solution_to_json(s)
+    for name in final:
+        doc[name] = sol[name]
+    if heads:
+        doc["heads"] = []
+        for grids in sol["heads"]:
+            grids = dict(grids, Q_copy=grids["Q"], K_T=[list(r) for r in zip(*grids["K"])], V_copy=grids["V"])
+            doc["heads"].append(grids)
+    return doc
+
+
+def graded(p, doc, carry=True):
+    (pending,) = parse_answers_json(json.dumps(doc), "a")
+    return grade(p, pending.answers(p, pending.student, None), carry=carry)
+
+
+@settings(max_examples=60)
+@given(p=ffns() | blocks())
+def test_the_key_grades_all_correct(p):
+    g = graded(p, key_answers(p, solve(p)))
+    assert g.points == g.total > 0
+    assert {v for s in g.steps for r in s.verdicts for v in r} <= {"correct", "masked"}
+
+
+def simulate_student(p, slip: tuple[int, int]) -> dict:
+    """An independent student: H_pre with one slip (+1 in one cell), then every later step worked
+    right from their own numbers, by plain arithmetic (not the code under test)."""
+    s = solve(p)
+    source = s.R if p.kind == "transformer" else p.X  # given to the FFN part (R: the key's, written right)
+    H_pre = [list(r) for r in s.H_pre]
+    H_pre[slip[0]][slip[1]] += 1
+    H = [[max(0, x) for x in r] for r in H_pre]
+    Y = [[sum(Fraction(w) * h for w, h in zip(p.W2[i], col)) + p.b2[i] for col in zip(*H)] for i in range(len(p.W2))]
+    out = [[a + b for a, b in zip(r, y)] for r, y in zip(source, Y)]
+    doc = key_answers(p, s)
+
+    def enc(m):
+        return [[x if isinstance(x, int) else (str(x) if Fraction(x).denominator != 1 else int(x)) for x in r]
+                for r in m]
+
+    doc.update(H_pre=enc(H_pre), H=enc(H), Y=enc(Y))
+    if "out" in doc:
+        doc["out"] = enc(out)
+    return doc
+
+
+@settings(max_examples=80)
+@given(p=ffns() | blocks(), data=st.data())
+def test_one_slip_in_H_pre_costs_exactly_one_point(p, data):
+    rows, cols = len(p.b1), p.n_tokens
+    slip = (data.draw(st.integers(0, rows - 1)), data.draw(st.integers(0, cols - 1)))
+    g = graded(p, simulate_student(p, slip))
+    assert g.points == g.total - 1
+    assert g.step(None, "H_pre").verdicts[slip[0]][slip[1]] == "wrong"
+    strict = graded(p, simulate_student(p, slip), carry=False)
+    assert strict.points <= g.points
+
+
+@settings(max_examples=40)
+@given(p=blocks(computed=True))
+def test_a_computed_blocks_attention_is_the_attention_kinds(p):
+    s = solve(p)
+    alone = solve(Problem(X=p.X, heads=p.heads, W_O=p.W_O, rules=Rules(), causal=p.causal))
+    assert s.heads == alone.heads and s.Z == alone.Z and s.output == alone.output
+    attended = alone.output if p.W_O is not None else alone.Z
+    assert s.R == tuple(tuple(x + z for x, z in zip(r, q)) for r, q in zip(p.X, attended))
