@@ -50,7 +50,7 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
             raise click.UsageError(f"--code rebuilds a problem from the code alone; drop --{name}")
         problems = [rebuild(code)]
     else:
-        options = options_from(params)
+        options = options_from(params, given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
         fresh = seed is None
         seed = fresh_seed() if fresh else seed
         problems = draw(options, seed, count)

@@ -6,6 +6,7 @@ from typing import Callable
 
 import click
 
+from generator.draw.kindopts import DEFAULT_SHAPES, KIND_NAMES, KindOptions
 from generator.draw.options import MAX_SCORE_LIMIT, MAX_SUM_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
 
 
@@ -34,6 +35,8 @@ class RangeType(click.ParamType):
 def draw_options(command: Callable) -> Callable:
     """The shape, preset and rule options shared by `draw` and `generate`."""
     options = [
+        click.option("--kind", type=click.Choice(KIND_NAMES), default="attention", show_default=True,
+                     help="The exercise: self-attention, the feed-forward layer (ffn), or a whole transformer block."),
         click.option("--preset", type=click.Choice(PRESET_NAMES), default="medium", show_default=True,
                      help="Value ranges and guarantees: how hard the arithmetic is."),
         click.option("--tokens", type=click.IntRange(1, 12), default=4, show_default=True, help="Tokens n."),
@@ -56,27 +59,63 @@ def draw_options(command: Callable) -> Callable:
                      help="Override: largest column sum of powers."),
         click.option("--allow-negative-exponents", is_flag=True,
                      help="Allow scaled scores of -1, so 3^-1 = 1/3 appears."),
+        click.option("--d-ff", type=click.IntRange(1, 6), default=None, show_default="4 for ffn, 3 for transformer",
+                     help="Hidden units of the feed-forward layer (--kind ffn or transformer)."),
+        click.option("--residual/--no-residual", default=True, show_default=True,
+                     help="--kind ffn: add the input back, out = X + Y (a transformer block always does)."),
+        click.option("--attention", type=click.Choice(["given", "computed"]), default="given", show_default=True,
+                     help="--kind transformer: A given on the sheet (Z = X·A), or computed from a head."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-DRAW_OPTION_NAMES = (
+ATTENTION_OPTION_NAMES = (
     "preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
     "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents",
 )
+KIND_OPTION_NAMES = ("d_ff", "residual", "attention")
+DRAW_OPTION_NAMES = ("kind",) + ATTENTION_OPTION_NAMES + KIND_OPTION_NAMES
+COMPUTED_OPTION_NAMES = ("d_k", "heads", "output_projection", "causal")
+"""The attention options a transformer block with computed attention takes."""
 
 
-def options_from(params: dict, drawn: bool = True) -> DrawOptions:
-    """DrawOptions from the CLI's parsed parameters; a combination they refuse, or a shape they
-    cannot draw when they are `drawn` (not a blank template's), is a usage error."""
+def options_from(params: dict, drawn: bool = True, given: tuple[str, ...] = ()):
+    """The draw's options from the CLI's parsed parameters (`given`: the ones the user typed):
+    DrawOptions for attention, KindOptions for the kinds after it, whose shapes default to the
+    kind's own. A combination they refuse, or a shape they cannot draw when they are `drawn`
+    (not a blank template's), is a usage error."""
+    kind = params.get("kind", "attention")
     try:
-        options = DrawOptions(**{name: params[name] for name in DRAW_OPTION_NAMES})
+        if kind == "attention":
+            stray = [name for name in KIND_OPTION_NAMES if name in given]
+            if stray:
+                raise DrawError(f"--{_flag(stray[0])} is for --kind ffn or transformer")
+            options = DrawOptions(**{name: params[name] for name in ATTENTION_OPTION_NAMES})
+        else:
+            allowed = ("preset", "tokens", "d_model", "convention") + KIND_OPTION_NAMES + (
+                COMPUTED_OPTION_NAMES if kind == "transformer" else ())
+            stray = [name for name in ATTENTION_OPTION_NAMES if name in given and name not in allowed]
+            if stray:
+                raise DrawError(f"--{_flag(stray[0])} is for attention sheets"
+                                + (" (a block's computed attention takes --d-k, --heads, --output-projection "
+                                   "and --causal)" if kind == "transformer" else ""))
+            shape = DEFAULT_SHAPES[kind]
+            values = {name: params[name] for name in ("preset", "convention", "attention", "heads",
+                                                      "output_projection", "causal")}
+            values.update({name: params[name] if name in given else default for name, default in shape.items()})
+            if params["d_ff"] is not None:
+                values["d_ff"] = params["d_ff"]
+            options = KindOptions(kind=kind, residual=params["residual"], **values)
         if drawn:
             options.check_drawable()
         return options
     except DrawError as error:
         raise click.UsageError(str(error)) from None
+
+
+def _flag(name: str) -> str:
+    return {"residual": "no-residual"}.get(name, name.replace("_", "-"))
 
 

@@ -116,7 +116,8 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
                                       "a blank template has no numbers to draw"))
         if blank and worked:
             raise click.UsageError("--blank has no key, so no worked example: drop --worked")
-    options = options_from(params, drawn=problem_file is None and not blank)
+    options = options_from(params, drawn=problem_file is None and not blank,
+                           given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
     problems = load_problems(problem_file) if problem_file is not None else None
     students = read_students(roster, encoding, strict, count if count or not problems else len(problems))
     settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank)

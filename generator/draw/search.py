@@ -94,8 +94,9 @@ def _matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, a.tolist()))
 
 
-def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> list[Problem]:
-    """Problems start..start+count-1 of the batch drawn with `seed`, each with its sheet code."""
+def draw(options, seed: int, count: int = 1, start: int = 0) -> list[Problem]:
+    """Problems start..start+count-1 of the batch drawn with `seed`, each with its sheet code
+    (`options` a DrawOptions for attention, a KindOptions for the kinds after it)."""
     if not 0 <= seed <= MAX_SEED:
         raise DrawError(f"--seed: expected 0 to {MAX_SEED}, got {seed}")
     if not 1 <= count <= MAX_COUNT:
@@ -103,6 +104,8 @@ def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> lis
     if start < 0 or start + count > MAX_COUNT:
         raise DrawError(f"problem index out of range: at most {MAX_COUNT - 1}")
     options.check_drawable()
+    if not isinstance(options, DrawOptions):
+        return draw_keys(options, [(seed, i) for i in range(start, start + count)])
     try:
         return draw_keys(options, [(seed, i) for i in range(start, start + count)])
     except Infeasible as error:
@@ -111,9 +114,14 @@ def draw(options: DrawOptions, seed: int, count: int = 1, start: int = 0) -> lis
         raise DrawError(remedy(error, options, seed, start + count)) from None
 
 
-def draw_keys(options: DrawOptions, keys: list[tuple[int, int]], retries: int = RETRIES) -> list[Problem]:
+def draw_keys(options, keys: list[tuple[int, int]], retries: int = RETRIES) -> list[Problem]:
     """The problems for (seed, index) pairs, possibly from many seeds, in order; `retries`
-    fresh draws from X for a problem whose first try fails."""
+    fresh draws from X for a problem whose first try fails (the kinds after attention: their
+    own draw)."""
+    if not isinstance(options, DrawOptions):
+        from generator.draw.kinds import draw_kind_keys
+
+        return draw_kind_keys(options, keys)
     lim = options.limits()
     problems = []
     for block in range(0, len(keys), BLOCK):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from generator.core.formats import problem_to_json
 from generator.core.problem import Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
+from generator.draw.kindopts import KindOptions
 from generator.draw.options import (
     MAX_COUNT,
     MAX_SEED,
@@ -28,6 +29,14 @@ older codes (version 1) still rebuild the sheets they were printed on."""
 SCALED_VERSION = 3
 """The same layout, for the shapes whose draw version 3 changed (a preset scaled with the
 shape): their older codes (versions 1 and 2) still rebuild the sheets they were printed on."""
+
+KIND_VERSION = 4
+"""The layout of the kinds after attention (the FFN, the transformer block): version (3 bits),
+kind (2: 1 ffn, 2 transformer), preset (2), tokens-2, d_model-1, d_ff-1 (Elias gamma), row
+convention, residual (ffn) or computed attention (transformer), and for computed attention
+d_k-1, heads-1 (gamma), output projection and causal (1 bit each); then the seed and the index
+as in every layout. Attention's codes (versions 1 to 3) are unchanged: every code printed
+before the kinds rebuilds its sheet."""
 
 OWN_VERSION = 7
 """The version field of a teacher's own problem: its code names the content, not a draw."""
@@ -52,8 +61,10 @@ def encode_code(o: DrawOptions, seed: int, index: int) -> str:
     return coder(o, seed)(index)
 
 
-def coder(o: DrawOptions, seed: int) -> Callable[[int], str]:
+def coder(o, seed: int) -> Callable[[int], str]:
     """Codes for the problems of one batch: the options and seed are packed once."""
+    if not isinstance(o, DrawOptions):
+        return _kind_coder(o, seed)
     w = BitWriter()
     w.uint(SCALED_VERSION if o.scales_shape else BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
     w.uint(PRESET_NAMES.index(o.preset), 2)
@@ -89,11 +100,72 @@ def coder(o: DrawOptions, seed: int) -> Callable[[int], str]:
     return code
 
 
+KIND_INDEX = {"ffn": 1, "transformer": 2}
+
+
+def _kind_coder(o: KindOptions, seed: int) -> Callable[[int], str]:
+    w = BitWriter()
+    w.uint(KIND_VERSION, 3)
+    w.uint(KIND_INDEX[o.kind], 2)
+    w.uint(PRESET_NAMES.index(o.preset), 2)
+    w.gamma(o.tokens - 2)
+    w.gamma(o.d_model - 1)
+    w.gamma(o.d_ff - 1)
+    w.flag(o.convention == "row")
+    w.flag(o.residual if o.kind == "ffn" else o.computed)
+    if o.computed:
+        w.gamma(o.d_k - 1)
+        w.gamma(o.heads - 1)
+        w.flag(o.output_projection)
+        w.flag(o.causal)
+    w.sized(seed, 6)
+    prefix = w.bits
+
+    def code(index: int) -> str:
+        tail = BitWriter()
+        tail.sized(index, 5)
+        return pack(prefix + tail.bits)
+
+    return code
+
+
+def _decode_kind(r, code: str) -> "Decoded":
+    """The rest of a version-4 code (the kinds after attention), its version already read."""
+    kinds = {v: k for k, v in KIND_INDEX.items()}
+    kind = kinds.get(r.uint(2))
+    preset_index = r.uint(2)
+    if kind is None or preset_index >= len(PRESET_NAMES):
+        raise CodeError(f"{_shown(code)} is not a sheet code")
+    values: dict = {"kind": kind, "preset": PRESET_NAMES[preset_index], "tokens": r.gamma() + 2,
+                    "d_model": r.gamma() + 1, "d_ff": r.gamma() + 1}
+    values["convention"] = "row" if r.flag() else "column"
+    flag = r.flag()
+    if kind == "ffn":
+        values["residual"] = flag
+    elif flag:
+        values.update(attention="computed", d_k=r.gamma() + 1, heads=r.gamma() + 1, output_projection=r.flag(),
+                      causal=r.flag())
+    seed = r.sized(6)
+    index = r.sized(5)
+    r.finish()
+    try:
+        options = KindOptions(**values)
+    except DrawError as error:
+        raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
+    if seed > MAX_SEED or index >= MAX_COUNT:
+        raise CodeError("sheet code is malformed")
+    canonical = coder(options, seed)(index)
+    if _bare(canonical) != _bare(code):
+        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
+                        f"the sheet it describes is {canonical}")
+    return Decoded(options, seed, index, canonical)
+
+
 @dataclass(frozen=True)
 class Decoded:
     """What a sheet code says."""
 
-    options: DrawOptions
+    options: Union[DrawOptions, KindOptions]
     """Every option that shaped the draw."""
     seed: int
     """The batch's seed."""
@@ -163,6 +235,8 @@ def decode_code(code: str) -> Decoded:
     if version == 0:
         # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
         raise CodeError(f"{_shown(code)} is not a sheet code")
+    if version == KIND_VERSION:
+        return _decode_kind(r, code)
     if version == OWN_VERSION:
         read_own_code(code)  # a mistyped one is said as such
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
@@ -170,7 +244,7 @@ def decode_code(code: str) -> Decoded:
     if version not in (CODE_VERSION, BOUNDED_VERSION, SCALED_VERSION):
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "
-            f"(it reads versions {CODE_VERSION} to {SCALED_VERSION}); use the attnsheet that printed it"
+            f"(it reads versions {CODE_VERSION} to {KIND_VERSION}); use the attnsheet that printed it"
         )
     preset_index = r.uint(2)
     if preset_index >= len(PRESET_NAMES):
