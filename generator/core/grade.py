@@ -122,8 +122,8 @@ class Grade:
 
 def step_label(head: Optional[int], step: str, heads: int) -> str:
     """A step's column name in the gradebook: 'Q', or 'h2 Q' on several heads; 'Z concat', 'output'."""
-    if head is None:
-        return "Z concat" if step == "Z" else step
+    if head is None:  # after the heads, Z is their concatenation (a given block's Z = X·A has no heads)
+        return "Z concat" if step == "Z" and heads > 0 else step
     return f"h{head} {step}" if heads > 1 else step
 
 

@@ -355,9 +355,33 @@ def blank_problem(options: DrawOptions) -> Problem:
     def zeros(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
         return tuple((0,) * cols for _ in range(rows))
 
+    if getattr(options, "kind", "attention") != "attention":
+        return _blank_layers(options, zeros)
     n, d, dk, dv = options.tokens, options.d_model, options.d_k, options.d_v
     head = Head(zeros(dk, d), zeros(dk, d), zeros(dv, d))
     problem = Problem(X=zeros(d, n), heads=(head,) * options.heads,
                       W_O=zeros(d, options.heads * dv) if options.output_projection else None,
                       rules=Rules("exact", "e") if options.rules == "exact" else Rules(), causal=options.causal)
     return to_row(problem) if options.convention == "row" else problem
+
+
+def _blank_layers(o, zeros):
+    """A blank FFN or block of the shape of `o` (KindOptions); A is the identity, a distribution
+    the block accepts (a blank template prints none of its numbers)."""
+    from generator.core.kinds.ffn import FFNProblem
+    from generator.core.kinds.transformer import BlockProblem
+    from generator.draw.kinds import to_row
+
+    n, d, f = o.tokens, o.d_model, o.d_ff
+    layers = dict(X=zeros(d, n), W1=zeros(f, d), b1=(0,) * f, W2=zeros(d, f), b2=(0,) * d)
+    if o.kind == "ffn":
+        problem = FFNProblem(**layers, residual=o.residual)
+    elif not o.computed:
+        problem = BlockProblem(**layers, attention="given",
+                               A=tuple(tuple(int(i == j) for j in range(n)) for i in range(n)))
+    else:
+        dv = o.d_v
+        head = Head(zeros(o.d_k, d), zeros(o.d_k, d), zeros(dv, d))
+        problem = BlockProblem(**layers, attention="computed", heads=(head,) * o.heads,
+                               W_O=zeros(d, o.heads * dv) if o.output_projection else None, causal=o.causal)
+    return to_row(problem) if o.convention == "row" else problem

@@ -125,7 +125,7 @@ class _Page:
 
     def layout(self) -> tuple[PageLayout, ...]:
         view, _ = self.view, self._
-        title = self.settings.title or _("Self-attention by hand")
+        title = self.settings.title or view.default_title or _("Self-attention by hand")
         y = self.header(title)
         if view.heads[0].stacked and len(view.heads) == 1:
             y = self.flowing(view.heads[0], y)
@@ -135,7 +135,7 @@ class _Page:
                 raise Unsettable("the head runs onto a second page")
         else:
             for n, head in enumerate(view.heads, start=1):
-                name = _("Head %(n)s") % {"n": n}
+                name = view.titles[n - 1] if view.titles else _("Head %(n)s") % {"n": n}
                 y = (self.flowing(head, y, name) if head.stacked
                      else self.framed(name, y, lambda top, h=head: self.head(h, top)))
         if view.final:

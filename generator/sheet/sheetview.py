@@ -74,6 +74,10 @@ class SheetView:
     """A graded sheet's grade: the student's values fill the worksheet's boxes."""
     score: Optional[PanelView] = None
     """A graded sheet's score, in its header."""
+    titles: tuple[str, ...] = ()
+    """Each head's title where it is not "Head n" (a block: its attention, then its layers)."""
+    default_title: str = ""
+    """The sheet's title when the batch gives none, in its language ('': attention's)."""
 
     @property
     def row(self) -> bool:
@@ -83,7 +87,7 @@ class SheetView:
     @property
     def projected(self) -> bool:
         """The heads meet in a W_O."""
-        return self.problem.W_O is not None
+        return getattr(self.problem, "W_O", None) is not None
 
     @property
     def code(self) -> str:

@@ -80,7 +80,7 @@ MIN_SCALE = 0.7
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
                 marks: Optional[dict] = None, paper: str = "letter", header_pt: float = 0.0,
-                worked_pt: float = 0.0) -> dict:
+                worked_pt: float = 0.0, framed: Optional[bool] = None, flows: bool = False) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout);
     `worked_pt`, the worked example's height, which follows a row-convention head.
 
@@ -90,7 +90,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     """
     m = head_matrices(problem, solution, h, key, lang, blank, marks)
     grids = {name: grid(rows) for name, rows in arrangement(problem.convention, m).items()}
-    framed = len(problem.heads) > 1
+    framed = len(problem.heads) > 1 if framed is None else framed  # a block's head is framed too
     # A graded sheet keeps its worksheet's layout (the score in its header takes room from
     # the grids' lines instead: nobody writes on it).
     room = page_room(paper, framed)
@@ -107,7 +107,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     # tall: grids one after the other, scaled to the widest. Several heads are framed: narrower.
     width = FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT
     scale = min(1.0, width / side_by_side)
-    stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE
+    stacked = tall or scale < MIN_SIDE_BY_SIDE_SCALE or flows  # `flows`: a block's head, before its layers
     if stacked:
         if problem.convention == "row":
             # One band after another: the scaled scores, the powers and the sums go below the
@@ -158,10 +158,11 @@ def side_by_side_width(left: GridView, right: GridView) -> float:
 
 
 def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
-               marks: Optional[dict] = None, header_pt: float = 0.0, worked_pt: float = 0.0) -> HeadView:
+               marks: Optional[dict] = None, header_pt: float = 0.0, worked_pt: float = 0.0,
+               framed: Optional[bool] = None, flows: bool = False) -> HeadView:
     """One head as the template draws it: its panels, and where the rules box goes."""
     grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt,
-                        worked_pt)
+                        worked_pt, framed, flows)
     common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt,
               "out_apart": grids["out_apart"]}
     proj_left = grids["proj"].width_pt + SPACED_PT
@@ -272,6 +273,11 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blan
 def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
+    if problem.kind != "attention":
+        from generator.sheet.layers import layer_check_fits
+
+        layer_check_fits(problem, solution, settings)
+        return
     # Sizes come from the values whatever is shown: measured as empty boxes, no text is formatted.
     for h in range(len(problem.heads)):
         _head_grids(problem, solution, h, False, settings.lang, True, None, settings.paper)
@@ -340,6 +346,10 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
                graded: Optional[GradedSheet] = None) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
+    if problem.kind != "attention":
+        from generator.sheet.layers import layer_sheet_view
+
+        return layer_sheet_view(problem, solution, student, settings, key, graded)
     lang = settings.lang
     marks = graded.marks if graded else {}
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
@@ -359,6 +369,11 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
         graded=graded, score=score,
     )
+
+
+def worked_panel_for(worked: list[list[str]], head: HeadView, row: bool, paper: str, framed: bool):
+    """A key's worked example as a text panel, as wide as the first head's layout leaves it."""
+    return worked_panel(worked, worked_width(head, row, paper, framed))
 
 
 def worked_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:

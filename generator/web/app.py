@@ -262,9 +262,14 @@ class App:
 
     def _practice_problem(self, request: Request):
         try:
-            return rebuild(request.path_params["code"])
+            problem = rebuild(request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None
+        if problem.kind != "attention":
+            # The practice page lays out attention's boxes; the other kinds print and grade on paper.
+            raise NotFound(f"practice pages are for attention sheets; print this {problem.kind} sheet with "
+                           "`attnsheet key CODE`")
+        return problem
 
     async def _json(self, request: Request) -> dict:
         try:

@@ -116,6 +116,11 @@ class BlockProblem:
         """Hidden units of the FFN."""
         return len(self.b1)
 
+    @property
+    def d_v(self) -> int:
+        """Computed attention's value size (d_model when A is given: Z is X·A)."""
+        return self.attention_problem().d_v if self.heads else self.d_model
+
 
 def column_twin(problem: BlockProblem) -> BlockProblem:
     """A row-convention block rewritten in the column convention (every matrix transposed)."""
