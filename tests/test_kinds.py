@@ -54,6 +54,23 @@ def test_the_block_example_on_paper():
     assert s.out == ((4, 3, F("7/2")), (1, 1, 3))
 
 
+def test_docs_exercise_md_shows_the_numbers_solve_finds():
+    """docs/exercise.md's worked examples are generator/examples' ffn.json and block.json: every
+    row of every step the solver finds is printed there, section by section."""
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
+    ffn_part = text[text.index("## The feed-forward layer"):text.index("## The transformer block")]
+    block_part = text[text.index("## The transformer block"):]
+    for part, p, steps in ((ffn_part, FFN, ("H_pre", "H", "Y", "out")),
+                           (block_part, BLOCK, ("Z", "R", "H_pre", "H", "Y", "out"))):
+        flat = re.sub(r"\s+", " ", part.replace("|", " "))
+        s = solve(p)
+        for name in steps:
+            for row in getattr(s, name):
+                assert " " + " ".join(str(x) for x in row) + " " in flat, (name, row)
+
+
 def test_solve_prints_the_examples_numbers(run):
     r = run("solve", str(EXAMPLES / "ffn.json"))
     assert r.code == 0, r.err
@@ -239,3 +256,98 @@ def test_a_computed_blocks_attention_is_the_attention_kinds(p):
     assert s.heads == alone.heads and s.Z == alone.Z and s.output == alone.output
     attended = alone.output if p.W_O is not None else alone.Z
     assert s.R == tuple(tuple(x + z for x, z in zip(r, q)) for r, q in zip(p.X, attended))
+
+
+# --- the draw -------------------------------------------------------------------------------------
+
+from generator.draw.kindopts import LAYER_PRESETS, KindOptions  # noqa: E402
+from generator.draw.rebuild import rebuild  # noqa: E402
+from generator.draw.search import draw  # noqa: E402
+
+SHAPES = [KindOptions(kind="ffn", preset=p, tokens=n, d_model=d, d_ff=f, convention=c)
+          for p in LAYER_PRESETS for n, d, f in ((3, 3, 4), (2, 2, 2), (4, 3, 3), (5, 4, 4)) for c in ("column", "row")]
+SHAPES += [KindOptions(kind="transformer", preset=p, tokens=n, d_model=d, d_ff=f)
+           for p in LAYER_PRESETS for n, d, f in ((3, 3, 3), (4, 3, 4), (2, 2, 2))]
+SHAPES += [KindOptions(kind="transformer", attention="computed", preset=p, tokens=3, d_model=3, d_ff=3, d_k=2)
+           for p in LAYER_PRESETS]
+SHAPES += [KindOptions(kind="transformer", attention="computed", tokens=3, d_model=3, d_ff=3, d_k=2, heads=2,
+                       output_projection=True, causal=True)]
+
+
+def guarantees_hold(p) -> None:
+    lim = LAYER_PRESETS[p.code and rebuild_options(p.code).preset]
+    s = solve(p)
+    H_pre = [x for r in s.H_pre for x in r]
+    assert min(H_pre) < 0 < max(H_pre)  # ReLU matters
+    assert max(abs(x) for x in H_pre) <= lim.hidden
+    assert max(abs(x) for r in s.Y for x in r) <= lim.out
+    if s.out is not None:
+        assert max(abs(x) for r in s.out for x in r) <= lim.out
+    if p.kind == "transformer" and p.attention == "given":
+        columns = t(p.A) if p.convention == "column" else p.A
+        assert all(sorted(c)[-1] in (1, F("1/2")) for c in columns)
+        assert sum(1 for c in columns if F("1/2") in c) >= min(lim.halves, p.n_tokens)
+
+
+def rebuild_options(code: str):
+    from generator.draw.sheetcodes import decode_code
+
+    return decode_code(code).options
+
+
+@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.kind}-{o.attention}-{o.preset}-{o.tokens}{o.d_model}"
+                                                     f"{o.d_ff}-{o.convention}-h{o.heads}")
+def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
+    problems = draw(o, 2026, count=12)
+    assert len({p.code for p in problems}) == 12
+    for p in problems:
+        guarantees_hold(p)
+        assert p.convention == o.convention
+    for p in problems[::4]:
+        assert rebuild(p.code) == p  # the code alone rebuilds the sheet
+        assert rebuild_options(p.code) == o
+
+
+def test_the_draw_is_the_same_in_any_count():
+    o = KindOptions(kind="transformer")
+    assert draw(o, 5, count=6)[4] == draw(o, 5, count=1, start=4)[0]
+
+
+DRAW_ERRORS = [
+    (["--kind", "ffn", "--d-v", "2"], "--d-v is for attention sheets"),
+    (["--d-ff", "3"], "--d-ff is for --kind ffn or transformer"),
+    (["--kind", "transformer", "--attention", "computed", "--heads", "2"], "with several --heads, add --output"),
+    (["--kind", "transformer", "--no-residual"], "always adds its input back"),
+    (["--kind", "transformer", "--causal"], "are for --attention computed"),
+    (["--kind", "ffn", "--tokens", "9"], "ffn sheets take 2 to 8"),
+    (["--kind", "ffn", "--tokens", "8", "--d-model", "1"], "X's columns must all differ"),
+]
+
+
+@pytest.mark.parametrize("args, line", DRAW_ERRORS, ids=[" ".join(a) for a, _ in DRAW_ERRORS])
+def test_impossible_settings_are_refused_up_front(run, args, line):
+    r = run("draw", "--seed", "1", *args)
+    assert r.code == 2 and line in r.err and r.err.count("\n") == 1, r.err
+
+
+def test_draw_answers_and_grade_an_ffn_and_a_block_from_their_codes(run, tmp_path):
+    for kind in (["--kind", "ffn"], ["--kind", "transformer"], ["--kind", "transformer", "--attention", "computed"]):
+        r = run("draw", "--seed", "4", *kind, "--stats")
+        assert r.code == 0 and "cells ReLU sets to 0" in r.err, r.err
+        p = parse_problems(r.out)[0]
+        skeleton = json.loads(run("answers", p.code).out)
+        assert skeleton["code"] == p.code and "H_pre" in skeleton and ("heads" in skeleton) == (
+            p.kind == "transformer" and p.attention == "computed")
+        sol = solution_to_json(solve(p))
+        for name in grid_shapes(p)[1]:
+            skeleton[name] = sol[name]
+        for h, grids in enumerate(skeleton.get("heads", [])):
+            for name in grids:
+                source = {"Q_copy": "Q", "V_copy": "V"}.get(name, name)
+                grids[name] = [list(r) for r in zip(*sol["heads"][h]["K"])] if name == "K_T" else \
+                    sol["heads"][h][source]
+        (tmp_path / "a.json").write_text(json.dumps(skeleton))
+        r = run("grade", str(tmp_path / "a.json"), "--json")
+        assert r.code == 0, r.err
+        doc = json.loads(r.out)
+        assert doc["points"] == doc["total"] > 0
