@@ -97,6 +97,38 @@ def page_costs(repeats: int) -> list[Row]:
     ]
 
 
+def kinds(repeats: int) -> list[Row]:
+    """(l) A key page of each kind after attention, written directly as generate writes it,
+    against an attention key page taken in the same rounds; and a draw of each, alone."""
+    from generator.core.student import Student
+    from generator.draw.kindopts import KindOptions
+    from generator.output import direct
+    from generator.sheet.model import Settings
+    from generator.sheet.views import sheet_view
+
+    settings = Settings()
+    shapes = {"attention": DrawOptions(), "ffn": KindOptions(kind="ffn"), "transformer": KindOptions(kind="transformer"),
+              "transformer computed": KindOptions(kind="transformer", attention="computed")}
+    works, draws = {}, {}
+    for name, options in shapes.items():
+        problem = draw(options, 2026)[0]
+        view = sheet_view(problem, solve(problem), Student("Ada Lovelace"), settings, True)
+        works[name] = lambda view=view: direct.document([view], settings)
+        draws[name] = lambda options=options: draw(options, 2026, count=1, start=7)
+    ms = median_ms(works, repeats)
+    drawn = median_ms(draws, repeats)
+    rows = []
+    for name in shapes:
+        if name == "attention":
+            continue
+        ratio = ms[name] / ms["attention"]
+        pages = "" if name != "transformer computed" else " (two pages)"
+        rows.append(Row(f"(l) {name} key page{pages} / attention key page, written directly", ratio, "x",
+                        "<= 1.5" if name != "transformer computed" else "", ratio <= 1.5 if not pages else None))
+        rows.append(Row(f"(l) draw of one {name} problem", drawn[name], "ms", "<= 50", drawn[name] <= 50))
+    return rows
+
+
 class TreeRSS:
     """Peak resident memory of a process and all its descendants, sampled from /proc."""
 
@@ -426,11 +458,14 @@ def web_app(repeats: int) -> list[Row]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
-    parser.add_argument("--only", choices=["pages", "batches", "draw", "grade", "typst", "web"], help="measure one group only")
+    parser.add_argument("--only", choices=["pages", "kinds", "batches", "draw", "grade", "typst", "web"],
+                        help="measure one group only")
     args = parser.parse_args(argv)
     rows: list[Row] = []
     if args.only in (None, "pages"):
         rows += page_costs(20)
+    if args.only in (None, "kinds"):
+        rows += kinds(20)
     if args.only in (None, "batches"):
         rows += batches(100 if args.quick else 1000)
     if args.only in (None, "draw"):
