@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from generator.core.kinds import solve
 from generator.core.errors import ProblemError
+from generator.core.kinds import solve
 from generator.core.problem import Head, Problem, Rules
 
 

@@ -17,8 +17,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from generator.core.answers import parse_answers_json, skeleton
-from generator.core.kinds import solve
-from generator.core.kinds import grade
+from generator.core.kinds import grade, solve
 from generator.core.student import Student
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
@@ -27,7 +26,7 @@ from generator.output.documents import document
 from generator.output.pdf import renderer
 from generator.sheet.graded import graded_sheet
 from generator.sheet.model import Settings
-from generator.sheet.views import sheet_view
+from generator.sheet.sheets import sheet_view
 from tests.test_pages import pages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

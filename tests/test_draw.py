@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from generator.core.kinds import solve
 from generator.core.formats import dumps, problem_to_json
+from generator.core.kinds import solve
 from generator.core.metrics import metrics
 from generator.core.problem import Problem, Rules
 from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack

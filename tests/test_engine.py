@@ -5,8 +5,8 @@ from fractions import Fraction as F
 import pytest
 
 from generator.core.engine import hand_divisor, matmul, power, scale
-from generator.core.kinds import solve
 from generator.core.errors import ProblemError
+from generator.core.kinds import solve
 from generator.core.problem import Head, Problem, Rules
 
 

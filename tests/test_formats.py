@@ -11,7 +11,6 @@ from conftest import EXAMPLES
 from hypothesis import given
 from strategies import problems, to_row
 
-from generator.core.kinds import solve
 from generator.core.errors import ProblemError
 from generator.core.formats import (
     parse_problems,
@@ -19,6 +18,7 @@ from generator.core.formats import (
     problem_to_json,
     solution_to_json,
 )
+from generator.core.kinds import solve
 from generator.core.numbers import decimal_str, decode, encode
 
 WORKED = json.loads((EXAMPLES / "worked.json").read_text())

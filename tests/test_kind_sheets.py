@@ -89,3 +89,40 @@ def test_blank_templates_and_own_problems_of_the_new_kinds(run, tmp_path):
         code = json.loads((tmp_path / example / "manifest.json").read_text())["sheets"][1]["code"]
         r = run("key", code, "--problem", str(EXAMPLES / example), "--out", str(tmp_path / f"{example}-key"))
         assert r.code == 0, r.err
+
+
+def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
+    import re
+
+    from starlette.testclient import TestClient
+
+    from generator.web.app import create_app
+    from generator.web.store import Store
+
+    web = TestClient(create_app(Store(tmp_path / "data")), follow_redirects=False)
+    home = web.get("/").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+    assert "--kind" in home and 'name="residual" type="checkbox" checked' in home
+    for kind, fields, cells in (("ffn", {"residual": "on"}, 4 * 3 * 2 + 3 * 3 * 2),
+                                ("transformer", {}, 3 * 3 * 6)):
+        r = web.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5", "kind": kind, **fields})
+        assert r.status_code == 303, r.text
+        location = r.headers["location"]
+        manifest = json.loads(web.get(location + "/files/manifest.json").text)
+        sheet = manifest["sheets"][0]
+        assert sheet["problem"]["kind"] == kind
+        page = web.get(location + "/sheets/1")
+        assert page.status_code == 200 and page.text.count('class="cell"') == cells
+        answers = {name: sheet["solution"][name] for name in ("Z", "R", "H_pre", "H", "Y", "out")
+                   if name in sheet["solution"]}
+        headers = {"x-csrf-token": csrf}
+        graded = web.post(f"/api{location}/sheets/1/grade", json=answers, headers=headers).json()
+        assert graded["points"] == graded["total"] == cells, graded
+        saved = web.post(f"/api{location}/sheets/1/save", json=answers, headers=headers).json()
+        assert saved["saved"] and saved["points"] == cells
+        assert web.get(location + "/class").status_code == 200
+        assert web.get(location + "/class/001.pdf").content.startswith(b"%PDF")
+    r = web.post("/batches", data={"csrf": csrf, "kind": "ffn", "d_v": "2"})
+    assert r.status_code == 400 and "--d-v is for attention sheets" in r.text
+    code = manifest["sheets"][0]["code"]
+    assert web.get(f"/practice/{code}").status_code == 404  # practice lays out attention's boxes

@@ -98,7 +98,7 @@ def test_every_writing_box_is_big_enough_to_write_in(convention, heads, projecte
     from generator.core.errors import LayoutError
     from generator.core.student import Student
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     options = DrawOptions(convention=convention, heads=heads, output_projection=projected)
     for problem in draw(options, 3, 2) + draw(DrawOptions(tokens=8, d_model=8, max_sum=2000,

@@ -176,7 +176,7 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
     from generator.draw.options import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     options = DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row")
     for problem in draw(options, 1, 5):

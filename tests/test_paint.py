@@ -20,7 +20,7 @@ from generator.output.paint import Painter, PanelMark
 from generator.output.pdf import renderer
 from generator.sheet.model import Settings
 from generator.sheet.panel import Layer, PanelView
-from generator.sheet.views import sheet_view
+from generator.sheet.sheets import sheet_view
 
 CASES = {
     "column": (DrawOptions(), Settings()),

@@ -18,7 +18,7 @@ from generator.draw.search import draw
 from generator.output.html import sheet_html
 from generator.output.svg import panel_svg
 from generator.sheet.model import Settings
-from generator.sheet.views import sheet_view
+from generator.sheet.sheets import sheet_view
 
 A4 = (595, 842)
 LETTER = (612, 792)

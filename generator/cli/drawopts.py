@@ -6,8 +6,9 @@ from typing import Callable
 
 import click
 
-from generator.draw.kindopts import DEFAULT_SHAPES, KIND_NAMES, KindOptions
-from generator.draw.options import MAX_SCORE_LIMIT, MAX_SUM_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError, DrawOptions
+from generator.draw.choose import ATTENTION_OPTION_NAMES, KIND_OPTION_NAMES, options_for
+from generator.draw.kindopts import KIND_NAMES
+from generator.draw.options import MAX_SCORE_LIMIT, MAX_SUM_LIMIT, PRESET_NAMES, VALUE_LIMIT, DrawError
 
 
 class RangeType(click.ParamType):
@@ -71,51 +72,17 @@ def draw_options(command: Callable) -> Callable:
     return command
 
 
-ATTENTION_OPTION_NAMES = (
-    "preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
-    "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents",
-)
-KIND_OPTION_NAMES = ("d_ff", "residual", "attention")
 DRAW_OPTION_NAMES = ("kind",) + ATTENTION_OPTION_NAMES + KIND_OPTION_NAMES
-COMPUTED_OPTION_NAMES = ("d_k", "heads", "output_projection", "causal")
-"""The attention options a transformer block with computed attention takes."""
 
 
 def options_from(params: dict, drawn: bool = True, given: tuple[str, ...] = ()):
-    """The draw's options from the CLI's parsed parameters (`given`: the ones the user typed):
-    DrawOptions for attention, KindOptions for the kinds after it, whose shapes default to the
-    kind's own. A combination they refuse, or a shape they cannot draw when they are `drawn`
-    (not a blank template's), is a usage error."""
-    kind = params.get("kind", "attention")
+    """The draw's options from the CLI's parsed parameters (`given`: the ones the user typed;
+    see `draw.choose.options_for`). A combination they refuse, or a shape they cannot draw when
+    they are `drawn` (not a blank template's), is a usage error."""
     try:
-        if kind == "attention":
-            stray = [name for name in KIND_OPTION_NAMES if name in given]
-            if stray:
-                raise DrawError(f"--{_flag(stray[0])} is for --kind ffn or transformer")
-            options = DrawOptions(**{name: params[name] for name in ATTENTION_OPTION_NAMES})
-        else:
-            allowed = ("preset", "tokens", "d_model", "convention") + KIND_OPTION_NAMES + (
-                COMPUTED_OPTION_NAMES if kind == "transformer" else ())
-            stray = [name for name in ATTENTION_OPTION_NAMES if name in given and name not in allowed]
-            if stray:
-                raise DrawError(f"--{_flag(stray[0])} is for attention sheets"
-                                + (" (a block's computed attention takes --d-k, --heads, --output-projection "
-                                   "and --causal)" if kind == "transformer" else ""))
-            shape = DEFAULT_SHAPES[kind]
-            values = {name: params[name] for name in ("preset", "convention", "attention", "heads",
-                                                      "output_projection", "causal")}
-            values.update({name: params[name] if name in given else default for name, default in shape.items()})
-            if params["d_ff"] is not None:
-                values["d_ff"] = params["d_ff"]
-            options = KindOptions(kind=kind, residual=params["residual"], **values)
+        options = options_for(params, given)
         if drawn:
             options.check_drawable()
         return options
     except DrawError as error:
         raise click.UsageError(str(error)) from None
-
-
-def _flag(name: str) -> str:
-    return {"residual": "no-residual"}.get(name, name.replace("_", "-"))
-
-

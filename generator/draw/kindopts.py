@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from generator.draw.options import PRESETS, DrawError, Table
+from generator.draw.options import PRESETS, DrawError, DrawOptions, Table
 
 KIND_NAMES = ("attention", "ffn", "transformer")
 """Every kind a draw knows; attention's options are `DrawOptions`, the others' `KindOptions`."""
@@ -121,8 +121,6 @@ class KindOptions:
         """Refuse, before any draw, a shape whose tokens cannot all differ (a computed block's
         attention: a shape the attention draw refuses)."""
         if self.computed:
-            from generator.draw.kinds import attention_options
-
             attention_options(self).check_drawable()
             return
         x = self.limits().x.values
@@ -130,3 +128,13 @@ class KindOptions:
         if kinds < self.tokens:
             raise DrawError(f"--tokens {self.tokens}: X's columns must all differ, and --d-model {self.d_model} "
                             f"makes only {kinds}; use a larger --d-model or fewer --tokens")
+
+
+def attention_options(o: KindOptions) -> DrawOptions:
+    """The attention draw of a computed block: its shape, a value per feature, and column sums
+    kept small (R's denominators): the preset's bound for three tokens, grown with the tokens,
+    and never below what its largest power needs (3^top and a 3 for each other key)."""
+    base = DrawOptions(preset=o.preset, tokens=o.tokens, d_model=o.d_model, d_k=o.d_k, d_v=o.d_model,
+                       heads=o.heads, output_projection=o.output_projection, causal=o.causal)
+    room = 3 ** base.limits().min_top + 3 * (o.tokens - 1)
+    return replace(base, max_sum=max(room, -(-o.limits().max_sum * o.tokens // 3)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 
@@ -19,8 +20,10 @@ from generator.core.kinds import solve
 from generator.core.kinds.ffn import FFNProblem
 from generator.core.kinds.transformer import BlockProblem
 from generator.core.problem import Head, Rules, transpose
-from generator.draw.kindopts import KindOptions, LayerPreset
-from generator.draw.options import DrawError, DrawOptions, Table, lanes, words_for
+from generator.draw.kindopts import KindOptions, LayerPreset, attention_options
+from generator.draw.options import GUARANTEES as ATTENTION_GUARANTEES
+from generator.draw.options import DrawError, Infeasible, Table, lanes, words_for
+from generator.draw.sheetcodes import coder
 
 CANDIDATES = 64
 """Candidates drawn and checked at once (numpy's per-call cost shared)."""
@@ -125,28 +128,15 @@ def _matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(x) for x in r) for r in a.tolist())
 
 
-def attention_options(o: KindOptions) -> DrawOptions:
-    """The attention draw of a computed block: its shape, a value per feature, and column sums
-    kept small (R's denominators): the preset's bound for three tokens, grown with the tokens,
-    and never below what its largest power needs (3^top and a 3 for each other key)."""
-    base = DrawOptions(preset=o.preset, tokens=o.tokens, d_model=o.d_model, d_k=o.d_k, d_v=o.d_model,
-                       heads=o.heads, output_projection=o.output_projection, causal=o.causal)
-    room = 3 ** base.limits().min_top + 3 * (o.tokens - 1)
-    return replace(base, max_sum=max(room, -(-o.limits().max_sum * o.tokens // 3)))
-
-
-def draw_one(o: KindOptions, seed: int, index: int, code: str):
-    """Problem `index` of the batch drawn with `seed`, with its code."""
+def draw_one(o: KindOptions, seed: int, index: int, code: str, attention_draw: Callable):
+    """Problem `index` of the batch drawn with `seed`, with its code; `attention_draw` draws a
+    computed block's attention part (the attention search's `draw_keys`)."""
     lim = o.limits()
     bits, layer_bits = _stream(seed, index), _stream(seed, index, 1)
     attention = None
     if o.computed:
-        from generator.draw.options import GUARANTEES as ATTENTION_GUARANTEES
-        from generator.draw.options import Infeasible
-        from generator.draw.search import draw_keys  # the attention draw, as an attention sheet's
-
         try:
-            attention = replace(draw_keys(attention_options(o), [(seed, index)])[0], code=None)
+            attention = replace(attention_draw(attention_options(o), [(seed, index)])[0], code=None)
         except Infeasible as error:
             raise DrawError(f"cannot draw the block's attention for problem {index} of seed {seed} on {o.preset}: "
                             f"{ATTENTION_GUARANTEES[error.guarantee][0]}; try another --preset, fewer --tokens "
@@ -197,14 +187,12 @@ def to_row(p):
                    W_O=None if p.W_O is None else t(p.W_O), convention="row")
 
 
-def draw_kind_keys(o: KindOptions, keys: list[tuple[int, int]]) -> list:
+def draw_kind_keys(o: KindOptions, keys: list[tuple[int, int]], attention_draw: Callable) -> list:
     """The problems for (seed, index) pairs, in order, each with its sheet code."""
-    from generator.draw.sheetcodes import coder
-
-    coders: dict[int, object] = {}
+    coders: dict[int, Callable] = {}
     out = []
     for seed, index in keys:
         code = coders.setdefault(seed, coder(o, seed))(index)
-        out.append(draw_one(o, seed, index, code))
+        out.append(draw_one(o, seed, index, code, attention_draw))
     return out
 

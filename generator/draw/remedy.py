@@ -70,23 +70,27 @@ STEPS: dict[str, Callable[[DrawOptions, Preset], Optional[tuple[str, dict]]]] = 
 }
 
 
-def remedy(error: Infeasible, options: DrawOptions, seed: int, end: int) -> str:
+DrawKeys = Callable[[DrawOptions, list[tuple[int, int]]], list]
+"""The search's draw of (seed, index) pairs, passed in: the search calls this module, not the
+other way round."""
+
+
+def remedy(error: Infeasible, options: DrawOptions, seed: int, end: int, draw_keys: DrawKeys) -> str:
     """The failed draw's message, its advice replaced by settings tried that draw it (or, when
-    none near does, the advice and that none was found)."""
+    none near does, the advice and that none was found); `draw_keys` tries them."""
     said = str(error).rsplit("; ", 1)[0]
     keys = [(error.key[0], i) for i in range(error.key[1], min(error.key[1] + PROBE_SHEETS, end))]
-    found = _search(options, error.guarantee, keys)
+    found = _search(options, error.guarantee, keys, draw_keys)
     if found:
         return f"{said}; {' '.join(found)} draws it (tried)"
     return (f"{said}; {advice(error.guarantee, options, options.limits())} (tried alone and two together, "
             "none draws it: try a smaller shape or another preset)")
 
 
-def _search(options: DrawOptions, guarantee: str, keys: list[tuple[int, int]]) -> Optional[tuple[str, ...]]:
+def _search(options: DrawOptions, guarantee: str, keys: list[tuple[int, int]],
+            draw_keys: DrawKeys) -> Optional[tuple[str, ...]]:
     """The fewest flags, one step each, that draw `keys`: one, or two where the first lets
     another guarantee fail; None when none within PROBES draws does."""
-    from generator.draw.search import draw_keys
-
     frontier: list[tuple[tuple[str, ...], DrawOptions, str]] = [((), options, guarantee)]
     probes = 0
     for _ in range(2):

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from generator.core.problem import Head, Problem, Rules, to_row
+from generator.draw.kinds import draw_kind_keys
 from generator.draw.options import (
     GUARANTEES,
     MAX_COUNT,
@@ -32,6 +33,7 @@ from generator.draw.options import (
     Preset,
     advice,
 )
+from generator.draw.remedy import remedy
 from generator.draw.sheetcodes import coder
 from generator.draw.stages import CHUNK, Check, o_stage, qk_stage, v_stage, x_stage
 
@@ -109,9 +111,7 @@ def draw(options, seed: int, count: int = 1, start: int = 0) -> list[Problem]:
     try:
         return draw_keys(options, [(seed, i) for i in range(start, start + count)])
     except Infeasible as error:
-        from generator.draw.remedy import remedy  # only when a draw fails
-
-        raise DrawError(remedy(error, options, seed, start + count)) from None
+        raise DrawError(remedy(error, options, seed, start + count, draw_keys)) from None
 
 
 def draw_keys(options, keys: list[tuple[int, int]], retries: int = RETRIES) -> list[Problem]:
@@ -119,9 +119,7 @@ def draw_keys(options, keys: list[tuple[int, int]], retries: int = RETRIES) -> l
     fresh draws from X for a problem whose first try fails (the kinds after attention: their
     own draw)."""
     if not isinstance(options, DrawOptions):
-        from generator.draw.kinds import draw_kind_keys
-
-        return draw_kind_keys(options, keys)
+        return draw_kind_keys(options, keys, draw_keys)
     lim = options.limits()
     problems = []
     for block in range(0, len(keys), BLOCK):

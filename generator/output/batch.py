@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from anyascii import anyascii
 
-from generator.core.kinds import solve
 from generator.core.errors import BatchError, Interrupted, LayoutError
+from generator.core.kinds import solve
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
 from generator.output.files import check_free, check_writable, remove_files, target_kind
@@ -23,7 +23,7 @@ from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.output.staging import Staging
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
-from generator.sheet.views import check_fits, sheet_view
+from generator.sheet.sheets import check_fits, sheet_view
 
 if TYPE_CHECKING:
     from generator.draw.options import DrawOptions

@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from generator.core.answers import AnswersError, Pending
-from generator.core.kinds import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
 from generator.core.grade import Grade, step_label
-from generator.core.kinds import grade
 from generator.core.grades import grade_to_json
+from generator.core.kinds import grade, solve
 from generator.core.problem import Problem, same_numbers
 from generator.core.student import Student
 from generator.core.usertext import clean_text
@@ -23,7 +22,7 @@ from generator.output.batch import slug
 from generator.output.manifest import Listed, code_key
 from generator.sheet.graded import graded_sheet
 from generator.sheet.model import Settings
-from generator.sheet.views import sheet_view
+from generator.sheet.sheets import sheet_view
 
 
 def _rebuilt(code: str, where: str, problems: Sequence[Problem] = ()) -> Problem:

@@ -20,6 +20,7 @@ from generator.sheet.i18n import translations
 from generator.sheet.layout import page_layout
 from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
+from generator.sheet.sheets import sheet_view
 from generator.sheet.sheetview import SheetView
 from generator.sheet.style import (
     CODE,
@@ -34,7 +35,6 @@ from generator.sheet.style import (
     Ink,
     content_width,
 )
-from generator.sheet.views import sheet_view
 
 
 def _pt(x: float) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.kinds import grid_shapes, has_final
+from generator.core.kinds import grid_shapes, has_final, heads_of
 from generator.core.problem import Problem, Solution
 from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid
+from generator.sheet.layers import STEPS, attention_solution, layer_arrangement, layer_matrices
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_matrices, head_layout
 
@@ -98,8 +99,33 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
     return out
 
 
-def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
-    """The sheet of `problem` as a form, in its convention's layout, its captions in `lang`."""
+def form(problem, solution, lang: str = "en") -> Form:
+    """The sheet of `problem` (any kind) as a form, in its convention's layout, its captions in `lang`."""
+    boxes: list[Box] = []
+    top, width = 0.0, 0.0
+    layered = problem.kind != "attention"
+    attention = problem if not layered else problem.attention_problem() if getattr(problem, "heads", ()) else None
+    if attention is not None:
+        # A block's concatenation and W_O are in its layer grid, as on its printed sheet.
+        boxes, top, width = _attention_boxes(attention, attention_solution(problem, solution) if layered
+                                             else solution, lang, final=not layered)
+    if layered:
+        m = layer_matrices(problem, solution, False, lang)
+        names = {id(view): STEPS[name] for name, view in m.items() if name in STEPS}
+        g = grid(layer_arrangement(problem, m))
+        boxes += _boxes(g, 0.0, top, names, None)
+        top += g.height_pt
+        width = max(width, g.width_pt)
+    heads, final = grid_shapes(problem)
+    shapes = {h + 1: heads for h in range(heads_of(problem))}
+    if final:
+        shapes[None] = final
+    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes)
+
+
+def _attention_boxes(problem: Problem, solution: Solution, lang: str,
+                     final: bool = True) -> tuple[list[Box], float, float]:
+    """The heads (and, on an attention sheet, the concatenation) as boxes; the height and width they take."""
     boxes: list[Box] = []
     top, width = 0.0, 0.0
     row = problem.convention == "row"
@@ -117,16 +143,12 @@ def form(problem: Problem, solution: Solution, lang: str = "en") -> Form:
             top += max(grids["proj"].height_pt, grids["att"].height_pt)
             width = max(width, right + grids["att"].width_pt)
         top += HEAD_GAP_PT
-    if has_final(problem):
+    if final and has_final(problem):
         m = final_matrices(problem, solution, False, lang)
         names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
         g = grid(final_arrangement(problem.convention, m))
         boxes += _boxes(g, 0.0, top, names, None)
-        top += g.height_pt
+        top += g.height_pt + HEAD_GAP_PT
         width = max(width, g.width_pt)
-    heads, final = grid_shapes(problem)
-    shapes = {h + 1: heads for h in range(len(problem.heads))}
-    if final:
-        shapes[None] = final
-    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes)
+    return boxes, top, width
 

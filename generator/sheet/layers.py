@@ -23,12 +23,20 @@ from generator.sheet.model import Settings
 from generator.sheet.panel import band_panels
 from generator.sheet.rules import _dot, _equals, _factor, rules_lines, worked_example
 from generator.sheet.sheetview import HeadView, SheetView
+from generator.sheet.style import raster_width
+from generator.sheet.views import (
+    CONTENT_WIDTH_PT,
+    FRAME_WIDTH_PT,
+    MIN_SCALE,
+    attention_fits,
+    head_view,
+    rules_width,
+    worked_panel_for,
+)
 
 STEPS = {"Zc": "Z", "Zo": "output", "Z": "Z", "R": "R", "Hpre": "H_pre", "H": "H", "Y": "Y", "out": "out"}
 """Each computed matrix of the layer grid, by view name: its step in answers@1 and grade@1 (outside the heads)."""
 
-CONTENT_WIDTH_PT, FRAME_WIDTH_PT, MIN_SCALE = 520.0, 500.0, 0.7
-"""The width a grid has (inside a frame, less), and the least it is scaled (its text 7 pt or more)."""
 
 
 def _with_bias(w, b, row: bool) -> tuple:
@@ -145,7 +153,9 @@ def layer_grid(problem, solution, key: bool, lang: str, blank: bool = False, mar
     rows = layer_arrangement(problem, layer_matrices(problem, solution, key, lang, blank, marks))
     g = grid(rows)
     width = FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT
-    scale = min(1.0, width / g.width_pt)
+    # A caption may reach a character past its column (grid): the last column's has no gap to
+    # reach into, so the page keeps one character for it.
+    scale = min(1.0, width / raster_width(g.cols + 1))
     if scale < MIN_SCALE:
         raise LayoutError(f"{problem.kind} sheet: its grid would be {g.width_pt:.0f} pt wide where a page has "
                           f"{width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or --d-ff, "
@@ -224,13 +234,10 @@ def layer_worked(problem, solution, lang: str = "en") -> list[list[str]]:
 def layer_sheet_view(problem, solution, student: Student, settings: Settings, key: bool,
                      graded: Optional[GradedSheet] = None) -> SheetView:
     """Everything the template needs for an FFN's or a block's worksheet, key or graded sheet."""
-    from generator.sheet.views import CONTENT_WIDTH_PT as WIDTH
-    from generator.sheet.views import _head_view, worked_panel_for, rules_width
-
     lang = settings.lang
     _ = translations(lang).gettext
     marks = graded.marks if graded else {}
-    score = score_panel(graded, WIDTH, lang) if graded else None
+    score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
     computed = problem.kind == "transformer" and problem.attention == "computed"
     worked = None
@@ -243,7 +250,7 @@ def layer_sheet_view(problem, solution, student: Student, settings: Settings, ke
         attention, att_solution = problem.attention_problem(), attention_solution(problem, solution)
         # Each head flows a band at a time (its rules box and worked example across the page):
         # a frame kept whole would leave the first page empty under a tall rules box.
-        heads = tuple(_head_view(attention, att_solution, h, key, settings, marks.get(h + 1) if graded else None,
+        heads = tuple(head_view(attention, att_solution, h, key, settings, marks.get(h + 1) if graded else None,
                                  header, framed=True, flows=True) for h in range(len(problem.heads)))
         titles = tuple(_("Head %(n)s") % {"n": h + 1} for h in range(len(heads))) if len(heads) > 1 else (
             _("Attention"),)
@@ -268,7 +275,5 @@ def layer_check_fits(problem, solution, settings: Settings) -> None:
     computed = problem.kind == "transformer" and problem.attention == "computed"
     layer_grid(problem, solution, False, settings.lang, True, None, computed)
     if computed:
-        from generator.sheet.views import check_fits
-
-        check_fits(problem.attention_problem(), attention_solution(problem, solution), settings)
+        attention_fits(problem.attention_problem(), attention_solution(problem, solution), settings)
 

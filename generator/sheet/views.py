@@ -1,4 +1,4 @@
-"""What a sheet shows: every matrix of every head, placed and fitted to the page."""
+"""What an attention sheet shows: every matrix of every head, placed and fitted to the page."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def side_by_side_width(left: GridView, right: GridView) -> float:
     return round(raster_width(side_by_side_cols(left, right)) * left.scale, 2)
 
 
-def _head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
+def head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
                marks: Optional[dict] = None, header_pt: float = 0.0, worked_pt: float = 0.0,
                framed: Optional[bool] = None, flows: bool = False) -> HeadView:
     """One head as the template draws it: its panels, and where the rules box goes."""
@@ -270,14 +270,9 @@ def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blan
     return g
 
 
-def check_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
+def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
-    if problem.kind != "attention":
-        from generator.sheet.layers import layer_check_fits
-
-        layer_check_fits(problem, solution, settings)
-        return
     # Sizes come from the values whatever is shown: measured as empty boxes, no text is formatted.
     for h in range(len(problem.heads)):
         _head_grids(problem, solution, h, False, settings.lang, True, None, settings.paper)
@@ -342,14 +337,10 @@ def _mark(views: dict, steps: dict, marks: dict, row: bool) -> dict:
     return out
 
 
-def sheet_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool,
+def attention_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool,
                graded: Optional[GradedSheet] = None) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
-    if problem.kind != "attention":
-        from generator.sheet.layers import layer_sheet_view
-
-        return layer_sheet_view(problem, solution, student, settings, key, graded)
     lang = settings.lang
     marks = graded.marks if graded else {}
     final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
@@ -359,7 +350,7 @@ def sheet_view(problem: Problem, solution: Solution, student: Student, settings:
     worked = worked_example(problem, solution, lang) if key and settings.worked else None
     # A row-convention head leaves room for the example after its output (82 mm wide there).
     worked_pt = worked_height(worked_panel(worked, RULES_MAX_PT)) if worked and row else 0.0
-    heads = tuple(_head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header,
+    heads = tuple(head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header,
                              worked_pt if h == 0 else 0.0)
                   for h in range(len(problem.heads)))
     return SheetView(

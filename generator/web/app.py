@@ -24,12 +24,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from generator.core.answers import parse_answers_json
-from generator.core.kinds import solve
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grade import step_label
-from generator.core.kinds import grade
 from generator.core.grades import grade_to_json
+from generator.core.kinds import grade, solve
 from generator.core.student import Student
 from generator.draw.options import PRESET_NAMES, DrawOptions
 from generator.draw.rebuild import rebuild
@@ -265,10 +264,8 @@ class App:
             problem = rebuild(request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None
-        if problem.kind != "attention":
-            # The practice page lays out attention's boxes; the other kinds print and grade on paper.
-            raise NotFound(f"practice pages are for attention sheets; print this {problem.kind} sheet with "
-                           "`attnsheet key CODE`")
+        if problem.kind != "attention":  # its page lays out attention's boxes; the others print on paper
+            raise NotFound(f"practice pages are for attention sheets; print this {problem.kind} sheet with `key`")
         return problem
 
     async def _json(self, request: Request) -> dict:

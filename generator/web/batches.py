@@ -11,7 +11,7 @@ from generator.cli.sheets import generate_command
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.draw.choose import options_for
 from generator.draw.search import fresh_seed
 from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
 from generator.output.html import document_html, stylesheet_text
@@ -19,12 +19,13 @@ from generator.output.jobs import Workers
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings
 from generator.sheet.roster import parse_roster
-from generator.sheet.views import sheet_view
+from generator.sheet.sheets import sheet_view
 from generator.web.store import Store
 
 FIELDS = [
     # (the generate option's parameter name, the kind of field the form shows)
-    ("count", "number"), ("seed", "number"), ("preset", "choice"), ("tokens", "number"), ("d_model", "number"),
+    ("count", "number"), ("seed", "number"), ("kind", "choice"), ("preset", "choice"), ("tokens", "number"),
+    ("d_model", "number"), ("d_ff", "number"), ("residual", "flag"), ("attention", "choice"),
     ("d_k", "number"), ("d_v", "number"), ("heads", "number"), ("output_projection", "flag"), ("causal", "flag"),
     ("convention", "choice"), ("rules", "choice"), ("x_range", "text"), ("w_range", "text"), ("max_score", "number"),
     ("max_sum", "number"), ("allow_negative_exponents", "flag"), ("paper", "choice"), ("lang", "choice"),
@@ -32,8 +33,6 @@ FIELDS = [
 ]
 """The form's fields, in order; their help, defaults and choices are the CLI's."""
 
-DRAW_FIELDS = ("preset", "tokens", "d_model", "d_k", "d_v", "heads", "output_projection", "causal", "convention",
-               "rules", "x_range", "w_range", "max_score", "max_sum", "allow_negative_exponents")
 UPLOADS = (("roster", "roster"), ("problem", "problem_file"))
 """The form's files, each for a generate option: a roster CSV, a problem@1 file (your own numbers)."""
 MAX_UPLOAD = 1024 * 1024
@@ -59,8 +58,9 @@ def field_info(name: str) -> dict:
     """What the form shows for a field: its flag, help, default and choices, from the CLI."""
     opt = option(name)
     choices = list(opt.type.choices) if isinstance(opt.type, click.Choice) else []
-    # A flag's default is off; Click keeps an internal marker there, not a value to show.
-    default = opt.default if isinstance(opt.default, (str, int)) and not opt.is_flag else None
+    # A flag's default is off (Click keeps an internal marker there, not a value to show), but
+    # for an on/off pair such as --residual/--no-residual, whose default is on.
+    default = opt.default if isinstance(opt.default, (str, int)) and (not opt.is_flag or opt.default is True) else None
     return {"flag": opt.opts[0], "help": opt.help or "", "default": default, "choices": choices}
 
 
@@ -74,7 +74,7 @@ def _convert(name: str, text: str, ctx: click.Context):
     return opt.type.convert(text.strip(), opt, ctx)
 
 
-def read_form(values: dict[str, str]) -> tuple[Optional[tuple[DrawOptions, Settings, Optional[int], int]], dict]:
+def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
     """The form's options, checked as the CLI checks them: (options, settings, seed, count) and
     no errors, or None and an error message per field."""
     ctx = click.Context(generate_command)
@@ -88,8 +88,10 @@ def read_form(values: dict[str, str]) -> tuple[Optional[tuple[DrawOptions, Setti
         return None, errors
     if params["blank"] and params["worked"]:
         return None, {"worked": "--blank has no key, so no worked example: drop --worked"}
+    # What the teacher chose: a field filled in or ticked (a kind's shape defaults to its own).
+    given = [name for name, _ in FIELDS if values.get(name, "").strip()]
     try:
-        options = DrawOptions(**{name: params[name] for name in DRAW_FIELDS})
+        options = options_for(params, given)
         settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"],
                             blank=params["blank"])
     except AttnsheetError as error:

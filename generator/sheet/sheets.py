@@ -1,0 +1,30 @@
+"""Any sheet's view, whatever its kind: attention's heads (sheet/views) or the layers of an FFN or a block (sheet/layers)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from generator.core.student import Student
+from generator.sheet.graded import GradedSheet
+from generator.sheet.layers import layer_check_fits, layer_sheet_view
+from generator.sheet.model import Settings
+from generator.sheet.sheetview import SheetView
+from generator.sheet.views import attention_fits, attention_view
+
+
+def sheet_view(problem, solution, student: Student, settings: Settings, key: bool,
+               graded: Optional[GradedSheet] = None) -> SheetView:
+    """Everything the template needs for one worksheet (key=False), answer key (key=True) or
+    graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
+    if problem.kind == "attention":
+        return attention_view(problem, solution, student, settings, key, graded)
+    return layer_sheet_view(problem, solution, student, settings, key, graded)
+
+
+def check_fits(problem, solution, settings: Settings) -> None:
+    """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
+    every sheet before it renders any)."""
+    if problem.kind == "attention":
+        attention_fits(problem, solution, settings)
+    else:
+        layer_check_fits(problem, solution, settings)
