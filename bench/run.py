@@ -63,7 +63,7 @@ def page_costs(repeats: int) -> list[Row]:
     from generator.output import direct
     from generator.output.pdf import painted_html, renderer
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     r = renderer()
     blank = "<html><body><p>x <span style='font-family: \"Sheet Mono\"'>1</span></p></body></html>"
@@ -104,7 +104,7 @@ def kinds(repeats: int) -> list[Row]:
     from generator.draw.kindopts import KindOptions
     from generator.output import direct
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     settings = Settings()
     shapes = {"attention": DrawOptions(), "ffn": KindOptions(kind="ffn"), "transformer": KindOptions(kind="transformer"),
@@ -320,7 +320,7 @@ def graded_pages(repeats: int) -> list[Row]:
     from generator.output.gradebook import Graded, graded_pdf
     from generator.output.pdf import renderer
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
@@ -350,7 +350,7 @@ def against_typst(pairs: int, sheets: int = 0) -> list[Row]:
     from generator.core.student import Student
     from generator.output.documents import document
     from generator.sheet.model import Settings
-    from generator.sheet.views import sheet_view
+    from generator.sheet.sheets import sheet_view
 
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
