@@ -43,6 +43,8 @@ def imports(path: Path, top_level_only: bool = False) -> set[str]:
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
+            # `from package import module` imports that module too (kept where it is one).
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
     return found
 
 

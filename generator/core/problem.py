@@ -75,8 +75,25 @@ def transpose(m: Matrix) -> Matrix:
     return tuple(zip(*m))
 
 
+class Tokens:
+    """The tokens and features of a problem's X, whichever convention it is written in."""
+
+    X: IntMatrix
+    convention: str
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens n."""
+        return len(self.X) if self.convention == "row" else len(self.X[0])
+
+    @property
+    def d_model(self) -> int:
+        """Features per token."""
+        return len(self.X[0]) if self.convention == "row" else len(self.X)
+
+
 @dataclass(frozen=True)
-class Problem:
+class Problem(Tokens):
     """A self-attention exercise: the inputs, the weights and the rules. Shapes are checked."""
 
     kind: ClassVar[str] = "attention"
@@ -134,16 +151,6 @@ class Problem:
             if got != (d_model, width):
                 want = _shape_words(row, (d_model, "d_model"), (width, "h·d_v"))
                 raise ProblemError(f"W_O: expected {want}, got {_dims(row, got)}")
-
-    @property
-    def n_tokens(self) -> int:
-        """Number of tokens n."""
-        return len(self.X) if self.convention == "row" else len(self.X[0])
-
-    @property
-    def d_model(self) -> int:
-        """Features per token."""
-        return len(self.X[0]) if self.convention == "row" else len(self.X)
 
     @property
     def d_k(self) -> int:

@@ -90,7 +90,11 @@ def coder(o, seed: int) -> Callable[[int], str]:
             w.gamma(o.max_sum)
         w.flag(o.allow_negative_exponents)
     w.sized(seed, 6)
-    prefix = w.bits
+    return _indexed(w.bits)
+
+
+def _indexed(prefix: list[int]) -> Callable[[int], str]:
+    """Codes that end a batch's packed options and seed (`prefix`) with each sheet's index."""
 
     def code(index: int) -> str:
         tail = BitWriter()
@@ -119,14 +123,7 @@ def _kind_coder(o: KindOptions, seed: int) -> Callable[[int], str]:
         w.flag(o.output_projection)
         w.flag(o.causal)
     w.sized(seed, 6)
-    prefix = w.bits
-
-    def code(index: int) -> str:
-        tail = BitWriter()
-        tail.sized(index, 5)
-        return pack(prefix + tail.bits)
-
-    return code
+    return _indexed(w.bits)
 
 
 def _decode_kind(r, code: str) -> "Decoded":

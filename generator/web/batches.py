@@ -88,8 +88,9 @@ def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
         return None, errors
     if params["blank"] and params["worked"]:
         return None, {"worked": "--blank has no key, so no worked example: drop --worked"}
-    # What the teacher chose: a field filled in or ticked (a kind's shape defaults to its own).
-    given = [name for name, _ in FIELDS if values.get(name, "").strip()]
+    # What the teacher chose: a field filled in, or set away from its default (a form sends
+    # every menu's value); a kind's shape defaults to its own where none is chosen.
+    given = [name for name, _ in FIELDS if values.get(name, "").strip() and params[name] != option(name).default]
     try:
         options = options_for(params, given)
         settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"],

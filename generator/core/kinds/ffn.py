@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Iterator, Optional
 
 from generator.core.errors import ProblemError
+from generator.core.fields import checked_object, code_and_metrics, flag, int_matrix, int_vector, with_code_and_metrics
 from generator.core.graph import Key, Step, Values, add, affine, evaluate, relu
 from generator.core.numbers import Matrix, encode_matrix
-from generator.core.problem import CONVENTIONS, IntMatrix, shape, transpose
+from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
 
 KIND = "ffn"
 HEAD_STEPS: tuple[str, ...] = ()
@@ -18,11 +20,9 @@ FINAL_STEPS = ("H_pre", "H", "Y", "out")
 
 
 @dataclass(frozen=True)
-class FFNProblem:
-    """A feed-forward exercise: the input, two layers' weights and biases. Shapes are checked."""
+class Layers(Tokens):
+    """What every problem with a feed-forward part holds: its input, two layers' weights and biases."""
 
-    kind: ClassVar[str] = KIND
-    """problem@1's `kind`."""
     X: IntMatrix
     """Token features: d_model × n (column convention) or n × d_model (row)."""
     W1: IntMatrix
@@ -33,6 +33,19 @@ class FFNProblem:
     """Second layer: d_model × d_ff (column convention)."""
     b2: tuple[int, ...]
     """Second bias: d_model entries."""
+
+    @property
+    def d_ff(self) -> int:
+        """Hidden units of the first layer."""
+        return len(self.b1)
+
+
+@dataclass(frozen=True)
+class FFNProblem(Layers):
+    """A feed-forward exercise: the input, two layers' weights and biases. Shapes are checked."""
+
+    kind: ClassVar[str] = KIND
+    """problem@1's `kind`."""
     residual: bool = False
     """Whether the sheet adds the input back: out = X + Y."""
     convention: str = "column"
@@ -44,21 +57,6 @@ class FFNProblem:
 
     def __post_init__(self) -> None:
         check_ffn(self, "")
-
-    @property
-    def n_tokens(self) -> int:
-        """Number of tokens n."""
-        return len(self.X) if self.convention == "row" else len(self.X[0])
-
-    @property
-    def d_model(self) -> int:
-        """Features per token."""
-        return len(self.X[0]) if self.convention == "row" else len(self.X)
-
-    @property
-    def d_ff(self) -> int:
-        """Hidden units of the first layer."""
-        return len(self.b1)
 
 
 def check_ffn(p: Any, prefix: str) -> None:
@@ -160,23 +158,31 @@ KEYS = ("format", "kind", "convention", "X", "W1", "b1", "W2", "b2", "residual",
 
 def from_json(obj: dict, prefix: str) -> FFNProblem:
     """An FFN problem from a problem@1 object whose kind is ffn, every field checked."""
-    from generator.core.formats import checked_object, code_and_metrics, flag, int_matrix, int_vector
-
     checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
-    row = convention == "row"
+    code, metrics = code_and_metrics(obj, prefix)
+    with prefixed(prefix):
+        return FFNProblem(**layer_fields(obj, prefix, convention == "row"), residual=flag(obj, "residual", prefix, False),
+                          convention=convention, code=code, metrics=metrics)
+
+
+def layer_fields(obj: dict, prefix: str, row: bool) -> dict:
+    """X, W1, b1, W2 and b2 of a problem@1 object, each checked (missing, or not integers)."""
     for key in ("X", "W1", "b1", "W2", "b2"):
         if key not in obj:
             raise ProblemError(f"{prefix}{key}: missing")
-    code, metrics = code_and_metrics(obj, prefix)
+    return dict(X=int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n"),
+                W1=int_matrix(obj["W1"], prefix + "W1", "d_model × d_ff" if row else "d_ff × d_model"),
+                b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
+                W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
+                b2=int_vector(obj["b2"], prefix + "b2", "d_model"))
+
+
+@contextmanager
+def prefixed(prefix: str) -> Iterator[None]:
+    """A ProblemError from a problem's own checks, named by where the problem is in its file."""
     try:
-        return FFNProblem(
-            X=int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n"),
-            W1=int_matrix(obj["W1"], prefix + "W1", "d_model × d_ff" if row else "d_ff × d_model"),
-            b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
-            W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
-            b2=int_vector(obj["b2"], prefix + "b2", "d_model"),
-            residual=flag(obj, "residual", prefix, False), convention=convention, code=code, metrics=metrics)
+        yield
     except ProblemError as error:
         if prefix and not str(error).startswith(prefix):
             raise ProblemError(f"{prefix}{error}") from None
@@ -189,11 +195,7 @@ def to_json(problem: FFNProblem) -> dict:
                            "X": [list(r) for r in problem.X], "W1": [list(r) for r in problem.W1],
                            "b1": list(problem.b1), "W2": [list(r) for r in problem.W2], "b2": list(problem.b2),
                            "residual": problem.residual}
-    if problem.code is not None:
-        out["code"] = problem.code
-    if problem.metrics is not None:
-        out["metrics"] = problem.metrics
-    return out
+    return with_code_and_metrics(out, problem)
 
 
 def solution_to_json(solution: FFNSolution) -> dict:

@@ -5,10 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
+import generator.core.kinds.attention as attention
 from generator.core.errors import ProblemError
+from generator.core.fields import (
+    checked_fraction,
+    checked_object,
+    code_and_metrics,
+    flag,
+    head_solution_to_json,
+    heads_from_json,
+    heads_to_json,
+    int_matrix,
+    rules_from_json,
+    with_code_and_metrics,
+)
 from generator.core.graph import Key, Step, Values, add, evaluate, product
-from generator.core.kinds import attention
-from generator.core.kinds.ffn import check_ffn, ffn_steps
+from generator.core.kinds.ffn import Layers, check_ffn, ffn_steps, layer_fields, prefixed
 from generator.core.kinds.ffn import given as ffn_given
 from generator.core.numbers import Matrix, encode, encode_matrix
 from generator.core.problem import (
@@ -32,21 +44,11 @@ or X·A when given), W_O's output, then the residual, the FFN and the second res
 
 
 @dataclass(frozen=True)
-class BlockProblem:
+class BlockProblem(Layers):
     """A transformer block: attention (computed from heads, or given as A), then the FFN, with residuals."""
 
     kind: ClassVar[str] = KIND
     """problem@1's `kind`."""
-    X: IntMatrix
-    """Token features: d_model × n (column convention) or n × d_model (row)."""
-    W1: IntMatrix
-    """First layer: d_ff × d_model (column convention)."""
-    b1: tuple[int, ...]
-    """First bias: d_ff entries."""
-    W2: IntMatrix
-    """Second layer: d_model × d_ff (column convention)."""
-    b2: tuple[int, ...]
-    """Second bias: d_model entries."""
     attention: str = "given"
     """given: the sheet prints A and Z = X·A; computed: from the heads, as the attention kind does."""
     A: Optional[Matrix] = None
@@ -100,21 +102,6 @@ class BlockProblem:
         """Its computed attention as an attention problem (same heads, rules, mask, convention)."""
         return Problem(X=self.X, heads=self.heads, W_O=self.W_O, convention=self.convention, rules=self.rules,
                        causal=self.causal)
-
-    @property
-    def n_tokens(self) -> int:
-        """Number of tokens n."""
-        return len(self.X) if self.convention == "row" else len(self.X[0])
-
-    @property
-    def d_model(self) -> int:
-        """Features per token."""
-        return len(self.X[0]) if self.convention == "row" else len(self.X)
-
-    @property
-    def d_ff(self) -> int:
-        """Hidden units of the FFN."""
-        return len(self.b1)
 
     @property
     def d_v(self) -> int:
@@ -227,48 +214,27 @@ KEYS = ("format", "kind", "convention", "attention", "A", "heads", "W_O", "rules
 
 def from_json(obj: dict, prefix: str) -> BlockProblem:
     """A block from a problem@1 object whose kind is transformer, every field checked."""
-    from generator.core.formats import (
-        checked_object,
-        code_and_metrics,
-        flag,
-        heads_from_json,
-        int_matrix,
-        int_vector,
-        rules_from_json,
-    )
-
     checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
     row = convention == "row"
     how = obj.get("attention", "given")
-    for key in ("X", "W1", "b1", "W2", "b2") + (("A",) if how == "given" else ("heads",)):
-        if key not in obj:
-            raise ProblemError(f"{prefix}{key}: missing (attention {how})" if key in ("A", "heads") else
-                               f"{prefix}{key}: missing")
+    needed = "A" if how == "given" else "heads"
+    if needed not in obj:
+        raise ProblemError(f"{prefix}{needed}: missing (attention {how})")
     code, metrics = code_and_metrics(obj, prefix)
-    try:
+    with prefixed(prefix):
         return BlockProblem(
-            X=int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n"),
-            W1=int_matrix(obj["W1"], prefix + "W1", "d_model × d_ff" if row else "d_ff × d_model"),
-            b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
-            W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
-            b2=int_vector(obj["b2"], prefix + "b2", "d_model"),
+            **layer_fields(obj, prefix, row),
             attention=how, A=_weights(obj["A"], prefix + "A") if "A" in obj else None,
             heads=heads_from_json(obj["heads"], prefix, row) if "heads" in obj else (),
             W_O=(int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
                  if obj.get("W_O") is not None else None),
             rules=rules_from_json(obj.get("rules", {}), prefix), causal=flag(obj, "causal", prefix, False),
             convention=convention, code=code, metrics=metrics)
-    except ProblemError as error:
-        if prefix and not str(error).startswith(prefix):
-            raise ProblemError(f"{prefix}{error}") from None
-        raise
 
 
 def _weights(value: Any, where: str) -> Matrix:
     """Attention weights: a matrix of integers or "p/q" fractions between 0 and 1."""
-    from generator.core.formats import checked_fraction
-
     if not isinstance(value, list) or not value or not all(isinstance(r, list) and r for r in value):
         raise ProblemError(f"{where}: expected a non-empty list of rows (n × n)")
     if len({len(r) for r in value}) != 1 or len(value) > 64:
@@ -279,8 +245,6 @@ def _weights(value: Any, where: str) -> Matrix:
 
 def to_json(problem: BlockProblem) -> dict:
     """A block as problem@1, every default filled in."""
-    from generator.core.formats import heads_to_json
-
     out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": KIND, "convention": problem.convention,
                            "attention": problem.attention}
     if problem.attention == "given":
@@ -293,17 +257,11 @@ def to_json(problem: BlockProblem) -> dict:
             out["W_O"] = [list(r) for r in problem.W_O]
     out.update({"X": [list(r) for r in problem.X], "W1": [list(r) for r in problem.W1], "b1": list(problem.b1),
                 "W2": [list(r) for r in problem.W2], "b2": list(problem.b2)})
-    if problem.code is not None:
-        out["code"] = problem.code
-    if problem.metrics is not None:
-        out["metrics"] = problem.metrics
-    return out
+    return with_code_and_metrics(out, problem)
 
 
 def solution_to_json(solution: BlockSolution) -> dict:
     """A block's solution as solution@1: its kind and its steps by name."""
-    from generator.core.formats import head_solution_to_json
-
     out: dict[str, Any] = {"format": "attnsheet/solution@1", "kind": KIND, "problem": to_json(solution.problem)}
     if solution.heads:
         out["heads"] = [head_solution_to_json(h) for h in solution.heads]
