@@ -124,5 +124,39 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
         assert web.get(location + "/class/001.pdf").content.startswith(b"%PDF")
     r = web.post("/batches", data={"csrf": csrf, "kind": "ffn", "d_v": "2"})
     assert r.status_code == 400 and "--d-v is for attention sheets" in r.text
-    code = manifest["sheets"][0]["code"]
-    assert web.get(f"/practice/{code}").status_code == 404  # practice lays out attention's boxes
+    # Practice: a fresh sheet of the kind, every box explained from the student's own cells.
+    r = web.get("/practice?kind=ffn&preset=easy")
+    assert r.status_code == 303 and r.headers["location"].startswith("/practice/")
+    code = r.headers["location"].rsplit("/", 1)[1]
+    assert web.get(f"/practice/{code}").text.count('class="cell"') == 4 * 3 * 2 + 3 * 3 * 2
+    graded = web.post(f"/api/practice/{code}/grade", json={"H_pre": [[0, None, None]] + [[None] * 3] * 3},
+                      headers={"x-csrf-token": csrf}).json()
+    assert graded["cells"]["H_pre"][0][0] in ("correct", "wrong")
+    assert "row 1 of [W1 | b1] · column 1 of [X ; 1]" in graded["explain"]["H_pre"][0][0]
+    assert "ReLU" in graded["explain"]["H"][0][0]
+
+
+SWEEP = [(n, d, f) for n, d, f in ((2, 2, 2), (3, 3, 4), (4, 3, 5), (5, 4, 4), (6, 4, 6), (8, 5, 6))]
+
+
+@pytest.mark.parametrize("kind", ["ffn", "given"])
+@pytest.mark.parametrize("convention", ["column", "row"])
+def test_the_page_tests_sweep_the_kinds_shapes(run, tmp_path, kind, convention):
+    """Shapes from the smallest to the largest a kind takes: every word inside the margins, none
+    overlapping, and each product's caption on the page of its factors' (a band is never split)."""
+    for n, d, f in SWEEP:
+        out = tmp_path / f"{n}{d}{f}"
+        r = run("generate", *KINDS[kind], "--tokens", str(n), "--d-model", str(d), "--d-ff", str(f), "--seed", "2",
+                "--convention", convention, "--out", str(out), "--jobs", "1")
+        if r.code == 2 and "must all differ" in r.err:
+            continue  # a shape whose tokens cannot all differ is refused up front
+        assert r.code == 0, (n, d, f, r.err)
+        for name in ("worksheets.pdf", "answer-keys.pdf"):
+            found = pages(out / name)
+            inside(f"{n}{d}{f} {name}", found)
+            page_of = {}
+            for k, (_, _, words) in enumerate(found):
+                for i, w in enumerate(words):
+                    if w[4] in ("W1", "W2", "H_pre", "Y") and i + 1 < len(words) and words[i + 1][4] in ("|", ";", "="):
+                        page_of.setdefault(w[4], k)
+            assert page_of.get("W1") == page_of.get("H_pre") and page_of.get("W2") == page_of.get("Y"), page_of

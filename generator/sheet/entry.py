@@ -6,14 +6,14 @@ types what is on a student's paper into boxes that sit where that paper's boxes 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.kinds import grid_shapes, has_final, heads_of
 from generator.core.problem import Problem, Solution
 from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid
-from generator.sheet.layers import STEPS, attention_solution, layer_arrangement, layer_matrices
+from generator.sheet.layers import STEPS, attention_solution, layer_layout
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_matrices, head_layout
 
@@ -110,9 +110,9 @@ def form(problem, solution, lang: str = "en") -> Form:
         boxes, top, width = _attention_boxes(attention, attention_solution(problem, solution) if layered
                                              else solution, lang, final=not layered)
     if layered:
-        m = layer_matrices(problem, solution, False, lang)
+        m, g, _ = layer_layout(problem, solution, False, lang)  # the printed sheet's grid, at full size
+        g = replace(g, scale=1.0)
         names = {id(view): STEPS[name] for name, view in m.items() if name in STEPS}
-        g = grid(layer_arrangement(problem, m))
         boxes += _boxes(g, 0.0, top, names, None)
         top += g.height_pt
         width = max(width, g.width_pt)

@@ -38,12 +38,35 @@ def _formula(problem: Problem, step: str, i: int, j: int, _) -> str:
     return text % {"a": a, "b": b} if "%(" in text else text
 
 
+def _layer_formula(problem, step: str, i: int, j: int, _) -> str:
+    """The rule of one cell of an FFN's or a block's layers (outside the heads), 1-based indices."""
+    row = problem.convention == "row"
+    a, b = (j + 1, i + 1) if row else (i + 1, j + 1)  # (unit or feature, token), whatever the layout
+    source = "R" if problem.kind == "transformer" else "X"
+    given = problem.kind == "transformer" and problem.attention == "given"
+    words = {
+        "Z": (_("row %(a)s of X · column %(b)s of A") if not row else _("row %(b)s of A · column %(a)s of X"))
+        if given else _("the heads' Z, stacked"),
+        "output": _("row %(a)s of W_O · column %(b)s of Z_concat") if not row
+        else _("row %(a)s of Z_concat · column %(b)s of W_O"),
+        "R": _("X + the attention's output, cell by cell"),
+        "H_pre": (_("row %(a)s of [W1 | b1] · column %(b)s of [%(s)s ; 1]") if not row
+                  else _("row %(b)s of [%(s)s | 1] · column %(a)s of [W1 ; b1]")),
+        "H": _("ReLU of H_pre's cell: 0 if it is negative, else the same"),
+        "Y": (_("row %(a)s of [W2 | b2] · column %(b)s of [H ; 1]") if not row
+              else _("row %(b)s of [H | 1] · column %(a)s of [W2 ; b2]")),
+        "out": _("%(s)s + Y, cell by cell"),
+    }
+    return words.get(step, step) % {"a": a, "b": b, "s": source}
+
+
 def _cell(problem: Problem, s: StepGrade, i: int, j: int, _) -> str:
     verdict = s.verdicts[i][j]
     if verdict == "masked":
         return _("struck out by the causal mask: nothing to write")
     carried, expected = s.carried[i][j], s.expected[i][j]
-    text = _formula(problem, s.step, i, j, _)
+    layered = problem.kind != "attention" and s.head is None
+    text = _layer_formula(problem, s.step, i, j, _) if layered else _formula(problem, s.step, i, j, _)
     if carried is not None and carried != expected:
         return text + "; " + _("from your own cells: %(v)s") % {"v": sheet_value(carried)}
     return text + "; " + _("from your own cells: %(v)s (right so far)") % {"v": sheet_value(expected)}
@@ -53,4 +76,6 @@ def explanations(problem: Problem, grade: Grade, lang: str = "en") -> dict:
     """Every cell's rule and the value the student's own earlier cells give it, shaped as the
     cells of grade@1 (heads, then Z and output)."""
     _ = translations(lang).gettext
-    return cells_json(grade, lambda s, i, j: _cell(problem, s, i, j, _))
+    # A block's heads are its attention problem's: their rules (scaling, powers) are its.
+    heads = problem.attention_problem() if problem.kind == "transformer" and problem.heads else problem
+    return cells_json(grade, lambda s, i, j: _cell(problem if s.head is None else heads, s, i, j, _))

@@ -15,6 +15,7 @@ from generator.core.errors import LayoutError
 from generator.core.numbers import sheet_value
 from generator.core.problem import Solution
 from generator.core.student import Student
+from generator.sheet.fit import worked_height, worked_panel
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
@@ -23,11 +24,12 @@ from generator.sheet.model import Settings
 from generator.sheet.panel import band_panels
 from generator.sheet.rules import _dot, _equals, _factor, rules_lines, worked_example
 from generator.sheet.sheetview import HeadView, SheetView
-from generator.sheet.style import raster_width
+from generator.sheet.style import RULES_MAX_PT, raster_width
 from generator.sheet.views import (
     CONTENT_WIDTH_PT,
     FRAME_WIDTH_PT,
     MIN_SCALE,
+    MIN_SIDE_BY_SIDE_SCALE,
     attention_fits,
     head_view,
     rules_width,
@@ -119,57 +121,74 @@ def layer_matrices(problem, solution, key: bool, lang: str = "en", blank: bool =
     return out
 
 
-def layer_arrangement(problem, m: dict) -> list[list]:
+def layer_arrangement(problem, m: dict, stacked: bool = False) -> list[tuple[list, bool]]:
     """Rows of the layer grid, each product where its factors' rows and columns cross: the left
-    factor in its row, the one above in its column; the elementwise steps below (beside, in the
-    row convention) the grid they come from."""
+    factor in its row, the one above in its column; `stacked`: in the column convention, every
+    step below the one before it (too many tokens for H and out beside their grids). Each row
+    comes with whether it holds a factor of the next row's product (a page may not end after it)."""
     block = problem.kind == "transformer"
+    keep, free = True, False
     if problem.convention == "column":
         # H (elementwise) beside H_pre; Y under H, its factors [H ; 1] above and [W2 | b2] to the
         # left (under H_pre); out (elementwise) beside Y: a page holds the whole block.
-        rows: list[list] = []
+        rows: list[tuple[list, bool]] = []
         if block and problem.attention == "given":
-            rows += [[None, m["A"]], [m["X"], m["Z"]]]
+            rows += [([None, m["A"]], keep), ([m["X"], m["Z"]], free)]
         elif block and "Zc" in m:
-            rows += [[None, m["Zc"]], [m["W_O"], m["Zo"]]]
-        rows += [[None, m["R"]], [None, m["ones1"]]] if block else [[None, m["Xa"]]]
-        rows += [[m["W1"], m["Hpre"], m["H"]], [None, None, m["ones2"]], [None, m["W2"], m["Y"], m.get("out")]]
-        return rows
+            rows += [([None, m["Zc"]], keep), ([m["W_O"], m["Zo"]], free)]
+        rows += [([None, m["R"]], keep), ([None, m["ones1"]], keep)] if block else [([None, m["Xa"]], keep)]
+        if stacked:
+            rows += [([m["W1"], m["Hpre"]], free), ([None, m["H"]], keep), ([None, m["ones2"]], keep),
+                     ([m["W2"], m["Y"]], free)]
+            return rows + ([([None, m["out"]], free)] if "out" in m else [])
+        return rows + [([m["W1"], m["Hpre"], m["H"]], keep), ([None, None, m["ones2"]], keep),
+                       ([None, m["W2"], m["Y"], m.get("out")], free)]
     # Row convention: tokens are rows. Each weight sits above its product and its input to the
     # left, with the column of 1s between them; the products go down the page, one under another.
     rows = []
     if block and problem.attention == "given":
-        rows += [[None, None, m["X"]], [m["A"], None, m["Z"]]]
+        rows += [([None, None, m["X"]], keep), ([m["A"], None, m["Z"]], free)]
     elif block and "Zc" in m:
-        rows += [[None, None, m["W_O"]], [m["Zc"], None, m["Zo"]]]
+        rows += [([None, None, m["W_O"]], keep), ([m["Zc"], None, m["Zo"]], free)]
     source = [m["R"], m["ones1"]] if block else [m["Xa"], None]
-    rows += [[None, None, m["W1"]], [*source, m["Hpre"]], [None, None, m["W2"]], [m["H"], m["ones2"], m["Y"]]]
-    return rows + ([[None, None, m["out"]]] if "out" in m else [])
+    rows += [([None, None, m["W1"]], keep), ([*source, m["Hpre"]], free), ([None, None, m["W2"]], keep),
+             ([m["H"], m["ones2"], m["Y"]], free)]
+    return rows + ([([None, None, m["out"]], free)] if "out" in m else [])
 
 
 def layer_grid(problem, solution, key: bool, lang: str, blank: bool = False, marks: Optional[dict] = None,
                framed: bool = False) -> GridView:
     """The layer grid, scaled to the page's width, or a LayoutError saying what to change."""
-    rows = layer_arrangement(problem, layer_matrices(problem, solution, key, lang, blank, marks))
-    g = grid(rows)
+    return layer_layout(problem, solution, key, lang, blank, marks, framed)[1]
+
+
+def layer_layout(problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None,
+                 framed: bool = False) -> tuple[dict, GridView, bool]:
+    """The layer grid's matrices by name, the grid as the printed sheet places them (compact, or
+    each step below the last where that is too wide: `stacked`), scaled to the page, and `stacked`."""
+    m = layer_matrices(problem, solution, key, lang, blank, marks)
     width = FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT
-    # A caption may reach a character past its column (grid): the last column's has no gap to
-    # reach into, so the page keeps one character for it.
-    scale = min(1.0, width / raster_width(g.cols + 1))
+    for stacked in (False, True):
+        g = grid([cells for cells, _ in layer_arrangement(problem, m, stacked)])
+        # A caption may reach a character past its column (grid): the last column's has no gap
+        # to reach into, so the page keeps one character for it.
+        scale = min(1.0, width / raster_width(g.cols + 1))
+        if scale >= MIN_SIDE_BY_SIDE_SCALE:
+            break
     if scale < MIN_SCALE:
         raise LayoutError(f"{problem.kind} sheet: its grid would be {g.width_pt:.0f} pt wide where a page has "
                           f"{width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or --d-ff, "
                           "or the column convention")
-    return replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g
+    return m, replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g, stacked
 
 
 def layer_head(problem, solution, key: bool, lang: str, blank: bool = False, marks: Optional[dict] = None,
                framed: bool = False) -> HeadView:
     """The layer grid as a head that flows over the page, a band at a time."""
-    g = layer_grid(problem, solution, key, lang, blank, marks, framed)
-    # Every band holds a factor of the band below it (or is the step it is worked from), so
-    # none ends a page alone: the grid goes over a page only where it must, whole bands at a time.
-    kept = frozenset(range(len(g.bands) - 1))
+    m, g, stacked = layer_layout(problem, solution, key, lang, blank, marks, framed)
+    # A band holding a factor of the next band's product never ends a page (grid bands are its rows).
+    rows = layer_arrangement(problem, m, stacked)
+    kept = frozenset(k for k, (_, keep) in enumerate(rows) if keep and k < len(g.bands) - 1)
     return HeadView(stacked=True, beside=False, beside_out=False, out_apart=False, proj_width_pt=g.width_pt,
                     rules_left_pt=0.0, bands=(("layer", tuple(band_panels(g, kept))),))
 
@@ -248,10 +267,11 @@ def layer_sheet_view(problem, solution, student: Student, settings: Settings, ke
     titles: tuple[str, ...] = ()
     if computed:
         attention, att_solution = problem.attention_problem(), attention_solution(problem, solution)
-        # Each head flows a band at a time (its rules box and worked example across the page):
-        # a frame kept whole would leave the first page empty under a tall rules box.
+        # A head whose frame, with the rules box and worked example, would not fit the first page
+        # flows a band at a time instead (kept whole, it would leave that page empty).
+        worked_pt = worked_height(worked_panel(worked, RULES_MAX_PT)) if worked else 0.0
         heads = tuple(head_view(attention, att_solution, h, key, settings, marks.get(h + 1) if graded else None,
-                                 header, framed=True, flows=True) for h in range(len(problem.heads)))
+                                header, worked_pt if h == 0 else 0.0, framed=True) for h in range(len(problem.heads)))
         titles = tuple(_("Head %(n)s") % {"n": h + 1} for h in range(len(heads))) if len(heads) > 1 else (
             _("Attention"),)
         titles += (_("Residual and feed-forward layer"),)

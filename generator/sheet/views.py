@@ -101,7 +101,8 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     side_by_side = max(g.width_pt for g in grids.values()) if row else side_by_side_width(grids["proj"], grids["att"])
     # A framed row head of several holds its key's worked example after its output: counted,
     # so that a frame too tall for a page flows instead of being split where it would not fit.
-    below = (worked_pt if framed else 0.0) if row else rules
+    # (A block's framed head passes its worked example in either convention: it goes under the rules box.)
+    below = (worked_pt if framed else 0.0) if row else rules + (worked_pt if framed else 0.0)
     tall = any(stack_height(stack) > room for stack in stacks(problem, grids, below))
     # A little too wide: shrink a little and keep the one-page layout; much too wide, or too
     # tall: grids one after the other, scaled to the widest. Several heads are framed: narrower.

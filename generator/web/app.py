@@ -30,6 +30,7 @@ from generator.core.grade import step_label
 from generator.core.grades import grade_to_json
 from generator.core.kinds import grade, solve
 from generator.core.student import Student
+from generator.draw.kindopts import KIND_NAMES, KindOptions
 from generator.draw.options import PRESET_NAMES, DrawOptions
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, fresh_seed
@@ -233,10 +234,11 @@ class App:
 
     async def practice(self, request: Request) -> Response:
         """A fresh sheet to practise on: drawn now, opened by its code (so it can be shared)."""
-        preset = request.query_params.get("preset", "medium")
-        if preset not in PRESET_NAMES:
-            raise AttnsheetError(f"--preset: expected one of {', '.join(PRESET_NAMES)}")
-        code = draw(DrawOptions(preset=preset), fresh_seed())[0].code
+        preset, kind = request.query_params.get("preset", "medium"), request.query_params.get("kind", "attention")
+        if preset not in PRESET_NAMES or kind not in KIND_NAMES:
+            raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KIND_NAMES)}")
+        options = DrawOptions(preset=preset) if kind == "attention" else KindOptions(kind=kind, preset=preset)
+        code = draw(options, fresh_seed())[0].code
         return RedirectResponse(f"/practice/{code}", status_code=303)
 
     async def practice_sheet(self, request: Request) -> Response:
@@ -261,12 +263,9 @@ class App:
 
     def _practice_problem(self, request: Request):
         try:
-            problem = rebuild(request.path_params["code"])
+            return rebuild(request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None
-        if problem.kind != "attention":  # its page lays out attention's boxes; the others print on paper
-            raise NotFound(f"practice pages are for attention sheets; print this {problem.kind} sheet with `key`")
-        return problem
 
     async def _json(self, request: Request) -> dict:
         try:
