@@ -15,10 +15,11 @@ ALLOWED = {
     "draw": {"core"},
     "sheet": {"core"},
     "output": {"core", "draw", "sheet"},
-    # The two shells: the web app checks its forms with the CLI's own Click options, and
-    # `attnsheet serve` starts the web app.
-    "web": {"core", "draw", "sheet", "output", "cli"},
-    "cli": {"core", "draw", "sheet", "output", "web"},
+    # What both front ends share: the batch's settings, declared once.
+    "app": {"core", "draw", "sheet", "output"},
+    # The two front ends: neither imports the other, but `attnsheet serve` starts the web app.
+    "web": {"core", "draw", "sheet", "output", "app"},
+    "cli": {"core", "draw", "sheet", "output", "app", "web"},
 }
 # Libraries of the edges: the core, the draw and the sheet's layout never import them.
 EDGE_LIBRARIES = {"click", "jinja2", "markupsafe", "weasyprint", "pydyf", "pikepdf", "fontTools"}

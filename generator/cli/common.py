@@ -12,35 +12,11 @@ import click
 from generator.core.errors import AttnsheetError, InputError
 from generator.core.formats import parse_problems
 from generator.core.problem import Problem
+from generator.core.usertext import decode
 from generator.output.files import OutputError
-from generator.sheet.i18n import languages
-from generator.sheet.model import PAPERS
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest input file read: `draw --count 100000` writes about 90 MiB."""
-
-
-def decode(data: bytes, label: str, encoding: Optional[str] = None) -> str:
-    """Bytes as text: UTF-16 with a byte-order mark, UTF-8 (with or without one), or `encoding`."""
-    if encoding is not None:
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError as error:
-            raise InputError(f"cannot read {label}: not {encoding} text (byte {error.start})") from None
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as error:
-            raise InputError(f"cannot read {label}: not UTF-16 text (byte {error.start})") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"cannot read {label}: not UTF-8 text (byte {error.start}); a spreadsheet's export may be in "
-            f"another encoding: try --encoding cp1252 (Windows) or --encoding latin-1"
-            if encoding is None and label != "stdin" else
-            f"cannot read {label}: not UTF-8 text (byte {error.start})"
-        ) from None
 
 
 def read_bytes(path: str) -> bytes:
@@ -116,16 +92,16 @@ def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
 
 def sheet_options(command: Callable) -> Callable:
     """Paper, language and output options shared by `generate` and `key`."""
+    from generator.cli.settingopts import setting_option  # the settings load the draw (numpy): not for --help
+
     options = [
         click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=Path("output"),
                      show_default=True, help="Folder to write into (created if missing)."),
-        click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
-                     help="Paper size."),
-        click.option("--lang", type=click.Choice(languages()), default="en", show_default=True,
-                     help="Language of the sheets."),
+        setting_option("paper"),
+        setting_option("lang"),
         click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
                      help="Write PDF, or HTML (with the fonts copied beside it)."),
-        click.option("--worked", is_flag=True, help="Keys also work out one dot product and one softmax."),
+        setting_option("worked"),
         click.option("--force", is_flag=True, help="Overwrite files that already exist."),
         click.option("--timestamp", "stamp", is_flag=True,
                      help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",),

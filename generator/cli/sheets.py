@@ -9,12 +9,21 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, check_encoding, explicit, load_problems, read_text, say, sheet_options
+from generator.app.settings import SETTINGS
+from generator.cli.common import (
+    InFile,
+    check_encoding,
+    explicit,
+    load_problems,
+    read_text,
+    say,
+    sheet_options,
+)
 from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
+from generator.cli.settingopts import setting_option
 from generator.core.kinds import solve
 from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
-from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.rebuild import rebuild
 from generator.draw.search import fresh_seed
 from generator.draw.sheetcodes import decode_code, read_own_code
@@ -66,22 +75,17 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
 
 
 @click.command("generate")
-@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=None,
-              help="Number of sheets (default 1); or use --roster.")
-@click.option("--roster", type=InFile(), default=None,
-              help="CSV with a 'name' column (optional 'id', 'group'): one named sheet per row.")
+@setting_option("count")
+@click.option("--roster", type=InFile(), default=None, help=SETTINGS["roster"].help)
 @click.option("--encoding", default=None, callback=check_encoding,
               help="The roster's text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
 @click.option("--strict", is_flag=True, help="Refuse a roster with unbalanced quotes or ragged rows.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
-              help="Seed of the batch; without it a fresh one is chosen and printed.")
-@click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
-              help="Print your own numbers: a problem@1 file (one problem for the class, or one per sheet).")
-@click.option("--blank", is_flag=True,
-              help="Blank templates of the shape: every matrix empty, X and the weights too; no key.")
+@setting_option("seed")
+@click.option("--problem", "problem_file", type=InFile(dash=True), default=None, help=SETTINGS["problem"].help)
+@setting_option("blank")
 @draw_options
-@click.option("--title", default="", help=f"Title printed on every sheet (at most {MAX_TITLE} characters).")
-@click.option("--split", is_flag=True, help="One file per student and per key, not two combined files.")
+@setting_option("title")
+@setting_option("split")
 @sheet_options
 @click.pass_context
 def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split, out,

@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-import click
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -320,7 +319,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         return app.error(request, 500, "something went wrong on the server; nothing was saved")
 
     handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
-                click.ClickException: bad, Exception: failed}
+                Exception: failed}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 

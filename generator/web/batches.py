@@ -1,16 +1,14 @@
-"""Making a batch from the web form: the CLI's own options check every field, with its words."""
+"""Making a batch from the web form: the batch's declared settings (app/settings) check every field, in the CLI's words."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-import click
-
-from generator.cli.common import decode
-from generator.cli.sheets import generate_command
+from generator.app.settings import SETTINGS, SettingError, read
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
 from generator.core.student import Student
+from generator.core.usertext import decode
 from generator.draw.choose import options_for
 from generator.draw.search import fresh_seed
 from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
@@ -22,19 +20,17 @@ from generator.sheet.roster import parse_roster
 from generator.sheet.sheets import sheet_view
 from generator.web.store import Store
 
-FIELDS = [
-    # (the generate option's parameter name, the kind of field the form shows)
-    ("count", "number"), ("seed", "number"), ("kind", "choice"), ("preset", "choice"), ("tokens", "number"),
-    ("d_model", "number"), ("d_ff", "number"), ("residual", "flag"), ("attention", "choice"),
-    ("d_k", "number"), ("d_v", "number"), ("heads", "number"), ("output_projection", "flag"), ("causal", "flag"),
-    ("convention", "choice"), ("rules", "choice"), ("x_range", "text"), ("w_range", "text"), ("max_score", "number"),
-    ("max_sum", "number"), ("allow_negative_exponents", "flag"), ("paper", "choice"), ("lang", "choice"),
-    ("title", "text"), ("worked", "flag"), ("blank", "flag"), ("split", "flag"),
-]
-"""The form's fields, in order; their help, defaults and choices are the CLI's."""
+FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
+              "text": "text"}
+FIELDS = [(name, FORM_KINDS[SETTINGS[name].kind]) for name in (
+    "count", "seed", "kind", "preset", "tokens", "d_model", "d_ff", "residual", "attention", "d_k", "d_v", "heads",
+    "output_projection", "causal", "convention", "rules", "x_range", "w_range", "max_score", "max_sum",
+    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split")]
+"""The form's fields, in order, with the kind of field each shows; their help, defaults and choices are
+the settings' (the CLI's too)."""
 
-UPLOADS = (("roster", "roster"), ("problem", "problem_file"))
-"""The form's files, each for a generate option: a roster CSV, a problem@1 file (your own numbers)."""
+UPLOADS = (("roster", "roster"), ("problem", "problem"))
+"""The form's files, each a setting: a roster CSV, a problem@1 file (your own numbers)."""
 MAX_UPLOAD = 1024 * 1024
 """Largest file a form may send."""
 
@@ -44,53 +40,35 @@ def ticked(values: dict[str, str], name: str) -> bool:
     return values.get(name, "") in ("on", "true", "1")
 
 
-def option(name: str) -> click.Option:
-    """The `generate` option a field stands for."""
-    return next(p for p in generate_command.params if p.name == name)
-
-
 def upload_info(name: str) -> dict:
-    """What the form shows for an upload: the generate option's flag and help."""
+    """What the form shows for an upload: its flag and help."""
     return field_info(dict(UPLOADS)[name])
 
 
 def field_info(name: str) -> dict:
-    """What the form shows for a field: its flag, help, default and choices, from the CLI."""
-    opt = option(name)
-    choices = list(opt.type.choices) if isinstance(opt.type, click.Choice) else []
-    # A flag's default is off (Click keeps an internal marker there, not a value to show), but
-    # for an on/off pair such as --residual/--no-residual, whose default is on.
-    default = opt.default if isinstance(opt.default, (str, int)) and (not opt.is_flag or opt.default is True) else None
-    return {"flag": opt.opts[0], "help": opt.help or "", "default": default, "choices": choices}
-
-
-def _convert(name: str, text: str, ctx: click.Context):
-    """A field's value as the CLI reads it; a misuse is the CLI's own message."""
-    opt = option(name)
-    if opt.is_flag:
-        return ticked({name: text}, name)
-    if text.strip() == "":
-        return opt.default
-    return opt.type.convert(text.strip(), opt, ctx)
+    """What the form shows for a field: its flag, help, default and choices."""
+    s = SETTINGS[name]
+    # A flag's default is off, and not shown; an on/off pair (--residual) shows that it is on.
+    default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
+    return {"flag": s.flag, "help": s.help, "default": default, "choices": list(s.choices)}
 
 
 def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
     """The form's options, checked as the CLI checks them: (options, settings, seed, count) and
     no errors, or None and an error message per field."""
-    ctx = click.Context(generate_command)
     params, errors = {}, {}
     for name, _ in FIELDS:
         try:
-            params[name] = _convert(name, values.get(name, ""), ctx)
-        except click.BadParameter as error:
-            errors[name] = error.format_message()
+            params[name] = read(SETTINGS[name], values.get(name, ""))
+        except SettingError as error:
+            errors[name] = str(error)
     if errors:
         return None, errors
     if params["blank"] and params["worked"]:
         return None, {"worked": "--blank has no key, so no worked example: drop --worked"}
     # What the teacher chose: a field filled in, or set away from its default (a form sends
     # every menu's value); a kind's shape defaults to its own where none is chosen.
-    given = [name for name, _ in FIELDS if values.get(name, "").strip() and params[name] != option(name).default]
+    given = [name for name, _ in FIELDS if values.get(name, "").strip() and params[name] != SETTINGS[name].default]
     try:
         options = options_for(params, given)
         settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"],
