@@ -351,3 +351,13 @@ def test_draw_answers_and_grade_an_ffn_and_a_block_from_their_codes(run, tmp_pat
         assert r.code == 0, r.err
         doc = json.loads(r.out)
         assert doc["points"] == doc["total"] > 0
+
+
+def test_a_huge_written_score_under_exact_rules_grades_as_wrong_not_a_crash():
+    # Found by the fuzzed-answers property: the key's scaling rule on a student's int past any float.
+    p = Problem(X=((0, 0, -1),), heads=(Head(((0,), (0,), (2,)), ((0,), (0,), (2,)), ((1,),)),),
+                rules=Rules("exact", "base3"))
+    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p),
+           "heads": [{"scores": [[10 ** 350, None, None], [None] * 3, [None] * 3]}]}
+    g = graded(p, doc)
+    assert g.step(1, "scores").verdicts[0][0] == "wrong" and g.step(1, "scaled").carried[0][0] is None

@@ -110,7 +110,7 @@ def _scale(x: Optional[Number], d_k: int, rules: Rules) -> Optional[Number]:
     if x is None:
         return None
     if type(x) is int:
-        return scale(x, d_k, rules)  # the key's own rule, exactly
+        return guarded(scale, x, d_k, rules)  # the key's own rule, exactly (a student's huge int: None)
     if rules.scale == "none":
         return x
     if rules.scale == "floor":
