@@ -80,7 +80,7 @@ def test_a_class_answered_and_graded(run, batch, tmp_path):
     assert "Score 140/152" in texts[2] and "Z 0/12" in texts[2]
     report = PdfReader(tmp_path / "g" / "report.pdf").pages[0].extract_text()
     assert "Class report" in report and "3 sheets; mean 97.1%" in report
-    assert "Q_copy" in report and "The five cells most often wrong" in report and "90–100%" in report
+    assert "Q, copied" in report and "Q_copy" not in report and "The five cells most often wrong" in report and "90–100%" in report
     again = run("grade", *files, "--manifest", str(manifest), "--out", str(tmp_path / "g"))
     assert again.code == 1 and "already exists" in again.err
 

@@ -14,28 +14,32 @@ from generator.core.formats import dumps
 from generator.draw.rebuild import rebuild
 from generator.output.files import check_free, check_writable, write_atomic
 from generator.output.gradebook import (
+    CSV_DIALECTS,
+    SCHOOL_SYSTEMS,
     grade_all,
     gradebook_csv,
     graded_paths,
     graded_pdf,
     grades_json,
     report_pdf,
+    school_gradebook,
     summary_lines,
 )
-from generator.output.manifest import Listed, check_codes, code_key, read_manifest
+from generator.output.manifest import Listed, check_codes, code_key, manifest_settings, read_manifest
 from generator.output.staging import Staging
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
 
 
-def load_manifest(path: Optional[str]) -> Optional[dict[str, Listed]]:
-    """The sheets of a manifest file, by code, each checked against its code; None when no
-    manifest was given."""
+def load_manifest(path: Optional[str]) -> tuple[Optional[dict[str, Listed]], dict]:
+    """The sheets of a manifest file, by code, each checked against its code (None when no
+    manifest was given), and its paper, language and title."""
     if path is None:
-        return None
-    sheets = read_manifest(read_text(path), path)
+        return None, {}
+    text = read_text(path)
+    sheets = read_manifest(text, path)
     check_codes(sheets, path)
-    return sheets
+    return sheets, manifest_settings(text, path)
 
 
 @click.command("answers")
@@ -57,7 +61,7 @@ def answers_command(code, manifest, every, out, force) -> None:
       attnsheet answers 72Y2-F --out ana.json
       attnsheet answers --manifest output/manifest.json --all --out class-answers.json
     """
-    sheets = load_manifest(manifest)
+    sheets, _ = load_manifest(manifest)
     if every:
         if sheets is None or code is not None:
             raise click.UsageError("--all writes one skeleton per sheet of --manifest; give --manifest and no CODE")
@@ -92,12 +96,17 @@ def answers_command(code, manifest, every, out, force) -> None:
 @click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
 @click.option("--encoding", default=None, callback=check_encoding,
               help="The answer files' text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
-@click.option("--paper", type=click.Choice(list(PAPERS)), default="a4", show_default=True,
-              help="Paper of the graded sheets (--out).")
-@click.option("--lang", type=click.Choice(languages()), default="en", show_default=True,
-              help="Language of the graded sheets (--out).")
+@click.option("--paper", type=click.Choice(list(PAPERS)), default=None, show_default="the manifest's, else a4",
+              help="Paper of the graded sheets and the report (--out).")
+@click.option("--lang", type=click.Choice(languages()), default=None, show_default="the manifest's, else en",
+              help="Language of the graded sheets and the report (--out).")
+@click.option("--csv-dialect", type=click.Choice(list(CSV_DIALECTS)), default="excel", show_default=True,
+              help="gradebook.csv's separator: commas, or semicolons (and decimal commas) for Excel in such locales.")
+@click.option("--gradebook", "systems", type=click.Choice(SCHOOL_SYSTEMS), multiple=True,
+              help="Also write gradebook-SYSTEM.csv in the columns that school system imports (repeatable).")
 @click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
-def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, paper, lang, force) -> None:
+def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, paper, lang, csv_dialect, systems,
+                  force) -> None:
     """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
 
     A step done right from the student's own wrong numbers earns its point ("carried"). Each
@@ -109,7 +118,9 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
       attnsheet grade ana.json ben.json --manifest output/manifest.json
       attnsheet grade class.csv --manifest output/manifest.json --out grades
     """
-    sheets = load_manifest(manifest)
+    if systems and out is None:
+        raise click.UsageError("--gradebook writes into --out: give --out DIR")
+    sheets, chosen = load_manifest(manifest)  # and the batch's own paper, language and title
     pendings = []
     for path in answer_files:
         label = "stdin" if path == "-" else path
@@ -117,13 +128,18 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
     graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest))
     grades = [g.grade for g in graded]
     if out is not None:
-        targets = {out / "gradebook.csv": gradebook_csv(grades), out / "grades.json": dumps(grades_json(grades)) + "\n"}
+        targets = {out / "gradebook.csv": gradebook_csv(grades, csv_dialect),
+                   out / "grades.json": dumps(grades_json(grades)) + "\n"}
+        assignment = chosen.get("title") or "attnsheet"
+        targets.update({out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment)
+                        for system in dict.fromkeys(systems)})
         pdfs = graded_paths(graded, out)
         report = out / "report.pdf"
         check_free(list(targets) + pdfs + [report], force)  # every target is checked before any work
         check_writable(out)
         check_writable(out / "graded")
-        settings = Settings(paper=paper, lang=lang)
+        settings = Settings(paper=paper or chosen.get("paper", "a4"), lang=lang or chosen.get("lang", "en"),
+                            title=chosen.get("title", ""))
         # Staged, then moved in together: a failed or stopped run leaves --out as it was.
         with Staging(out, force) as stage:
             for g, path in zip(graded, pdfs):
@@ -134,5 +150,6 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
             stage.commit()
     emit((dumps(grades_json(grades)) if as_json else "\n".join(summary_lines(grades))) + "\n")
     if out is not None:
-        say(f"wrote gradebook.csv, grades.json, report.pdf and {len(graded)} graded sheet"
+        extra = "".join(f", gradebook-{system}.csv" for system in dict.fromkeys(systems))
+        say(f"wrote gradebook.csv{extra}, grades.json, report.pdf and {len(graded)} graded sheet"
             f"{'s' if len(graded) != 1 else ''} to {out}")

@@ -20,7 +20,7 @@ from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.batch import slug
 from generator.output.manifest import Listed, code_key
-from generator.sheet.graded import graded_sheet
+from generator.sheet.graded import graded_sheet, step_title
 from generator.sheet.model import Settings
 from generator.sheet.sheets import sheet_view
 
@@ -104,10 +104,21 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def gradebook_csv(grades: Sequence[Grade]) -> str:
-    """One row per sheet: code, name, id, group, points, total, percent, then points per step."""
+CSV_DIALECTS = {"excel": ",", "excel-semicolon": ";"}
+"""Separators of gradebook.csv: Excel's own (commas), or semicolons for the locales whose Excel
+expects them (their decimal sign is a comma: the percent is written with one there)."""
+
+SCHOOL_SYSTEMS = ("moodle", "canvas", "classroom")
+"""The gradebook layouts school systems import (see `school_gradebook`)."""
+
+
+def gradebook_csv(grades: Sequence[Grade], dialect: str = "excel") -> str:
+    """One row per sheet: code, name, id, group, points, total, percent, then points per step;
+    UTF-8 with a byte-order mark, so that Excel shows accented names as they are."""
+    sep = CSV_DIALECTS[dialect]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    buffer.write("\ufeff")
+    writer = csv.writer(buffer, delimiter=sep, lineterminator="\r\n")
     labels: list[str] = []
     for g in grades:
         heads = max((s.head or 0 for s in g.steps), default=0)
@@ -119,8 +130,39 @@ def gradebook_csv(grades: Sequence[Grade]) -> str:
     for g in grades:
         heads = max((s.head or 0 for s in g.steps), default=0)
         by_label = {step_label(s.head, s.step, heads): s.points for s in g.steps}
+        percent = f"{g.percent:.1f}".replace(".", "," if sep == ";" else ".")
         writer.writerow([_cell(g.code or ""), _cell(g.student.name), _cell(g.student.id), _cell(g.student.group),
-                         g.points, g.total, f"{g.percent:.1f}", *[by_label.get(label, "") for label in labels]])
+                         g.points, g.total, percent, *[by_label.get(label, "") for label in labels]])
+    return buffer.getvalue()
+
+
+def school_gradebook(grades: Sequence[Grade], system: str, assignment: str) -> str:
+    """The grades as a school system imports them, the roster's `id` as each student's identifier:
+
+    - moodle: `ID number,<assignment>` (Moodle's grade import: an identifier column, mapped to
+      "ID number", and a grade column, mapped to the grade item; points as a plain number);
+    - canvas: `Student,ID,SIS User ID,Section,<assignment>`, then a `Points Possible` row (Canvas
+      gradebook import: the roster's id as SIS User ID, its group as Section);
+    - classroom: `Email Address,<assignment>` (Google Classroom's grade import; the roster's id
+      must be the student's email).
+    """
+    buffer = io.StringIO()
+    buffer.write("\ufeff")
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    name = _cell(assignment)
+    if system == "moodle":
+        writer.writerow(["ID number", name])
+        writer.writerows([[_cell(g.student.id), g.points] for g in grades])
+    elif system == "canvas":
+        writer.writerow(["Student", "ID", "SIS User ID", "Section", name])
+        writer.writerow(["Points Possible", "", "", "", max((g.total for g in grades), default=0)])
+        writer.writerows([[_cell(g.student.name), "", _cell(g.student.id), _cell(g.student.group), g.points]
+                          for g in grades])
+    elif system == "classroom":
+        writer.writerow(["Email Address", name])
+        writer.writerows([[_cell(g.student.id), g.points] for g in grades])
+    else:
+        raise ValueError(f"unknown school system {system!r}")
     return buffer.getvalue()
 
 
@@ -204,9 +246,12 @@ def class_report(grades: Sequence[Grade]) -> dict:
 
 
 def report_pdf(grades: Sequence[Grade], settings: Settings) -> bytes:
-    """The class report as a one-page PDF."""
+    """The class report as a one-page PDF, its steps named as the sheets name them, in their language."""
     from generator.output.html import report_html
     from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
+    report = class_report(grades)
+    titled = {**report, "bars": [{**bar, "label": step_title(bar["label"], settings.lang)} for bar in report["bars"]],
+              "worst": [{**w, "step": step_title(w["step"], settings.lang)} for w in report["worst"]]}
     r = renderer()
-    return r.pdf([r.render(report_html(class_report(grades), settings))])
+    return r.pdf([r.render(report_html(titled, settings))])

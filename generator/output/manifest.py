@@ -175,3 +175,23 @@ def check_codes(listed: dict[str, Listed], label: str) -> None:
                 raise AnswersError(f"{label}: sheet {sheet.code}: its problem is not the one its code draws "
                                    "(sheets swapped, or the manifest edited?); regenerate it, or grade without "
                                    "--manifest to use the codes alone")
+
+
+def manifest_settings(text: str, label: str) -> dict:
+    """A manifest's sheet settings (paper, language, title): what its graded sheets and report
+    print like, unless told otherwise. Only values a sheet accepts are kept."""
+    from generator.sheet.i18n import languages
+    from generator.sheet.model import PAPERS
+
+    try:
+        value = json.loads(text).get("settings") or {}
+    except (ValueError, RecursionError, AttributeError):
+        raise AnswersError(f"{label}: not valid JSON") from None
+    out = {}
+    if value.get("paper") in PAPERS:
+        out["paper"] = value["paper"]
+    if value.get("lang") in languages():
+        out["lang"] = value["lang"]
+    if isinstance(value.get("title"), str):
+        out["title"] = clean_text(value["title"], 120)
+    return out

@@ -59,10 +59,21 @@ SCORE_SCALE = 0.75
 """The score panel's size: 7.5 pt values, 5.6 pt steps and legend, 12 pt lines."""
 
 
+def step_title(label: str, lang: str = "en") -> str:
+    """A gradebook column's label (`step_label`: 'Q_copy', 'h2 scaled', 'Z concat') as a sheet
+    names its grid, in the sheet's language: its symbol, or its words where it has none."""
+    _ = translations(lang).gettext
+    head, _sep, step = label.rpartition(" ") if label.startswith("h") and " " in label else ("", "", label)
+    names = {"Q_copy": _("Q, copied"), "K_T": "Kᵀ", "V_copy": _("V, copied"), "scores": "S", "scaled": "S'",
+             "powers": "E", "sums": "Σ", "Z concat": "Z_concat", "output": _("output")}
+    name = names.get(label if not head else step, label if not head else step)
+    return _("head %(n)s: %(step)s") % {"n": head[1:], "step": name} if head else name
+
+
 def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> PanelView:
     """The score, the points of every step and what the marks mean, for a graded sheet's header."""
     _ = translations(lang).gettext
-    steps = " · ".join(f"{label} {points}/{total}" for label, points, total in graded.steps)
+    steps = " · ".join(f"{step_title(label, lang)} {points}/{total}" for label, points, total in graded.steps)
     return text_panel([(kind, text.split(" ")) for kind, text in [
         ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")
          % {"points": graded.points, "total": graded.total, "percent": graded.percent}),
