@@ -105,6 +105,8 @@ SETTINGS = _settings(
     Setting("paper", "--paper", "Paper size.", "choice", "a4", choices=tuple(PAPERS)),
     Setting("lang", "--lang", "Language of the sheets.", "choice", "en", choices=tuple(languages())),
     Setting("worked", "--worked", "Keys also work out one dot product and one softmax.", "flag", False),
+    Setting("decimal_comma", "--decimal-comma", "Write decimals as 0,38 (--decimal-point: 0.38).", "switch", None,
+            shown="a comma in Spanish, a point in English", off="--decimal-point"),
 )
 """Every setting a batch takes, in the order `--help` and the form show them."""
 

@@ -102,6 +102,7 @@ def sheet_options(command: Callable) -> Callable:
         click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
                      help="Write PDF, or HTML (with the fonts copied beside it)."),
         setting_option("worked"),
+        setting_option("decimal_comma"),
         click.option("--force", is_flag=True, help="Overwrite files that already exist."),
         click.option("--timestamp", "stamp", is_flag=True,
                      help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",),

@@ -139,7 +139,7 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
         check_writable(out)
         check_writable(out / "graded")
         settings = Settings(paper=paper or chosen.get("paper", "a4"), lang=lang or chosen.get("lang", "en"),
-                            title=chosen.get("title", ""))
+                            title=chosen.get("title", ""), decimal_comma=chosen.get("decimal_comma"))
         # Staged, then moved in together: a failed or stopped run leaves --out as it was.
         with Staging(out, force) as stage:
             for g, path in zip(graded, pdfs):

@@ -89,7 +89,7 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
 @sheet_options
 @click.pass_context
 def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split, out,
-                     paper, lang, fmt, worked, force, stamp, jobs, **params) -> None:
+                     paper, lang, fmt, worked, decimal_comma, force, stamp, jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -124,7 +124,8 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
                            given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
     problems = load_problems(problem_file) if problem_file is not None else None
     students = read_students(roster, encoding, strict, count if count or not problems else len(problems))
-    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank)
+    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank,
+                        decimal_comma=decimal_comma)
     check_writable(out)  # an unwritable destination fails before any work
     if problems is not None:
         sheets, origin, seed = own_sheets(problems, students), Origin(problem_file=problem_file, roster=roster), None
@@ -147,7 +148,7 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
 @click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
               help="The problem file a teacher's own sheet was printed from (its code names its content).")
 @sheet_options
-def key_command(code, problem_file, out, paper, lang, fmt, worked, force, stamp, jobs) -> None:
+def key_command(code, problem_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
@@ -170,7 +171,7 @@ def key_command(code, problem_file, out, paper, lang, fmt, worked, force, stamp,
         decoded = decode_code(code)
         sheet, origin, seed = Sheet(1, Student(), problem, solve(problem)), Origin(code=decoded.code), decoded.seed
     stem = problem.code
-    settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp))
+    settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp), decimal_comma=decimal_comma)
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
                   origin=origin, seed=seed, jobs=jobs, names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
     run_batch(batch)

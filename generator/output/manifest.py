@@ -194,4 +194,6 @@ def manifest_settings(text: str, label: str) -> dict:
         out["lang"] = value["lang"]
     if isinstance(value.get("title"), str):
         out["title"] = clean_text(value["title"], 120)
+    if isinstance(value.get("decimal_comma"), bool):
+        out["decimal_comma"] = value["decimal_comma"]
     return out

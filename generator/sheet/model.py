@@ -5,12 +5,17 @@ from __future__ import annotations
 import datetime
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 from generator.core.errors import AttnsheetError, InputError
 from generator.core.usertext import MAX_TITLE, clean_text
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
+
+
+COMMA_LANGUAGES = frozenset({"es"})
+"""Languages whose classrooms write 0,38 (most Spanish-speaking ones)."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,14 @@ class Settings:
     """W3C date-time written into the files, or empty for none (reproducible by default)."""
     blank: bool = False
     """Blank templates: every matrix empty, X and the weights too, for a student's own numbers."""
+    decimal_comma: Optional[bool] = None
+    """Decimals written with a comma (0,38) rather than a point (0.38); None: as the language's
+    classrooms write them (a comma in Spanish, a point in English)."""
+
+    @property
+    def comma(self) -> bool:
+        """Whether this batch writes its decimals with a comma."""
+        return self.lang in COMMA_LANGUAGES if self.decimal_comma is None else self.decimal_comma
 
     def __post_init__(self) -> None:
         # The CLI checks these first (exit 2); this is the guard for callers from Python.

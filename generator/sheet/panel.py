@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
@@ -380,3 +381,11 @@ def text_panel(rows: Sequence[tuple[str, Sequence[str]]], width_pt: float, scale
     height = line * pitch
     return PanelView(width_pt=round(width_pt, 2), height_pt=round(height * scale, 2), scale=scale,
                      shapes=Shapes(width=width_pt / scale, height=height, fills=(), strokes=()), layers=layers)
+
+
+_POINT = re.compile(r"(?<=\d)\.(?=\d)")
+
+
+def with_decimal_comma(p: PanelView) -> PanelView:
+    """A panel whose decimals read 0,38 rather than 0.38 (only a point between digits changes)."""
+    return replace(p, layers=tuple(replace(layer, text=_POINT.sub(",", layer.text)) for layer in p.layers))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
 from generator.sheet.layers import layer_check_fits, layer_sheet_view
 from generator.sheet.model import Settings
-from generator.sheet.sheetview import SheetView
+from generator.sheet.panel import with_decimal_comma
+from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.views import attention_fits, attention_view
 
 
@@ -17,8 +19,21 @@ def sheet_view(problem, solution, student: Student, settings: Settings, key: boo
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     if problem.kind == "attention":
-        return attention_view(problem, solution, student, settings, key, graded)
-    return layer_sheet_view(problem, solution, student, settings, key, graded)
+        view = attention_view(problem, solution, student, settings, key, graded)
+    else:
+        view = layer_sheet_view(problem, solution, student, settings, key, graded)
+    return decimal_comma(view) if settings.comma else view
+
+
+def decimal_comma(view: SheetView) -> SheetView:
+    """A sheet whose every decimal is written with a comma: grids, worked example, score."""
+    def head(h: HeadView) -> HeadView:
+        panels = {name: with_decimal_comma(p) for name in ("both", "proj", "att", "out") if (p := getattr(h, name))}
+        bands = tuple((name, tuple(with_decimal_comma(p) for p in band)) for name, band in h.bands)
+        return replace(h, bands=bands, **panels)
+
+    marked = {name: with_decimal_comma(p) for name in ("final", "worked", "score") if (p := getattr(view, name))}
+    return replace(view, heads=tuple(head(h) for h in view.heads), **marked)
 
 
 def check_fits(problem, solution, settings: Settings) -> None:
