@@ -91,3 +91,9 @@ def test_each_school_systems_gradebook_has_its_documented_columns(run, spanish, 
 def test_a_school_gradebook_needs_out(run, spanish):
     r = run("grade", str(spanish / "answers.json"), "--gradebook", "moodle")
     assert r.code == 2 and "--gradebook writes into --out" in r.err
+
+
+def test_the_summary_lines_up(run, spanish):
+    r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"))
+    lines = r.out.splitlines()[:2]
+    assert r.code == 0 and len({line.index("/") for line in lines}) == 1 and len({len(line) for line in lines}) == 1

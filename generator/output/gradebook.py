@@ -168,10 +168,13 @@ def school_gradebook(grades: Sequence[Grade], system: str, assignment: str) -> s
 
 def summary_lines(grades: Sequence[Grade]) -> list[str]:
     """One line per sheet (name, code, points/total, percent) and one for the class."""
-    width = max((len(g.student.name) for g in grades), default=0)
     # Codes from a file reach the terminal: cleaned as roster text is (no escape sequences).
-    lines = [f"{(g.student.name or '-'):<{max(width, 1)}}  {clean_text(g.code or '') or '(no code)'}  "
-             f"{g.points}/{g.total}  {g.percent:.1f}%" for g in grades]
+    rows = [(g.student.name or "-", clean_text(g.code or "") or "(no code)", f"{g.points}/{g.total}",
+             f"{g.percent:.1f}%") for g in grades]
+    widths = [max((len(r[k]) for r in rows), default=1) for k in range(4)]
+    # Every column lines up: names and codes to the left, points and percents to the right.
+    lines = [f"{name:<{widths[0]}}  {code:<{widths[1]}}  {points:>{widths[2]}}  {percent:>{widths[3]}}"
+             for name, code, points, percent in rows]
     if len(grades) > 1:
         percents = [g.percent for g in grades]
         lines.append(f"class: {len(grades)} sheets, mean {statistics.mean(percents):.1f}%, "

@@ -56,8 +56,8 @@ from generator.web.store import NotFound, Store
 
 MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
-STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "web.css": "text/css"}
-"""The only files under /static, served from templates/web/static."""
+STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "web.css": "text/css",
+          "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
        "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 """Scripts only from the app itself (no inline script); inline styles place the form's boxes;
@@ -299,6 +299,8 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/api/batches/{batch_id}/sheets/{index}/grade", app.grade_api, methods=["POST"]),
         Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
         Route("/static/{name}", app.static),
+        Route("/favicon.ico", lambda request: RedirectResponse("/static/favicon.svg", status_code=301)),
+        Route("/api/csrf", lambda request: JSONResponse({"csrf": app.csrf})),  # same-origin pages only can read it
         Route("/preview", app.preview),
         Route("/practice", app.practice),
         Route("/practice/{code}", app.practice_sheet),

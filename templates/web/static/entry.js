@@ -3,7 +3,11 @@
 (function () {
   "use strict";
   const root = document.getElementById("entry");
-  const csrf = root.dataset.csrf;
+  let csrf = root.dataset.csrf;
+  // Drafts stay in this browser until they are saved: a closed tab, a crash or a server that
+  // went away loses nothing typed.
+  const draftKey = "attnsheet-draft:" + location.pathname;
+  let dirty = false;
   const shapes = JSON.parse(root.dataset.shapes);
   const inputs = Array.from(root.querySelectorAll("input.cell"));
   const score = document.getElementById("score");
@@ -40,12 +44,32 @@
     return step === "sums" ? grid[i + j] : grid[i][j];
   }
 
-  async function post(url) {
+  async function send(url) {
     const response = await fetch(url, {
       method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
       body: JSON.stringify(answers()),
     });
-    return response.json();
+    return { status: response.status, body: await response.json() };
+  }
+
+  // A restarted server has a new CSRF token: fetch it and try once more, without a reload.
+  async function post(url) {
+    let result;
+    try { result = await send(url); }
+    catch (error) { return { error: "the server did not answer; nothing is lost: your entries stay in this browser" }; }
+    if (result.status === 403 && /CSRF/.test(result.body.error || "")) {
+      try {
+        const fresh = await fetch("/api/csrf", { headers: { "Accept": "application/json" } });
+        csrf = (await fresh.json()).csrf;
+        result = await send(url);
+      } catch (error) { return { error: "the server did not answer; nothing is lost: your entries stay in this browser" }; }
+    }
+    return result.body;
+  }
+
+  function keepDraft() {
+    dirty = true;
+    try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode: no draft */ }
   }
 
   let timer = null, last = null;
@@ -56,6 +80,7 @@
   }
   async function refresh() {
     const result = await post(root.dataset.grade);
+    if (!result) return;
     if (result.error) { score.textContent = result.error; return; }
     last = result;
     for (const input of inputs) input.dataset.verdict = verdictOf(result.cells, input);
@@ -71,7 +96,7 @@
   }
 
   inputs.forEach((input, k) => {
-    input.addEventListener("input", schedule);
+    input.addEventListener("input", () => { keepDraft(); schedule(); });
     input.addEventListener("focus", () => explainFor(input));
     input.addEventListener("keydown", (event) => {
       const moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
@@ -85,11 +110,10 @@
     });
   });
 
-  const saved = JSON.parse(root.dataset.saved || "null");
-  if (saved) {
+  function fill(doc) {
     for (const input of inputs) {
       const head = input.dataset.head, step = input.dataset.step;
-      const grids = head === "" ? saved : (saved.heads || [])[Number(head) - 1];
+      const grids = head === "" ? doc : (doc.heads || [])[Number(head) - 1];
       const grid = grids && grids[step];
       if (!grid) continue;
       const i = Number(input.dataset.i), j = Number(input.dataset.j);
@@ -97,11 +121,29 @@
       if (value !== null && value !== undefined) input.value = String(value);
     }
   }
+  const saved = JSON.parse(root.dataset.saved || "null");
+  if (saved) fill(saved);
+  const status = document.getElementById("saved");
+  let draft = null;
+  try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (error) { draft = null; }
+  if (draft) {
+    fill(draft);
+    dirty = true;
+    if (status) status.textContent = "restored what was typed here before (not saved yet)";
+  }
+  window.addEventListener("beforeunload", (event) => {
+    if (dirty && root.dataset.save) { event.preventDefault(); event.returnValue = ""; }
+  });
   const saveButton = document.getElementById("save");
   if (saveButton) saveButton.addEventListener("click", async () => {
     const result = await post(root.dataset.save);
-    document.getElementById("saved").textContent = result.saved ? "saved (" + result.points + " / " + result.total + ")"
-      : (result.error || "not saved");
+    if (result.saved) {
+      dirty = false;
+      try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
+      status.textContent = "saved (" + result.points + " / " + result.total + ")";
+    } else {
+      status.textContent = "not saved: " + (result.error || "the server refused it") + " — your entries are kept";
+    }
   });
   refresh();
   if (inputs.length) inputs[0].focus();

@@ -1,0 +1,84 @@
+"""Nothing typed is lost (a real browser, a real server stopped and started again under it)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from conftest import ROOT
+from playwright.sync_api import expect, sync_playwright
+from test_browser import CHROMIUM, FLAGS
+
+
+def start(port: int, data) -> subprocess.Popen:
+    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
+                               "--data", str(data)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+            return server
+        except OSError:
+            assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
+            time.sleep(0.1)
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGINT)
+    server.wait(30)
+
+
+@pytest.fixture
+def served(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = start(port, tmp_path / "data")
+    home = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1&seed=2".encode(),
+                                     method="POST")
+    assert urllib.request.urlopen(request, timeout=60).status == 200
+    state = {"server": server}
+    yield port, tmp_path / "data", state
+    if state["server"].poll() is None:
+        state["server"].kill()
+
+
+def test_a_failed_save_keeps_everything_and_a_restarted_server_takes_it(served):
+    assert shutil.which("chromium"), "Debian's chromium is missing: `make test` installs it"
+    port, data, state = served
+    url = f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context()  # one browser profile: its drafts are the page's
+        page = context.new_page()
+        page.goto(url)
+        first = page.locator("input.cell").first
+        first.fill("7")
+        expect(page.locator("#score")).not_to_have_text("–")
+        stop(state["server"])  # the server goes away under the page
+        page.click("#save")
+        expect(page.locator("#saved")).to_contain_text("not saved")
+        expect(page.locator("#saved")).to_contain_text("kept")
+        expect(first).to_have_value("7")
+        # A second tab (as after a crash): what was typed comes back from this browser.
+        state["server"] = start(port, data)  # a new process: a new CSRF token
+        other = context.new_page()
+        other.goto(url)
+        expect(other.locator("input.cell").first).to_have_value("7")
+        expect(other.locator("#saved")).to_contain_text("restored")
+        other.close()
+        page.click("#save")  # the stale token is renewed without a reload
+        expect(page.locator("#saved")).to_contain_text("saved (")
+        browser.close()
+    saved = json.loads((data / "batches" / "batch-0001" / "answers" / "001.json").read_text())
+    assert "7" in json.dumps(saved["heads"][0])
