@@ -82,3 +82,29 @@ def test_a_failed_save_keeps_everything_and_a_restarted_server_takes_it(served):
         browser.close()
     saved = json.loads((data / "batches" / "batch-0001" / "answers" / "001.json").read_text())
     assert "7" in json.dumps(saved["heads"][0])
+
+
+def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(served):
+    """Start from the key (a click), then for each cell the paper shows differently a click and
+    its value: the boxes after it follow the student's own numbers by themselves."""
+    port, data, state = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context().new_page()
+        page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
+        page.click("#fromkey")
+        expect(page.locator("#score")).to_have_text("152 / 152")
+        keystrokes = 0
+        for step, i, j in (("Q", 1, 1), ("K", 2, 2), ("V", 1, 3), ("scaled", 2, 1), ("A", 3, 2)):
+            page.click(f'input[aria-label="{step} row {i} column {j}"]')  # its value is selected
+            page.keyboard.type("99")
+            keystrokes += 2
+        expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
+        page.click("#save")
+        expect(page.locator("#saved")).to_contain_text("saved (147 / 152)")
+        browser.close()
+    assert keystrokes <= 40
+    grade = json.loads((data / "batches" / "batch-0001" / "grades" / "001.json").read_text())
+    verdicts = [v for step in grade["cells"]["heads"][0].values() for row in step
+                for v in (row if isinstance(row, list) else [row])]
+    assert verdicts.count("wrong") == 5 and grade["points"] == 147

@@ -26,8 +26,9 @@ from generator.core.answers import parse_answers_json
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grade import step_label
-from generator.core.grades import grade_to_json
+from generator.core.grades import cells_json, grade_to_json
 from generator.core.kinds import grade, solve
+from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.draw.kindopts import KIND_NAMES, KindOptions
 from generator.draw.options import PRESET_NAMES, DrawOptions
@@ -52,19 +53,8 @@ from generator.web.batches import (
     ticked,
     upload_info,
 )
+from generator.web.guard import STATIC, Guard
 from generator.web.store import NotFound, Store
-
-MAX_BODY = 1024 * 1024
-"""Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
-STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "web.css": "text/css",
-          "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
-       "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-"""Scripts only from the app itself (no inline script); inline styles place the form's boxes;
-frames only of the app's own preview."""
-PREVIEW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self'; "
-               "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
-"""The preview is the sheet's own HTML: its styles inline, its fonts from the app, no script."""
 
 
 class App:
@@ -193,9 +183,10 @@ class App:
                          save_url=f"{base}/save")
 
     async def grade_api(self, request: Request) -> Response:
-        """Grade what is typed so far: the verdict of every cell, and the points."""
+        """Grade what is typed so far: the verdict of every cell, the points, and (the teacher
+        holds the key) each cell's expected value given the cells entered so far."""
         batch, sheet, answers = await self._answers(request)
-        return JSONResponse(answers["grade"])
+        return JSONResponse({**answers["grade"], "expected": answers["expected"]})
 
     async def save(self, request: Request) -> Response:
         batch, sheet, answers = await self._answers(request)
@@ -212,7 +203,9 @@ class App:
         student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
         result = grade(problem, pending.answers(problem, student, sheet["code"]))
         value["student"] = sheet["student"]
-        return batch, sheet, {"answers": value, "grade": grade_to_json(result)}
+        expected = cells_json(result, lambda s, i, j: "" if s.carried[i][j] is None or s.verdicts[i][j] == "masked"
+                              else sheet_value(s.carried[i][j]))
+        return batch, sheet, {"answers": value, "grade": grade_to_json(result), "expected": expected}
 
     async def preview(self, request: Request) -> Response:
         """One worksheet (or its key) of the form's options, as the sheet's own HTML: same layout."""
@@ -323,64 +316,6 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
                 Exception: failed}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
-
-
-class Guard:
-    """Every request: the access token (public hosts), a capped body, security headers."""
-
-    def __init__(self, asgi, app: App) -> None:
-        self.asgi, self.app = asgi, app
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.asgi(scope, receive, send)
-            return
-        request = Request(scope)
-        refusal = self._refusal(request)
-        if refusal is not None:
-            await self._headers(refusal)(scope, receive, send)
-            return
-
-        # A token given once in the address (as the server prints it) is kept in a cookie.
-        keep = self.app.token is not None and request.query_params.get("token") == self.app.token
-
-        async def send_secured(message) -> None:
-            if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", [])
-                           if k.lower() not in (b"content-security-policy", b"x-frame")]
-                framed = any(k.lower() == b"x-frame" for k, _ in message.get("headers", []))
-                policy = PREVIEW_CSP if framed else CSP
-                headers += [(b"content-security-policy", policy.encode()), (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer"),
-                            (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY")]
-                if keep:
-                    headers.append((b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; "
-                                                   "Path=/".encode()))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.asgi(scope, receive, send_secured)
-
-    def _refusal(self, request: Request) -> Optional[Response]:
-        if self.app.token is not None:
-            supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
-                        or request.headers.get("x-attnsheet-token") or "")
-            if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):
-                return JSONResponse({"error": "this server needs its access token (printed when it started)"},
-                                    status_code=401)
-        if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            length = request.headers.get("content-length")
-            if length is None or not length.isdigit():
-                return JSONResponse({"error": "a request body needs its length"}, status_code=411)
-            if int(length) > MAX_BODY:
-                return JSONResponse({"error": f"too large: at most {MAX_BODY // 1024} KB"}, status_code=413)
-        return None
-
-    @staticmethod
-    def _headers(response: Response) -> Response:
-        response.headers["content-security-policy"] = CSP
-        response.headers["x-content-type-options"] = "nosniff"
-        return response
 
 
 def _labels(graded: list) -> list[tuple[str, int, int]]:

@@ -78,8 +78,24 @@
     if (!last || !last.explain || !explain) return;
     explain.textContent = input.getAttribute("aria-label") + ": " + verdictOf(last.explain, input);
   }
+  // "Start from the key": every empty box holds what is expected there — the true value, or the
+  // one the student's own entered cells carry — and follows as earlier boxes change, until typed in.
+  function suggest(result) {
+    let changed = false;
+    if (!result.expected) return false;
+    for (const input of inputs) {
+      if (input.dataset.suggested !== "1") continue;
+      const value = verdictOf(result.expected, input) || "";
+      if (input.value !== value) { input.value = value; changed = true; }
+    }
+    return changed;
+  }
   async function refresh() {
-    const result = await post(root.dataset.grade);
+    let result = null;
+    for (let round = 0; round < 16; round++) {  // suggestions follow the chain, step by step
+      result = await post(root.dataset.grade);
+      if (!result || result.error || !suggest(result)) break;
+    }
     if (!result) return;
     if (result.error) { score.textContent = result.error; return; }
     last = result;
@@ -96,8 +112,10 @@
   }
 
   inputs.forEach((input, k) => {
-    input.addEventListener("input", () => { keepDraft(); schedule(); });
-    input.addEventListener("focus", () => explainFor(input));
+    input.addEventListener("input", () => { delete input.dataset.suggested; keepDraft(); schedule(); });
+    // A box opened again has its value selected: typing replaces it rather than adding to it.
+    input.addEventListener("focus", () => { explainFor(input); input.select(); });
+    input.addEventListener("mouseup", (event) => { if (input.selectionStart !== input.selectionEnd) event.preventDefault(); });
     input.addEventListener("keydown", (event) => {
       const moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
       let target = null;
@@ -133,6 +151,12 @@
   }
   window.addEventListener("beforeunload", (event) => {
     if (dirty && root.dataset.save) { event.preventDefault(); event.returnValue = ""; }
+  });
+  const fromKey = document.getElementById("fromkey");
+  if (fromKey) fromKey.addEventListener("click", async () => {
+    for (const input of inputs) if (!input.value.trim()) input.dataset.suggested = "1";
+    await refresh();
+    keepDraft();
   });
   const saveButton = document.getElementById("save");
   if (saveButton) saveButton.addEventListener("click", async () => {
