@@ -108,3 +108,35 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
     verdicts = [v for step in grade["cells"]["heads"][0].values() for row in step
                 for v in (row if isinstance(row, list) else [row])]
     assert verdicts.count("wrong") == 5 and grade["points"] == 147
+
+
+def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
+    from generator.core.kinds import solve
+    from generator.draw.options import DrawOptions
+    from generator.draw.search import draw
+    from generator.sheet.present import frames
+
+    port, data, state = served
+    problem = draw(DrawOptions(), 1)[0]
+    script = frames(problem, solve(problem))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/present/{problem.code}")
+        expect(page.locator("#say")).to_contain_text("press → to begin")
+        for n in range(10):  # the first ten steps: Q's cells, each a row of W_Q · a column of X
+            page.keyboard.press("ArrowRight")
+            frame = script[n]
+            expect(page.locator("#say")).to_have_text(frame.text)
+            current = page.locator(".pcell.current")
+            expect(current).to_have_count(1)
+            expect(current).to_have_text(frame.value)
+            assert current.get_attribute("data-i") == str(frame.cell[0])
+            lit = page.locator(".pcell.lit")
+            expect(lit).to_have_count(problem.d_model * 2)  # W_Q's row and X's column
+        page.keyboard.press("ArrowLeft")
+        expect(page.locator("#say")).to_have_text(script[8].text)
+        page.keyboard.press("PageDown")  # the next step: K's first cell
+        expect(page.locator("#say")).to_have_text(next(f for f in script if f.step == "K").text)
+        page.screenshot(path=str(data / "projector.png"))
+        browser.close()

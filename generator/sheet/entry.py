@@ -61,6 +61,8 @@ class Box:
     """Colour family (style.TONES)."""
     cells: tuple[Cell, ...]
     """Its boxes, row by row."""
+    name: str = ""
+    """Its view's name on the sheet ("X", "W_Q", "Qc", "S2", ...): what the projector lights up."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,8 @@ class Form:
     """The shape of each step's grid, as answers@1 wants them: {head: {step: (rows, cols)}}."""
 
 
-def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int]) -> list[Box]:
+def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int],
+           views: Optional[dict[int, str]] = None) -> list[Box]:
     out = []
     tops = g.tops
     for c in g.cells:
@@ -95,7 +98,8 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
                                   (i, j) in masked))
         caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
                      if c.end else left + EDGE_PT + c.col * CHAR_PT)
-        out.append(Box(head, step, m.caption_text, caption_x, top + tops[c.row], m.tone, tuple(cells)))
+        out.append(Box(head, step, m.caption_text, caption_x, top + tops[c.row], m.tone, tuple(cells),
+                       (views or {}).get(id(m), "")))
     return out
 
 
@@ -132,14 +136,16 @@ def _attention_boxes(problem: Problem, solution: Solution, lang: str,
     for h in range(len(problem.heads)):
         m, grids, stacked = head_layout(problem, solution, h, False, lang)  # the printed sheet's grids
         names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
+        views = {id(view): name for name, view in m.items()}
         if row or stacked:  # one grid below the other, as on paper
             for name in [name for name in ("proj", "att", "out") if name in grids]:
-                boxes += _boxes(grids[name], 0.0, top, names, h + 1)
+                boxes += _boxes(grids[name], 0.0, top, names, h + 1, views)
                 top += grids[name].height_pt + HEAD_GAP_PT
                 width = max(width, grids[name].width_pt)
         else:  # the projections left, the attention block right, side by side as on paper
             right = (grids["proj"].cols + GAP) * CHAR_PT
-            boxes += _boxes(grids["proj"], 0.0, top, names, h + 1) + _boxes(grids["att"], right, top, names, h + 1)
+            boxes += (_boxes(grids["proj"], 0.0, top, names, h + 1, views)
+                      + _boxes(grids["att"], right, top, names, h + 1, views))
             top += max(grids["proj"].height_pt, grids["att"].height_pt)
             width = max(width, right + grids["att"].width_pt)
         top += HEAD_GAP_PT
@@ -147,7 +153,7 @@ def _attention_boxes(problem: Problem, solution: Solution, lang: str,
         m = final_matrices(problem, solution, False, lang)
         names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
         g = grid(final_arrangement(problem.convention, m))
-        boxes += _boxes(g, 0.0, top, names, None)
+        boxes += _boxes(g, 0.0, top, names, None, {id(view): name for name, view in m.items()})
         top += g.height_pt + HEAD_GAP_PT
         width = max(width, g.width_pt)
     return boxes, top, width

@@ -41,6 +41,7 @@ from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.explain import explanations
 from generator.sheet.model import Settings
+from generator.sheet.present import frames, frames_json
 from generator.sheet.style import TONES
 from generator.web.batches import (
     FIELDS,
@@ -242,6 +243,21 @@ class App:
                          form=sheet_form, shapes_json=json.dumps(shapes), saved="null",
                          grade_url=f"/api/practice/{problem.code}/grade", save_url="")
 
+    async def present(self, request: Request) -> Response:
+        """The projector: one sheet worked a cell at a time, a batch's or any public code's."""
+        lang = "en"
+        if "code" in request.path_params:
+            problem = self._practice_problem(request)
+        else:
+            batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
+            problem, lang = problem_from_json(sheet["problem"]), batch.manifest["settings"]["lang"]
+        if problem.kind != "attention":
+            raise NotFound("the projector walks attention sheets; print this sheet's key instead")
+        solution = solve(problem)
+        script = frames_json(frames(problem, solution, lang))
+        return self.page("present.html", code=problem.code or "", form=form(problem, solution, lang),
+                         frames=json.dumps(script), start=f"{len(script)} steps: press → to begin")
+
     async def practice_grade(self, request: Request) -> Response:
         """The verdicts of what is typed on a practice sheet, and how each cell is computed."""
         if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
@@ -297,6 +313,8 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/preview", app.preview),
         Route("/practice", app.practice),
         Route("/practice/{code}", app.practice_sheet),
+        Route("/present/{code}", app.present),
+        Route("/batches/{batch_id}/present/{index}", app.present),
         Route("/api/practice/{code}/grade", app.practice_grade, methods=["POST"]),
         Route("/preview/fonts/{name}", app.preview_font),
     ]

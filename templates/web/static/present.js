@@ -1,0 +1,63 @@
+// The projector: one sheet worked in front of a class, a cell at a time, its factors lit up.
+// Plain JavaScript, no build step, nothing from elsewhere (the page's CSP allows only this file).
+(function () {
+  "use strict";
+  const root = document.getElementById("present");
+  const frames = JSON.parse(root.dataset.frames);
+  const say = document.getElementById("say");
+  const cells = Array.from(root.querySelectorAll(".pcell"));
+  const byBox = {};
+  for (const cell of cells) (byBox[cell.dataset.box] = byBox[cell.dataset.box] || []).push(cell);
+  const at = (box, i, j) => (byBox[box] || []).find((c) => Number(c.dataset.i) === i && Number(c.dataset.j) === j);
+  let k = -1;
+
+  function reveal(frame) {
+    if (frame.i >= 0) { const cell = at(frame.box, frame.i, frame.j); if (cell) cell.textContent = frame.value; return; }
+    // A copy: the whole matrix written out again (Kᵀ transposed).
+    const source = frame.lit[0].box, transposed = frame.box.endsWith(":KT");
+    for (const cell of byBox[frame.box] || []) {
+      const i = Number(cell.dataset.i), j = Number(cell.dataset.j);
+      const from = transposed ? at(source, j, i) : at(source, i, j);
+      if (from) cell.textContent = from.textContent;
+    }
+  }
+
+  function show(to) {
+    k = Math.max(-1, Math.min(frames.length - 1, to));
+    for (const cell of cells) {
+      cell.classList.remove("lit", "current");
+      if (!cell.classList.contains("given")) cell.textContent = "";
+    }
+    for (let n = 0; n <= k; n++) reveal(frames[n]);
+    if (k < 0) { say.textContent = root.dataset.start || ""; return; }
+    const frame = frames[k];
+    for (const lit of frame.lit) {
+      for (const cell of byBox[lit.box] || []) {
+        const i = Number(cell.dataset.i), j = Number(cell.dataset.j);
+        if ((lit.i === null || lit.i === i) && (lit.j === null || lit.j === j)) cell.classList.add("lit");
+      }
+    }
+    if (frame.i >= 0) { const cell = at(frame.box, frame.i, frame.j); if (cell) cell.classList.add("current"); }
+    say.textContent = frame.text;
+  }
+
+  function stepFrom(n, direction) {
+    const step = (f) => frames[f] && frames[f].box.split(":")[0] + frames[f].step;
+    let m = n;
+    if (direction > 0) { while (m < frames.length - 1 && step(m + 1) === step(n)) m++; return m + 1; }
+    m = n - 1;
+    while (m > 0 && step(m - 1) === step(m)) m--;
+    return m;
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const keys = { ArrowRight: () => k + 1, " ": () => k + 1, ArrowLeft: () => k - 1,
+      ArrowDown: () => stepFrom(k, 1), PageDown: () => stepFrom(k, 1),
+      ArrowUp: () => stepFrom(k, -1), PageUp: () => stepFrom(k, -1) };
+    if (!keys[event.key]) return;
+    event.preventDefault();
+    show(keys[event.key]());
+  });
+  root.dataset.start = say.textContent;
+  show(-1);
+})();
