@@ -59,6 +59,31 @@ def _settings(*items: Setting) -> dict[str, Setting]:
     return {s.name: s for s in items}
 
 
+WORDS = {
+    # A setting's name in words, for a teacher (the web form; the flag stays small beside it),
+    # and the group the form shows it in: class, exercise, shape, rules, sheets, advanced.
+    "roster": ("Class list (CSV)", "class"), "problem": ("Your own numbers (problem file)", "class"),
+    "count": ("Number of sheets", "class"), "seed": ("Seed (the same numbers again)", "class"),
+    "blank": ("Blank templates", "sheets"), "kind": ("Exercise", "exercise"),
+    "preset": ("Difficulty", "exercise"), "tokens": ("Tokens", "shape"), "d_model": ("Features per token", "shape"),
+    "d_k": ("Query and key size", "shape"), "d_v": ("Value size", "shape"), "heads": ("Heads", "shape"),
+    "output_projection": ("Output projection W_O", "shape"), "causal": ("Causal mask", "rules"),
+    "convention": ("Tokens as columns or rows", "rules"), "rules": ("By-hand or exact rules", "rules"),
+    "x_range": ("Inputs from … to …", "advanced"), "w_range": ("Weights from … to …", "advanced"),
+    "max_score": ("Largest scaled score", "advanced"), "max_sum": ("Largest column sum", "advanced"),
+    "allow_negative_exponents": ("Allow 3^−1 = 1/3", "advanced"), "d_ff": ("Hidden units", "shape"),
+    "residual": ("Residual connection", "exercise"), "attention": ("Attention given or computed", "exercise"),
+    "title": ("Title", "class"), "split": ("One file per student", "sheets"), "paper": ("Paper", "sheets"),
+    "lang": ("Language", "sheets"), "worked": ("Worked example on keys", "sheets"),
+    "decimal_comma": ("Decimal comma", "sheets"),
+}
+"""What the web form calls each setting, and where it shows it."""
+
+GROUPS = (("class", "The class"), ("exercise", "The exercise"), ("shape", "Its shape"), ("rules", "Its rules"),
+          ("sheets", "The sheets"), ("advanced", "Advanced"))
+"""The form's groups, in order; the last is closed until opened."""
+
+
 SETTINGS = _settings(
     Setting("roster", "--roster", "CSV with a 'name' column (optional 'id', 'group'): one named sheet per row.",
             "file", shown=False),

@@ -49,6 +49,7 @@ from generator.web.batches import (
     UPLOADS,
     blank_pdf,
     field_info,
+    grouped,
     make_batch,
     preview_html,
     ticked,
@@ -90,7 +91,7 @@ class App:
     async def home(self, request: Request) -> Response:
         batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
         return self.page("home.html", fields=FIELDS, values={}, errors={}, batches=batches, field_info=field_info,
-                         uploads=UPLOADS, upload_info=upload_info)
+                         grouped=grouped, uploads=UPLOADS, upload_info=upload_info)
 
     async def create_batch(self, request: Request) -> Response:
         data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
@@ -114,7 +115,7 @@ class App:
         if errors:
             batches = [self.store.batch(b) for b in self.store.ids()]
             return self.page("home.html", 400, fields=FIELDS, values=values, errors=errors, batches=batches,
-                             field_info=field_info, uploads=UPLOADS, upload_info=upload_info)
+                             field_info=field_info, grouped=grouped, uploads=UPLOADS, upload_info=upload_info)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
             return Response(data, media_type="application/pdf",
                             headers={"content-disposition": 'attachment; filename="blank-templates.pdf"'})

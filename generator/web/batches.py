@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from generator.app.settings import SETTINGS, SettingError, read
+from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, read
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
 from generator.core.student import Student
@@ -50,7 +50,15 @@ def field_info(name: str) -> dict:
     s = SETTINGS[name]
     # A flag's default is off, and not shown; an on/off pair (--residual) shows that it is on.
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
-    return {"flag": s.flag, "help": s.help, "default": default, "choices": list(s.choices)}
+    words, group = WORDS[name]
+    return {"flag": s.flag, "help": s.help, "default": default, "choices": list(s.choices), "words": words,
+            "group": group}
+
+
+def grouped(fields: list[tuple[str, str]]) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The form's fields by group, in the groups' order: (group, its title, its fields)."""
+    return [(group, title, [(name, kind) for name, kind in fields if WORDS[name][1] == group])
+            for group, title in GROUPS]
 
 
 def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
