@@ -10,7 +10,9 @@ Pure: no I/O. Grids are in the column convention, rows first; a kind transposes 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from operator import mul
 from typing import Callable, Mapping, Optional, Sequence
 
@@ -112,6 +114,21 @@ def dot(row: Sequence[Optional[Number]], col: Sequence[Optional[Number]]) -> Opt
 def product(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
     """a·b, None wherever a factor is missing."""
     columns = list(zip(*b))
+    if all(type(x) is int for r in a for x in r) and all(type(x) is int for c in columns for x in c):
+        # Whole numbers throughout (the key's projections and scores): the hot path of every sheet.
+        return [[sum(map(mul, row, col)) for col in columns] for row in a]
+    if all(type(x) is int for r in a for x in r) and all(type(x) in (int, Fraction) for c in columns for x in c):
+        # Whole numbers times exact fractions (V·A): each column over one denominator, so a cell is
+        # an integer dot product and one division, not a Fraction per term (the same exact value).
+        out = [[0] * len(columns) for _ in a]
+        for j, col in enumerate(columns):
+            den = math.lcm(*(x.denominator for x in col if type(x) is Fraction)) if any(
+                type(x) is Fraction for x in col) else 1
+            scaled = [x * den if type(x) is int else x.numerator * (den // x.denominator) for x in col]
+            for i, row in enumerate(a):
+                t = sum(map(mul, row, scaled))
+                out[i][j] = t // den if t % den == 0 else Fraction(t, den)
+        return out
     return [[dot(row, col) for col in columns] for row in a]
 
 

@@ -54,11 +54,20 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
     masked = frozenset((i, j) for i in range(n) for j in range(n) if causal and i > j)
     k = lambda name: (h, name)  # noqa: E731
 
+    divisor = hand_divisor(d_k)
+
+    def whole(grid: Values) -> bool:
+        return not masked and all(type(x) is int for r in grid for x in r)
+
     def scaled(scores: Values) -> Values:
+        if rules.hand and whole(scores):  # the by-hand rule on the key's own scores: no dispatch per cell
+            return [[x // divisor for x in r] for r in scores]
         return [[None if (i, j) in masked else _scale(x, d_k, rules) for j, x in enumerate(r)]
                 for i, r in enumerate(scores)]
 
     def powers(scaled_: Values) -> Values:
+        if rules.hand and whole(scaled_) and all(0 <= x <= MAX_EXPONENT for r in scaled_ for x in r):
+            return [[3**x for x in r] for r in scaled_]
         return [[0 if (i, j) in masked else _power(x, rules) for j, x in enumerate(r)] for i, r in enumerate(scaled_)]
 
     def sums(powers_: Values) -> Values:
@@ -68,6 +77,9 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
 
     def weights(powers_: Values, sums_: Values) -> Values:
         total = sums_[0]
+        if all(type(t) is int and t for t in total) and all(type(p) is int for r in powers_ for p in r):
+            # Every power a whole number (no 3^-1): one gcd a cell, the hot path of every drawn sheet.
+            return [[p // t if p % t == 0 else Fraction(p, t) for p, t in zip(r, total)] for r in powers_]
         return [[None if p is None or total[j] in (None, 0) else guarded(divide, p, total[j]) for j, p in enumerate(r)]
                 for r in powers_]
 
@@ -136,9 +148,8 @@ def _power(x: Optional[Number], rules: Rules) -> Optional[Number]:
 def solve(problem: Problem) -> Solution:
     """Solve a problem exactly: every head's steps, the concatenated Z and the output projection."""
     work = column_twin(problem)
-    for h, head in enumerate(work.heads):
-        check_exponents(work, h)
     values = evaluate(steps(work), given(work)).values
+    check_exponents(values, len(work.heads))
     row = problem.convention == "row"
     t = transpose if row else _rows
     heads = tuple(HeadSolution(**{name: t(values[(h, name)]) for name in SOLVED if name != "sums"},
@@ -153,28 +164,15 @@ def _rows(grid: Values) -> tuple:
     return tuple(map(tuple, grid))
 
 
-def check_exponents(work: Problem, h: int) -> None:
-    """Refuse a problem whose key would exponentiate a scaled score beyond MAX_EXPONENT."""
-    head = work.heads[h]
-    d_k = len(head.W_Q)
-    divisor = (hand_divisor(d_k) if work.rules.scale == "floor" else
-               math.sqrt(d_k) if work.rules.scale == "exact" else 1)
-    # A bound first (|score| <= d_k · max|q| · max|k|; floor adds at most 1): most problems are
-    # far inside it and need no scores computed twice.
-    q_max = max(sum(abs(w) * max(abs(x) for x in col) for w, col in zip(r, work.X)) for r in head.W_Q)
-    k_max = max(sum(abs(w) * max(abs(x) for x in col) for w, col in zip(r, work.X)) for r in head.W_K)
-    if q_max * k_max * d_k / divisor + 1 <= MAX_EXPONENT:
-        return
-    Q, K = product(head.W_Q, work.X), product(head.W_K, work.X)
-    n = work.n_tokens
-    for i in range(n):
-        for j in range(n):
-            if work.causal and i > j:
-                continue
-            x = scale(sum(K[r][i] * Q[r][j] for r in range(d_k)), d_k, work.rules)
-            if abs(x) > MAX_EXPONENT:
-                raise ProblemError(f"heads[{h}]: a scaled score of {float(x):.6g} is too large to exponentiate "
-                                   f"(at most {MAX_EXPONENT}); use smaller entries or scaling")
+def check_exponents(values: dict, heads: int) -> None:
+    """Refuse a solved problem whose key exponentiates a scaled score beyond MAX_EXPONENT (its
+    power was left out, None: a student's such number is only wrong, the key's is an error)."""
+    for h in range(1, heads + 1):
+        for row in values[(h, "scaled")]:
+            for x in row:
+                if x is not None and abs(x) > MAX_EXPONENT:
+                    raise ProblemError(f"heads[{h - 1}]: a scaled score of {float(x):.6g} is too large to "
+                                       f"exponentiate (at most {MAX_EXPONENT}); use smaller entries or scaling")
 
 
 def grid_shapes(problem: Problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Optional
 
 import generator.core.kinds.attention as attention
@@ -100,6 +101,11 @@ class BlockProblem(Layers):
 
     def attention_problem(self) -> Problem:
         """Its computed attention as an attention problem (same heads, rules, mask, convention)."""
+        return self._attention
+
+    @cached_property
+    def _attention(self) -> Problem:
+        # Made once (its shapes checked once): the views, the steps and the solution all ask for it.
         return Problem(X=self.X, heads=self.heads, W_O=self.W_O, convention=self.convention, rules=self.rules,
                        causal=self.causal)
 
@@ -175,10 +181,8 @@ class BlockSolution:
 def solve(problem: BlockProblem) -> BlockSolution:
     """Solve a block exactly."""
     work = column_twin(problem)
-    if work.attention == "computed":
-        for h in range(len(work.heads)):
-            attention.check_exponents(work.attention_problem(), h)
     values = evaluate(steps(work), given(work)).values
+    attention.check_exponents(values, len(work.heads))
     t = transpose if problem.convention == "row" else (lambda m: tuple(map(tuple, m)))
     heads = ()
     if work.attention == "computed":
