@@ -151,3 +151,29 @@ def roster(tmp_path):
     path = tmp_path / "class.csv"
     path.write_text("name,group\nAda <b>Lovelace</b>,B&C\n", encoding="utf-8")
     return path
+
+
+def test_the_form_keeps_the_roster_through_an_error_and_the_preview_says_what_is_wrong(server, browser):
+    page = browser.new_page()
+    page.goto(server + "/")
+    page.set_input_files("#f-roster", files=[{"name": "class.csv", "mimeType": "text/csv",
+                                              "buffer": "name\nZoë Álvarez\nBen Ode\n".encode()}])
+    expect(page.locator("#held-roster-note")).to_contain_text("2 students, the first Zoë Álvarez")
+    expect(page.frame_locator("#preview").locator("body")).to_contain_text("Zoë Álvarez")  # the roster's first name
+    # An invalid field: the preview says so beside it, and the frame is no broken icon.
+    page.fill("#f-tokens", "13")
+    expect(page.locator("#live-error-tokens")).to_contain_text("13 is not in the range")
+    expect(page.frame_locator("#preview").locator("body")).to_contain_text("No preview until these are fixed")
+    page.fill("#f-tokens", "4")
+    expect(page.locator("#live-error-tokens")).to_have_count(0)
+    # Sent with an error: the roster stays, held by the server, and the page says so.
+    page.fill("#f-tokens", "13")
+    page.click("button[type=submit]")
+    expect(page.locator("#error-tokens")).to_be_visible()
+    expect(page.locator("#held-roster-note")).to_contain_text("Kept by the server: 2 students")
+    page.fill("#f-tokens", "4")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/batches/batch-*")
+    manifest = json.loads(page.request.get(page.url + "/files/manifest.json").text())
+    assert [s["student"]["name"] for s in manifest["sheets"]] == ["Zoë Álvarez", "Ben Ode"]
+    page.close()

@@ -307,3 +307,44 @@ def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():
         below = boxes["scaled"].y > boxes["scores"].y and boxes["scaled"].x == boxes["scores"].x
         beside = boxes["scaled"].y == boxes["scores"].y and boxes["scaled"].x > boxes["scores"].x
         assert (below, beside) == (stacked, not stacked), options
+
+
+def test_a_form_sent_back_with_an_error_keeps_its_files_held_by_the_server(web):
+    roster = ("roster", ("class.csv", "name\nZoë Álvarez\nBen Ode\n".encode(), "text/csv"))
+    r = web.post("/batches", data={"csrf": web.csrf, "tokens": "13"}, files=[roster])
+    assert r.status_code == 400 and 'id="error-tokens"' in r.text
+    held = re.search(r'name="held_roster" id="held-roster" value="([0-9a-f]{32})"', r.text).group(1)
+    assert "Kept by the server: 2 students, the first Zoë Álvarez" in r.text
+    # Sent again with the field fixed and no file chosen: the held roster names the sheets.
+    r = web.post("/batches", data={"csrf": web.csrf, "tokens": "4", "seed": "2", "held_roster": held})
+    assert r.status_code == 303, r.text
+    manifest = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    assert [s["student"]["name"] for s in manifest["sheets"]] == ["Zoë Álvarez", "Ben Ode"]
+    # An id the store never gave (or a path) is no file: said beside the field, nothing read.
+    for forged in ("../../etc/passwd", "0" * 32):
+        r = web.post("/batches", data={"csrf": web.csrf, "held_roster": forged})
+        assert r.status_code == 400 and 'id="error-roster"' in r.text and "choose it again" in r.text
+
+
+def test_a_file_chosen_is_held_at_once_and_the_preview_shows_it(web):
+    from conftest import EXAMPLES
+
+    headers = {"x-csrf-token": web.csrf}
+    assert web.post("/api/uploads/roster", content=b"name\nAna\n").status_code == 403  # no token
+    assert web.post("/api/uploads/secrets", content=b"x", headers=headers).status_code == 404
+    bad = web.post("/api/uploads/roster", content=b"first\nA\n", headers=headers)
+    assert bad.status_code == 400 and "no 'name' column" in bad.json()["error"]
+    roster = web.post("/api/uploads/roster", content="name\nZoë Álvarez\n".encode(), headers=headers).json()
+    assert roster["summary"] == "1 student, the first Zoë Álvarez"
+    preview = web.get("/preview", params={"seed": "3", "held_roster": roster["id"]})
+    assert preview.status_code == 200 and "Zoë Álvarez" in preview.text
+    problem = web.post("/api/uploads/problem", content=(EXAMPLES / "classic.json").read_bytes(), headers=headers).json()
+    preview = web.get("/preview", params={"held_problem": problem["id"], "key": "1"})
+    classic = json.loads((EXAMPLES / "classic.json").read_text())
+    assert preview.status_code == 200 and str(classic["X"][0][0]) in preview.text
+    # Errors come back as data for the form to place beside each field, on a page it may frame.
+    bad = web.get("/preview", params={"tokens": "13", "heads": "x"})
+    assert bad.status_code == 400 and bad.headers["x-frame-options"] == "SAMEORIGIN"
+    errors = json.loads(re.search(r'data-errors="([^"]*)"', bad.text).group(1).replace("&#34;", '"')
+                        .replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&amp;", "&"))
+    assert set(errors) == {"tokens", "heads"}

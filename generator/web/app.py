@@ -54,6 +54,7 @@ from generator.web.batches import (
     preview_html,
     ticked,
     upload_info,
+    upload_summary,
 )
 from generator.web.guard import STATIC, Guard
 from generator.web.store import NotFound, Store
@@ -89,37 +90,57 @@ class App:
     # --- routes -------------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
+        return self._home({}, {}, {})
+
+    def _home(self, values: dict, errors: dict, held: dict, status: int = 200) -> Response:
+        """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
         batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
-        return self.page("home.html", fields=FIELDS, values={}, errors={}, batches=batches, field_info=field_info,
-                         grouped=grouped, uploads=UPLOADS, upload_info=upload_info)
+        return self.page("home.html", status, fields=FIELDS, values=values, errors=errors, batches=batches,
+                         field_info=field_info, grouped=grouped, uploads=UPLOADS, upload_info=upload_info, held=held)
 
     async def create_batch(self, request: Request) -> Response:
         data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
         if not self._csrf_ok(str(data.get("csrf", ""))):
             return self.error(request, 403, "the form is stale or was not sent by this app: reload the page")
         values = {name: str(data.get(name, "")) for name, _ in FIELDS}
-        uploads = {}
-        for name, _ in UPLOADS:
-            upload = data.get(name)
-            if hasattr(upload, "read"):
-                content = await upload.read(MAX_UPLOAD + 1)
-                if len(content) > MAX_UPLOAD:
-                    return self.error(request, 413, f"the {name} file is larger than {MAX_UPLOAD // 1024} KB")
-                uploads[name] = content
+        uploads, held, errors = {}, {}, {}
+        for name, _ in UPLOADS:  # a file chosen now, else the one the server holds from before
+            upload, held_id = data.get(name), str(data.get(f"held_{name}", ""))
+            content = await upload.read(MAX_UPLOAD + 1) if hasattr(upload, "read") else b""
+            if len(content) > MAX_UPLOAD:
+                return self.error(request, 413, f"the {name} file is larger than {MAX_UPLOAD // 1024} KB")
+            try:
+                if content:
+                    held_id = self.store.hold(content)
+                elif held_id:
+                    content = self.store.held(held_id)
+                if content:
+                    uploads[name], held[name] = content, {"id": held_id, "summary": _summary(name, content)}
+            except AttnsheetError as error:
+                errors[name] = str(error)
         blank = ticked(values, "blank")
-        with self.lock:
-            if blank:
-                data, errors = blank_pdf(values, uploads)
-            else:
-                batch_id, errors = make_batch(self.store, values, uploads, self.workers)
+        if not errors:
+            with self.lock:
+                if blank:
+                    data, errors = blank_pdf(values, uploads)
+                else:
+                    batch_id, errors = make_batch(self.store, values, uploads, self.workers)
         if errors:
-            batches = [self.store.batch(b) for b in self.store.ids()]
-            return self.page("home.html", 400, fields=FIELDS, values=values, errors=errors, batches=batches,
-                             field_info=field_info, grouped=grouped, uploads=UPLOADS, upload_info=upload_info)
+            return self._home(values, errors, held, 400)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
             return Response(data, media_type="application/pdf",
                             headers={"content-disposition": 'attachment; filename="blank-templates.pdf"'})
         return RedirectResponse(f"/batches/{batch_id}", status_code=303)
+
+    async def hold_upload(self, request: Request) -> Response:
+        """Keep a file the form chose (as soon as it is chosen): its id, for the preview and the form, and what it holds."""
+        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
+            raise PermissionError("missing or wrong CSRF token: reload the page")
+        name = request.path_params["name"]
+        if name not in dict(UPLOADS):
+            raise NotFound("no such file field")
+        content = await request.body()
+        return JSONResponse({"id": self.store.hold(content), "summary": _summary(name, content)})
 
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
@@ -212,10 +233,13 @@ class App:
     async def preview(self, request: Request) -> Response:
         """One worksheet (or its key) of the form's options, as the sheet's own HTML: same layout."""
         values = {name: request.query_params.get(name, "") for name, _ in FIELDS}
-        html, errors = preview_html(values, request.query_params.get("key") == "1")
-        if errors:
-            return self.page("error.html", 400, message="; ".join(errors.values()))
-        response = HTMLResponse(html)
+        uploads = {name: self.store.held(request.query_params[f"held_{name}"]) for name, _ in UPLOADS
+                   if request.query_params.get(f"held_{name}")}
+        html, errors = preview_html(values, request.query_params.get("key") == "1", uploads)
+        if errors:  # framed like the preview: the form reads the errors off it and shows each beside its field
+            response = self.page("preview-errors.html", 400, errors=errors, errors_json=json.dumps(errors))
+        else:
+            response = HTMLResponse(html)
         response.headers["x-frame"] = "preview"  # the guard lets only this page be framed, by the app
         return response
 
@@ -312,6 +336,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/favicon.ico", lambda request: RedirectResponse("/static/favicon.svg", status_code=301)),
         Route("/api/csrf", lambda request: JSONResponse({"csrf": app.csrf})),  # same-origin pages only can read it
         Route("/preview", app.preview),
+        Route("/api/uploads/{name}", app.hold_upload, methods=["POST"]),
         Route("/practice", app.practice),
         Route("/practice/{code}", app.practice_sheet),
         Route("/present/{code}", app.present),
@@ -335,6 +360,14 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
                 Exception: failed}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
+
+
+def _summary(name: str, content: bytes) -> str:
+    """A file's summary for the form, or why it cannot be used (the same words as making the batch)."""
+    try:
+        return upload_summary(name, content)
+    except AttnsheetError as error:
+        raise AttnsheetError(f"the {name} file: {error}") from None
 
 
 def _labels(graded: list) -> list[tuple[str, int, int]]:

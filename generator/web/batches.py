@@ -86,22 +86,42 @@ def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
     return (options, settings, params["seed"], params["count"] or 1), {}
 
 
-def preview_html(values: dict[str, str], key: bool) -> tuple[str, dict]:
-    """One worksheet (or key) of the form's options as a standalone HTML page, or the errors;
-    a blank template has no key, so its preview is always the worksheet."""
+def preview_html(values: dict[str, str], key: bool, uploads: Optional[dict[str, bytes]] = None) -> tuple[str, dict]:
+    """One worksheet (or key) of the form's options as a standalone HTML page, or the errors: the
+    uploaded roster's first student on it, the uploaded problem file's first problem; a blank
+    template has no key, so its preview is always the worksheet."""
     read, errors = read_form(values)
     if read is None:
         return "", errors
     options, settings, seed, _ = read
+    uploads = {name: data for name, data in (uploads or {}).items() if data}
     try:
-        if settings.blank:
-            (sheet,) = blank_sheets(options, [Student()])
+        (student, *_) = _students(uploads, 1)
+    except AttnsheetError as error:
+        return "", {"roster": str(error)}
+    try:
+        if "problem" in uploads:
+            problems = parse_problems(decode(uploads["problem"], "the problem file"))
+            (sheet,) = own_sheets(problems[:1], [student])
+        elif settings.blank:
+            (sheet,) = blank_sheets(options, [student])
         else:
-            (sheet,) = make_sheets(options, 1 if seed is None else seed, [Student()])
+            (sheet,) = make_sheets(options, 1 if seed is None else seed, [student])
         view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
     except AttnsheetError as error:  # a draw that cannot be made, a shape that cannot be printed
-        return "", {"form": str(error)}
+        return "", {"problem" if "problem" in uploads else "form": str(error)}
     return document_html([view], settings, stylesheet_text("/preview/"), laid_out=True), {}
+
+
+def upload_summary(name: str, content: bytes) -> str:
+    """What a held file holds, in a few words: a roster's size and first name, a problem file's count and kind."""
+    if name == "roster":
+        students = parse_roster(decode(content, "the roster"), label="the roster").students
+        first = students[0].name or students[0].id or "(no name)"
+        return f"{len(students)} student{'s' * (len(students) != 1)}, the first {first}"
+    problems = parse_problems(decode(content, "the problem file"))
+    kinds = sorted({p.kind for p in problems})
+    return f"{len(problems)} problem{'s' * (len(problems) != 1)} ({', '.join(kinds)})"
 
 
 def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:

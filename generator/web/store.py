@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -22,6 +24,10 @@ from generator.output.manifest import Listed, read_manifest
 
 BATCH_ID = re.compile(r"batch-\d{4,6}")
 """The names the store gives batch folders."""
+HELD_ID = re.compile(r"[0-9a-f]{32}")
+"""The names the store gives the form's files it holds."""
+HELD_FOR = 24 * 3600
+"""Seconds a held file is kept: a form left open overnight still has its roster."""
 
 
 class NotFound(AttnsheetError):
@@ -125,3 +131,23 @@ class Store:
         """A sheet's saved answers@1, if any."""
         path = batch.folder / "answers" / f"{sheet['index']:03d}.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    def hold(self, content: bytes) -> str:
+        """Keep a file the form sent (a roster, a problem file) under a new id, so that a form sent
+        back with an error, or the preview, uses it again without the teacher choosing it again."""
+        folder = self.root / "held"
+        ensure_folder(folder)
+        now = time.time()
+        for old in folder.iterdir():  # yesterday's files: a form is not left open that long
+            if HELD_ID.fullmatch(old.name) and now - old.stat().st_mtime > HELD_FOR:
+                old.unlink(missing_ok=True)
+        held_id = secrets.token_hex(16)
+        write_atomic(folder / held_id, content)
+        return held_id
+
+    def held(self, held_id: str) -> bytes:
+        """A held file's content, by the id `hold` gave it."""
+        path = self.root / "held" / held_id
+        if not HELD_ID.fullmatch(held_id) or not path.is_file():
+            raise NotFound("the file the form held is gone (kept one day): choose it again")
+        return path.read_bytes()
