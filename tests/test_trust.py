@@ -23,9 +23,9 @@ from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.core.usertext import decode
 from generator.core.answers import parse_answers
 from generator.core.grades import grade_to_json
+from generator.core.usertext import decode
 from generator.output.gradebook import grade_all
 from generator.output.manifest import read_manifest
 
