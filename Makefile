@@ -82,7 +82,7 @@ fonts: $(VENV)/.installed
 # Refresh the message template from the templates and generator/sheet/, and merge it into every
 # catalog; then translate what is new (the tests fail while a catalog has an empty entry).
 messages: $(VENV)/.installed
-	$(BIN)/pybabel extract -F babel.cfg -k _ -k gettext --no-location --sort-output --omit-header \
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k gettext -k N_ -k Setting:3 --no-location --sort-output --omit-header \
 	  -o templates/locale/attnsheet.pot .
 	for po in templates/locale/*/LC_MESSAGES/attnsheet.po; do \
 	  $(BIN)/pybabel update --no-fuzzy-matching -i templates/locale/attnsheet.pot -o $$po \

@@ -96,7 +96,7 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
         expect(page.locator("#score")).to_have_text("152 / 152")
         keystrokes = 0
         for step, i, j in (("Q", 1, 1), ("K", 2, 2), ("V", 1, 3), ("scaled", 2, 1), ("A", 3, 2)):
-            page.click(f'input[aria-label="{step} row {i} column {j}"]')  # its value is selected
+            page.click(f'input[data-step="{step}"][data-i="{i - 1}"][data-j="{j - 1}"]')  # its value is selected
             page.keyboard.type("99")
             keystrokes += 2
         expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
@@ -139,4 +139,26 @@ def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
         page.keyboard.press("PageDown")  # the next step: K's first cell
         expect(page.locator("#say")).to_have_text(next(f for f in script if f.step == "K").text)
         page.screenshot(path=str(data / "projector.png"))
+        browser.close()
+
+
+def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
+    port, data, state = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context().new_page()
+        page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
+        page.click("#fromkey")
+        expect(page.locator("#score")).to_have_text("152 / 152")
+        first_a = page.locator('input[data-step="A"][data-i="0"][data-j="0"]')
+        first_a.click()
+        page.keyboard.type("1/14 0.07")  # wider than its box: set smaller, all of it shown
+        page.keyboard.press("Tab")
+        expect(page.locator("#score")).to_have_text("151 / 152", timeout=15000)
+        assert first_a.evaluate("e => e.scrollWidth <= e.clientWidth")
+        expect(first_a).to_have_attribute("title", "1/14 0.07")
+        # ✓ beside A: the whole step as expected again, in one click.
+        page.click('button.expected[data-step="A"]')
+        expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
+        expect(first_a).not_to_have_value("1/14 0.07")
         browser.close()

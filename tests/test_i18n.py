@@ -50,3 +50,10 @@ def test_every_catalog_is_complete():
 def test_unknown_language_is_a_usage_error(run, tmp_path):
     r = run("generate", "--lang", "xx", "--out", str(tmp_path))
     assert r.code == 2 and "--lang" in r.err
+
+
+def test_the_title_help_a_literal_for_the_catalog_names_the_true_limit():
+    from generator.app.settings import SETTINGS
+    from generator.core.usertext import MAX_TITLE
+
+    assert f"at most {MAX_TITLE} characters" in SETTINGS["title"].help

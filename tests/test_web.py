@@ -348,3 +348,28 @@ def test_a_file_chosen_is_held_at_once_and_the_preview_shows_it(web):
     errors = json.loads(re.search(r'data-errors="([^"]*)"', bad.text).group(1).replace("&#34;", '"')
                         .replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&amp;", "&"))
     assert set(errors) == {"tokens", "heads"}
+
+
+def test_pages_speak_the_batch_language_or_the_browsers(web, tmp_path):
+    assert "Make a batch" in web.get("/").text
+    spanish = web.get("/", headers={"accept-language": "es-ES,es;q=0.9,en;q=0.5"})
+    assert "Crear un lote" in spanish.text and '<html lang="es">' in spanish.text
+    assert 'value="es" selected' in spanish.text  # a Spanish reader prints Spanish sheets unless they choose
+    assert "Make a batch" in web.get("/", headers={"accept-language": "fr, en;q=0.3, es;q=0.2"}).text
+    chosen = web.get("/?ui=es")
+    assert "Crear un lote" in chosen.text and chosen.cookies.get("attnsheet_lang") == "es"
+    assert "Crear un lote" in web.get("/").text  # the choice is kept
+    web.cookies.clear()
+    # A batch's pages are in its language, whatever the browser asks for.
+    location = make(web, lang="es")
+    batch = web.get(location, headers={"accept-language": "en"}).text
+    assert "Hojas" in batch and "introducir respuestas" in batch and "Sheets" not in batch
+    entry = web.get(location + "/sheets/1").text
+    assert "Empezar desde el solucionario" in entry and "Cabeza" not in entry  # one head: no head titles
+    assert "guardado (@)" in entry  # the page script's words too
+    english = make(web, heads="2", d_k="2", d_v="2")
+    entry = web.get(english + "/sheets/1").text
+    assert "Head 1" in entry and "Head 2" in entry and ">x1<" in entry and ">k1<" in entry
+    assert web.get(location + "/class").text.count("Clase de") == 1
+    # No page shows where the server keeps its files.
+    assert str(tmp_path) not in web.get(location).text and str(tmp_path) not in web.get(location + "/class").text

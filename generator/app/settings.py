@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from generator.core.errors import AttnsheetError
-from generator.core.usertext import MAX_TITLE
 from generator.draw.kindopts import KIND_NAMES
 from generator.draw.options import (
     MAX_COUNT,
@@ -55,6 +54,11 @@ class Setting:
     """A switch's flag that turns it off (--no-residual)."""
 
 
+def N_(text: str) -> str:
+    """Mark `text` for the catalog (`make messages`); it is translated where it is shown."""
+    return text
+
+
 def _settings(*items: Setting) -> dict[str, Setting]:
     return {s.name: s for s in items}
 
@@ -62,25 +66,25 @@ def _settings(*items: Setting) -> dict[str, Setting]:
 WORDS = {
     # A setting's name in words, for a teacher (the web form; the flag stays small beside it),
     # and the group the form shows it in: class, exercise, shape, rules, sheets, advanced.
-    "roster": ("Class list (CSV)", "class"), "problem": ("Your own numbers (problem file)", "class"),
-    "count": ("Number of sheets", "class"), "seed": ("Seed (the same numbers again)", "class"),
-    "blank": ("Blank templates", "sheets"), "kind": ("Exercise", "exercise"),
-    "preset": ("Difficulty", "exercise"), "tokens": ("Tokens", "shape"), "d_model": ("Features per token", "shape"),
-    "d_k": ("Query and key size", "shape"), "d_v": ("Value size", "shape"), "heads": ("Heads", "shape"),
-    "output_projection": ("Output projection W_O", "shape"), "causal": ("Causal mask", "rules"),
-    "convention": ("Tokens as columns or rows", "rules"), "rules": ("By-hand or exact rules", "rules"),
-    "x_range": ("Inputs from … to …", "advanced"), "w_range": ("Weights from … to …", "advanced"),
-    "max_score": ("Largest scaled score", "advanced"), "max_sum": ("Largest column sum", "advanced"),
-    "allow_negative_exponents": ("Allow 3^−1 = 1/3", "advanced"), "d_ff": ("Hidden units", "shape"),
-    "residual": ("Residual connection", "exercise"), "attention": ("Attention given or computed", "exercise"),
-    "title": ("Title", "class"), "split": ("One file per student", "sheets"), "paper": ("Paper", "sheets"),
-    "lang": ("Language", "sheets"), "worked": ("Worked example on keys", "sheets"),
-    "decimal_comma": ("Decimal comma", "sheets"),
+    "roster": (N_("Class list (CSV)"), "class"), "problem": (N_("Your own numbers (problem file)"), "class"),
+    "count": (N_("Number of sheets"), "class"), "seed": (N_("Seed (the same numbers again)"), "class"),
+    "blank": (N_("Blank templates"), "sheets"), "kind": (N_("Exercise"), "exercise"),
+    "preset": (N_("Difficulty"), "exercise"), "tokens": (N_("Tokens"), "shape"), "d_model": (N_("Features per token"), "shape"),
+    "d_k": (N_("Query and key size"), "shape"), "d_v": (N_("Value size"), "shape"), "heads": (N_("Heads"), "shape"),
+    "output_projection": (N_("Output projection W_O"), "shape"), "causal": (N_("Causal mask"), "rules"),
+    "convention": (N_("Tokens as columns or rows"), "rules"), "rules": (N_("By-hand or exact rules"), "rules"),
+    "x_range": (N_("Inputs from … to …"), "advanced"), "w_range": (N_("Weights from … to …"), "advanced"),
+    "max_score": (N_("Largest scaled score"), "advanced"), "max_sum": (N_("Largest column sum"), "advanced"),
+    "allow_negative_exponents": (N_("Allow 3^−1 = 1/3"), "advanced"), "d_ff": (N_("Hidden units"), "shape"),
+    "residual": (N_("Residual connection"), "exercise"), "attention": (N_("Attention given or computed"), "exercise"),
+    "title": (N_("Title"), "class"), "split": (N_("One file per student"), "sheets"), "paper": (N_("Paper"), "sheets"),
+    "lang": (N_("Language"), "sheets"), "worked": (N_("Worked example on keys"), "sheets"),
+    "decimal_comma": (N_("Decimal comma"), "sheets"),
 }
 """What the web form calls each setting, and where it shows it."""
 
-GROUPS = (("class", "The class"), ("exercise", "The exercise"), ("shape", "Its shape"), ("rules", "Its rules"),
-          ("sheets", "The sheets"), ("advanced", "Advanced"))
+GROUPS = (("class", N_("The class")), ("exercise", N_("The exercise")), ("shape", N_("Its shape")),
+          ("rules", N_("Its rules")), ("sheets", N_("The sheets")), ("advanced", N_("Advanced")))
 """The form's groups, in order; the last is closed until opened."""
 
 
@@ -124,7 +128,7 @@ SETTINGS = _settings(
             "does).", "switch", True, off="--no-residual"),
     Setting("attention", "--attention", "--kind transformer: A given on the sheet (Z = X·A), or computed from a "
             "head.", "choice", "given", choices=("given", "computed")),
-    Setting("title", "--title", f"Title printed on every sheet (at most {MAX_TITLE} characters).", "text", "",
+    Setting("title", "--title", "Title printed on every sheet (at most 120 characters).", "text", "",
             shown=False),
     Setting("split", "--split", "One file per student and per key, not two combined files.", "flag", False),
     Setting("paper", "--paper", "Paper size.", "choice", "a4", choices=tuple(PAPERS)),

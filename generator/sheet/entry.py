@@ -13,12 +13,15 @@ from generator.core.kinds import grid_shapes, has_final, heads_of
 from generator.core.problem import Problem, Solution
 from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid
+from generator.sheet.i18n import translations
 from generator.sheet.layers import STEPS, attention_solution, layer_layout
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_matrices, head_layout
 
 HEAD_GAP_PT = 24.0
 """Space between one head's form and the next."""
+TITLE_PT = 18.0
+"""Height of a head's title ("Head 2") above its boxes, when a sheet has several heads."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,10 @@ class Box:
     """Its boxes, row by row."""
     name: str = ""
     """Its view's name on the sheet ("X", "W_Q", "Qc", "S2", ...): what the projector lights up."""
+    headings: tuple[Cell, ...] = ()
+    """Its column headings (x1, q1, ...) above it and row headings (k1, ...) left of it, as on paper."""
+    end: bool = False
+    """Its caption ends where its grid ends (a matrix left of the one it multiplies)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,8 @@ class Form:
     """Its height, in points."""
     shapes: dict
     """The shape of each step's grid, as answers@1 wants them: {head: {step: (rows, cols)}}."""
+    titles: tuple[tuple[str, float], ...] = ()
+    """Each head's title and its top, as the printed sheet titles them (several heads only)."""
 
 
 def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int],
@@ -96,23 +105,31 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
                 y0, y1 = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
                 cells.append(Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, i, j, given,
                                   (i, j) in masked))
+        headings = []
+        if m.tokens:  # the line between the caption and the body
+            y0, y1 = tops[c.row + 1], tops[c.body_row]
+            headings += [Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, -1, j, name)
+                         for j, name in enumerate(m.tokens)]
+        for i, name in enumerate(m.row_labels):  # left of the body, in the label_chars before it
+            y0, y1 = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
+            headings.append(Cell(x0 - m.label_chars * CHAR_PT, top + y0, m.label_chars * CHAR_PT, y1 - y0, i, -1, name))
         caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
                      if c.end else left + EDGE_PT + c.col * CHAR_PT)
         out.append(Box(head, step, m.caption_text, caption_x, top + tops[c.row], m.tone, tuple(cells),
-                       (views or {}).get(id(m), "")))
+                       (views or {}).get(id(m), ""), tuple(headings), c.end))
     return out
 
 
 def form(problem, solution, lang: str = "en") -> Form:
     """The sheet of `problem` (any kind) as a form, in its convention's layout, its captions in `lang`."""
     boxes: list[Box] = []
-    top, width = 0.0, 0.0
+    top, width, titles = 0.0, 0.0, []
     layered = problem.kind != "attention"
     attention = problem if not layered else problem.attention_problem() if getattr(problem, "heads", ()) else None
     if attention is not None:
         # A block's concatenation and W_O are in its layer grid, as on its printed sheet.
-        boxes, top, width = _attention_boxes(attention, attention_solution(problem, solution) if layered
-                                             else solution, lang, final=not layered)
+        boxes, top, width, titles = _attention_boxes(attention, attention_solution(problem, solution) if layered
+                                                     else solution, lang, final=not layered)
     if layered:
         m, g, _ = layer_layout(problem, solution, False, lang)  # the printed sheet's grid, at full size
         g = replace(g, scale=1.0)
@@ -124,16 +141,21 @@ def form(problem, solution, lang: str = "en") -> Form:
     shapes = {h + 1: heads for h in range(heads_of(problem))}
     if final:
         shapes[None] = final
-    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes)
+    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes, tuple(titles))
 
 
 def _attention_boxes(problem: Problem, solution: Solution, lang: str,
-                     final: bool = True) -> tuple[list[Box], float, float]:
-    """The heads (and, on an attention sheet, the concatenation) as boxes; the height and width they take."""
+                     final: bool = True) -> tuple[list[Box], float, float, list[tuple[str, float]]]:
+    """The heads (and, on an attention sheet, the concatenation) as boxes; the height and width they
+    take; each head's title and its top (several heads: "Head 2", as on paper)."""
     boxes: list[Box] = []
-    top, width = 0.0, 0.0
+    top, width, titles = 0.0, 0.0, []
     row = problem.convention == "row"
+    _ = translations(lang).gettext
     for h in range(len(problem.heads)):
+        if len(problem.heads) > 1:
+            titles.append((_("Head %(n)s") % {"n": h + 1}, round(top, 2)))
+            top += TITLE_PT
         m, grids, stacked = head_layout(problem, solution, h, False, lang)  # the printed sheet's grids
         names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
         views = {id(view): name for name, view in m.items()}
@@ -156,5 +178,5 @@ def _attention_boxes(problem: Problem, solution: Solution, lang: str,
         boxes += _boxes(g, 0.0, top, names, None, {id(view): name for name, view in m.items()})
         top += g.height_pt + HEAD_GAP_PT
         width = max(width, g.width_pt)
-    return boxes, top, width
+    return boxes, top, width, titles
 

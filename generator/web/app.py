@@ -7,7 +7,6 @@ bodies are capped; ids are looked up in the store, never joined into paths.
 
 from __future__ import annotations
 
-import hmac
 import io
 import json
 import secrets
@@ -30,19 +29,12 @@ from generator.core.grades import cells_json, grade_to_json
 from generator.core.kinds import grade, solve
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
-from generator.draw.kindopts import KIND_NAMES, KindOptions
-from generator.draw.options import PRESET_NAMES, DrawOptions
-from generator.draw.rebuild import rebuild
-from generator.draw.search import draw, fresh_seed
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
-from generator.output.html import environment, report_html
+from generator.output.html import report_html
 from generator.output.jobs import Workers
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
-from generator.sheet.explain import explanations
 from generator.sheet.model import Settings
-from generator.sheet.present import frames, frames_json
-from generator.sheet.style import TONES
 from generator.web.batches import (
     FIELDS,
     MAX_UPLOAD,
@@ -57,10 +49,11 @@ from generator.web.batches import (
     upload_summary,
 )
 from generator.web.guard import STATIC, Guard
+from generator.web.practice import Practice, shapes_of
 from generator.web.store import NotFound, Store
 
 
-class App:
+class App(Practice):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None) -> None:
@@ -73,30 +66,22 @@ class App:
         """Sent with every page, required with every state-changing request."""
         self.lock = threading.Lock()  # one render at a time: WeasyPrint's objects are per process
 
-    # --- helpers ------------------------------------------------------------------------------
-
-    def page(self, name: str, status: int = 200, **values) -> HTMLResponse:
-        html = environment("en").get_template(f"web/{name}").render(csrf=self.csrf, tones=TONES, **values)
-        return HTMLResponse(html, status_code=status)
-
-    def error(self, request: Request, status: int, message: str) -> Response:
-        if request.url.path.startswith("/api/") or "json" in request.headers.get("accept", ""):
-            return JSONResponse({"error": message}, status_code=status)
-        return self.page("error.html", status, message=message)
-
-    def _csrf_ok(self, supplied: str) -> bool:
-        return hmac.compare_digest(supplied.encode(), self.csrf.encode())
-
     # --- routes -------------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
-        return self._home({}, {}, {})
+        # A reader who reads Spanish prints Spanish sheets unless they choose otherwise.
+        lang = self.language(request)
+        return self._home(request, {"lang": lang} if lang != "en" else {}, {}, {}, fresh=True)
 
-    def _home(self, values: dict, errors: dict, held: dict, status: int = 200) -> Response:
+    def _home(self, request: Request, values: dict, errors: dict, held: dict, status: int = 200,
+              fresh: bool = False) -> Response:
         """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
         batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
-        return self.page("home.html", status, fields=FIELDS, values=values, errors=errors, batches=batches,
-                         field_info=field_info, grouped=grouped, uploads=UPLOADS, upload_info=upload_info, held=held)
+        lang = self.language(request)
+        return self.page(request, "home.html", status, lang, fields=FIELDS, values=values, errors=errors,
+                         batches=batches, field_info=lambda name: field_info(name, lang),
+                         grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
+                         upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh)
 
     async def create_batch(self, request: Request) -> Response:
         data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
@@ -115,7 +100,8 @@ class App:
                 elif held_id:
                     content = self.store.held(held_id)
                 if content:
-                    uploads[name], held[name] = content, {"id": held_id, "summary": _summary(name, content)}
+                    uploads[name] = content
+                    held[name] = {"id": held_id, "summary": _summary(name, content, self.language(request))}
             except AttnsheetError as error:
                 errors[name] = str(error)
         blank = ticked(values, "blank")
@@ -126,7 +112,7 @@ class App:
                 else:
                     batch_id, errors = make_batch(self.store, values, uploads, self.workers)
         if errors:
-            return self._home(values, errors, held, 400)
+            return self._home(request, values, errors, held, 400)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
             return Response(data, media_type="application/pdf",
                             headers={"content-disposition": 'attachment; filename="blank-templates.pdf"'})
@@ -134,23 +120,24 @@ class App:
 
     async def hold_upload(self, request: Request) -> Response:
         """Keep a file the form chose (as soon as it is chosen): its id, for the preview and the form, and what it holds."""
-        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
-            raise PermissionError("missing or wrong CSRF token: reload the page")
+        self._check_csrf(request)
         name = request.path_params["name"]
         if name not in dict(UPLOADS):
             raise NotFound("no such file field")
         content = await request.body()
-        return JSONResponse({"id": self.store.hold(content), "summary": _summary(name, content)})
+        summary = _summary(name, content, self.language(request))
+        return JSONResponse({"id": self.store.hold(content), "summary": summary})
 
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
-        return self.page("batch.html", batch=batch, saved=self.store.saved(batch))
+        return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
+                         saved=self.store.saved(batch))
 
     async def class_page(self, request: Request) -> Response:
         """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
         batch = self.store.batch(request.path_params["batch_id"])
         graded = self.store.graded(batch)
-        return self.page("class.html", batch=batch, graded=graded,
+        return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
                          labels=[label for label, _, _ in _labels(graded)])
 
     async def class_file(self, request: Request) -> Response:
@@ -197,13 +184,12 @@ class App:
     async def entry(self, request: Request) -> Response:
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
         problem = problem_from_json(sheet["problem"])
-        sheet_form = form(problem, solve(problem), batch.manifest["settings"]["lang"])
-        shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
-                  for h, steps in sheet_form.shapes.items()}
+        lang = self.language(request, batch)
+        sheet_form = form(problem, solve(problem), lang)
         base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
-        return self.page("entry.html", batch=batch, sheet=sheet, form=sheet_form, shapes_json=json.dumps(shapes),
-                         saved=json.dumps(self.store.answers(batch, sheet)), grade_url=f"{base}/grade",
-                         save_url=f"{base}/save")
+        return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=sheet_form,
+                         shapes_json=shapes_of(sheet_form), saved=json.dumps(self.store.answers(batch, sheet)),
+                         grade_url=f"{base}/grade", save_url=f"{base}/save")
 
     async def grade_api(self, request: Request) -> Response:
         """Grade what is typed so far: the verdict of every cell, the points, and (the teacher
@@ -217,8 +203,7 @@ class App:
         return JSONResponse({"saved": True, "points": answers["grade"]["points"], "total": answers["grade"]["total"]})
 
     async def _answers(self, request: Request) -> tuple:
-        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
-            raise PermissionError("missing or wrong CSRF token: reload the page")
+        self._check_csrf(request)
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
         value = {**await self._json(request), "format": "attnsheet/answers@1", "code": sheet["code"]}
         (pending,) = parse_answers_json(json.dumps(value), "answers")
@@ -237,7 +222,7 @@ class App:
                    if request.query_params.get(f"held_{name}")}
         html, errors = preview_html(values, request.query_params.get("key") == "1", uploads)
         if errors:  # framed like the preview: the form reads the errors off it and shows each beside its field
-            response = self.page("preview-errors.html", 400, errors=errors, errors_json=json.dumps(errors))
+            response = self.page(request, "preview-errors.html", 400, errors=errors, errors_json=json.dumps(errors))
         else:
             response = HTMLResponse(html)
         response.headers["x-frame"] = "preview"  # the guard lets only this page be framed, by the app
@@ -249,66 +234,6 @@ class App:
         if name not in fonts:
             raise NotFound("no such font")
         return FileResponse(fonts[name], media_type="font/otf" if name.endswith(".otf") else "font/ttf")
-
-    async def practice(self, request: Request) -> Response:
-        """A fresh sheet to practise on: drawn now, opened by its code (so it can be shared)."""
-        preset, kind = request.query_params.get("preset", "medium"), request.query_params.get("kind", "attention")
-        if preset not in PRESET_NAMES or kind not in KIND_NAMES:
-            raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KIND_NAMES)}")
-        options = DrawOptions(preset=preset) if kind == "attention" else KindOptions(kind=kind, preset=preset)
-        code = draw(options, fresh_seed())[0].code
-        return RedirectResponse(f"/practice/{code}", status_code=303)
-
-    async def practice_sheet(self, request: Request) -> Response:
-        problem = self._practice_problem(request)
-        sheet_form = form(problem, solve(problem), "en")
-        shapes = {("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
-                  for h, steps in sheet_form.shapes.items()}
-        return self.page("entry.html", batch=None, sheet={"index": "", "code": problem.code, "student": {}},
-                         form=sheet_form, shapes_json=json.dumps(shapes), saved="null",
-                         grade_url=f"/api/practice/{problem.code}/grade", save_url="")
-
-    async def present(self, request: Request) -> Response:
-        """The projector: one sheet worked a cell at a time, a batch's or any public code's."""
-        lang = "en"
-        if "code" in request.path_params:
-            problem = self._practice_problem(request)
-        else:
-            batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-            problem, lang = problem_from_json(sheet["problem"]), batch.manifest["settings"]["lang"]
-        if problem.kind != "attention":
-            raise NotFound("the projector walks attention sheets; print this sheet's key instead")
-        solution = solve(problem)
-        script = frames_json(frames(problem, solution, lang))
-        return self.page("present.html", code=problem.code or "", form=form(problem, solution, lang),
-                         frames=json.dumps(script), start=f"{len(script)} steps: press → to begin")
-
-    async def practice_grade(self, request: Request) -> Response:
-        """The verdicts of what is typed on a practice sheet, and how each cell is computed."""
-        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
-            raise PermissionError("missing or wrong CSRF token: reload the page")
-        problem = self._practice_problem(request)
-        value = await self._json(request)
-        value = {**value, "format": "attnsheet/answers@1", "code": problem.code}
-        (pending,) = parse_answers_json(json.dumps(value), "answers")
-        result = grade(problem, pending.answers(problem, Student(), problem.code))
-        return JSONResponse({**grade_to_json(result), "explain": explanations(problem, result, "en")})
-
-    def _practice_problem(self, request: Request):
-        try:
-            return rebuild(request.path_params["code"])
-        except AttnsheetError:
-            raise NotFound("not a sheet code this app can draw") from None
-
-    async def _json(self, request: Request) -> dict:
-        try:
-            value = json.loads(await request.body())
-        except ValueError:
-            raise AttnsheetError("the answers are not JSON") from None
-        if not isinstance(value, dict):
-            raise AttnsheetError("expected an answers@1 object")
-        value.pop("problem", None)
-        return value
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -362,10 +287,10 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 
-def _summary(name: str, content: bytes) -> str:
+def _summary(name: str, content: bytes, lang: str) -> str:
     """A file's summary for the form, or why it cannot be used (the same words as making the batch)."""
     try:
-        return upload_summary(name, content)
+        return upload_summary(name, content, lang)
     except AttnsheetError as error:
         raise AttnsheetError(f"the {name} file: {error}") from None
 

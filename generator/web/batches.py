@@ -15,6 +15,7 @@ from generator.output.batch import Batch, blank_sheets, generate, make_sheets, o
 from generator.output.html import document_html, stylesheet_text
 from generator.output.jobs import Workers
 from generator.output.manifest import Origin
+from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.roster import parse_roster
 from generator.sheet.sheets import sheet_view
@@ -40,24 +41,26 @@ def ticked(values: dict[str, str], name: str) -> bool:
     return values.get(name, "") in ("on", "true", "1")
 
 
-def upload_info(name: str) -> dict:
+def upload_info(name: str, lang: str = "en") -> dict:
     """What the form shows for an upload: its flag and help."""
-    return field_info(dict(UPLOADS)[name])
+    return field_info(dict(UPLOADS)[name], lang)
 
 
-def field_info(name: str) -> dict:
-    """What the form shows for a field: its flag, help, default and choices."""
+def field_info(name: str, lang: str = "en") -> dict:
+    """What the form shows for a field, in `lang`: its words, flag, help, default and choices."""
+    _ = translations(lang).gettext
     s = SETTINGS[name]
     # A flag's default is off, and not shown; an on/off pair (--residual) shows that it is on.
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
     words, group = WORDS[name]
-    return {"flag": s.flag, "help": s.help, "default": default, "choices": list(s.choices), "words": words,
+    return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
             "group": group}
 
 
-def grouped(fields: list[tuple[str, str]]) -> list[tuple[str, str, list[tuple[str, str]]]]:
-    """The form's fields by group, in the groups' order: (group, its title, its fields)."""
-    return [(group, title, [(name, kind) for name, kind in fields if WORDS[name][1] == group])
+def grouped(fields: list[tuple[str, str]], lang: str = "en") -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The form's fields by group, in the groups' order: (group, its title in `lang`, its fields)."""
+    _ = translations(lang).gettext
+    return [(group, _(title), [(name, kind) for name, kind in fields if WORDS[name][1] == group])
             for group, title in GROUPS]
 
 
@@ -113,15 +116,18 @@ def preview_html(values: dict[str, str], key: bool, uploads: Optional[dict[str, 
     return document_html([view], settings, stylesheet_text("/preview/"), laid_out=True), {}
 
 
-def upload_summary(name: str, content: bytes) -> str:
-    """What a held file holds, in a few words: a roster's size and first name, a problem file's count and kind."""
+def upload_summary(name: str, content: bytes, lang: str = "en") -> str:
+    """What a held file holds, in a few words of `lang`: a roster's size and first name, a problem file's count and kind."""
+    t = translations(lang)
     if name == "roster":
         students = parse_roster(decode(content, "the roster"), label="the roster").students
-        first = students[0].name or students[0].id or "(no name)"
-        return f"{len(students)} student{'s' * (len(students) != 1)}, the first {first}"
+        first = students[0].name or students[0].id or "?"
+        return t.ngettext("%(count)d student, the first %(name)s", "%(count)d students, the first %(name)s",
+                          len(students)) % {"count": len(students), "name": first}
     problems = parse_problems(decode(content, "the problem file"))
-    kinds = sorted({p.kind for p in problems})
-    return f"{len(problems)} problem{'s' * (len(problems) != 1)} ({', '.join(kinds)})"
+    kinds = ", ".join(sorted({p.kind for p in problems}))
+    return t.ngettext("%(count)d problem (%(kinds)s)", "%(count)d problems (%(kinds)s)",
+                      len(problems)) % {"count": len(problems), "kinds": kinds}
 
 
 def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:

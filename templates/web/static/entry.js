@@ -11,6 +11,7 @@
   const shapes = JSON.parse(root.dataset.shapes);
   const inputs = Array.from(root.querySelectorAll("input.cell"));
   const score = document.getElementById("score");
+  const words = JSON.parse(root.dataset.words);  // the page's language, from the server's catalog
 
   function blankGrid(step, shape) {
     if (step === "sums") return new Array(shape[1] * shape[0]).fill(null);
@@ -56,13 +57,13 @@
   async function post(url) {
     let result;
     try { result = await send(url); }
-    catch (error) { return { error: "the server did not answer; nothing is lost: your entries stay in this browser" }; }
+    catch (error) { return { error: words.gone }; }
     if (result.status === 403 && /CSRF/.test(result.body.error || "")) {
       try {
         const fresh = await fetch("/api/csrf", { headers: { "Accept": "application/json" } });
         csrf = (await fresh.json()).csrf;
         result = await send(url);
-      } catch (error) { return { error: "the server did not answer; nothing is lost: your entries stay in this browser" }; }
+      } catch (error) { return { error: words.gone }; }
     }
     return result.body;
   }
@@ -86,9 +87,15 @@
     for (const input of inputs) {
       if (input.dataset.suggested !== "1") continue;
       const value = verdictOf(result.expected, input) || "";
-      if (input.value !== value) { input.value = value; changed = true; }
+      if (input.value !== value) { input.value = value; fit(input); changed = true; }
     }
     return changed;
+  }
+  // A value longer than its box ("1/14 0.07" in an A box) is set smaller, so all of it shows.
+  function fit(input) {
+    input.style.fontSize = "";
+    input.title = input.value;
+    for (let size = 10; input.scrollWidth > input.clientWidth && size > 5; size -= 0.5) input.style.fontSize = size + "pt";
   }
   async function refresh() {
     let result = null;
@@ -114,7 +121,8 @@
   inputs.forEach((input, k) => {
     input.addEventListener("input", () => { delete input.dataset.suggested; keepDraft(); schedule(); });
     // A box opened again has its value selected: typing replaces it rather than adding to it.
-    input.addEventListener("focus", () => { explainFor(input); input.select(); });
+    input.addEventListener("focus", () => { explainFor(input); input.style.fontSize = ""; input.select(); });
+    input.addEventListener("blur", () => fit(input));
     input.addEventListener("mouseup", (event) => { if (input.selectionStart !== input.selectionEnd) event.preventDefault(); });
     input.addEventListener("keydown", (event) => {
       const moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
@@ -136,7 +144,7 @@
       if (!grid) continue;
       const i = Number(input.dataset.i), j = Number(input.dataset.j);
       const value = step === "sums" ? grid[i + j] : grid[i][j];
-      if (value !== null && value !== undefined) input.value = String(value);
+      if (value !== null && value !== undefined) { input.value = String(value); fit(input); }
     }
   }
   const saved = JSON.parse(root.dataset.saved || "null");
@@ -147,7 +155,7 @@
   if (draft) {
     fill(draft);
     dirty = true;
-    if (status) status.textContent = "restored what was typed here before (not saved yet)";
+    if (status) status.textContent = words.restored;
   }
   window.addEventListener("beforeunload", (event) => {
     if (dirty && root.dataset.save) { event.preventDefault(); event.returnValue = ""; }
@@ -158,15 +166,26 @@
     await refresh();
     keepDraft();
   });
+  // ✓ beside a step's name: every box of that step as expected (the values follow the boxes before).
+  root.querySelectorAll("button.expected").forEach((button) => button.addEventListener("click", async () => {
+    for (const input of inputs) {
+      if (input.dataset.head === button.dataset.head && input.dataset.step === button.dataset.step) {
+        input.value = "";
+        input.dataset.suggested = "1";
+      }
+    }
+    await refresh();
+    keepDraft();
+  }));
   const saveButton = document.getElementById("save");
   if (saveButton) saveButton.addEventListener("click", async () => {
     const result = await post(root.dataset.save);
     if (result.saved) {
       dirty = false;
       try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
-      status.textContent = "saved (" + result.points + " / " + result.total + ")";
+      status.textContent = words.saved.replace("@", result.points + " / " + result.total);
     } else {
-      status.textContent = "not saved: " + (result.error || "the server refused it") + " — your entries are kept";
+      status.textContent = words.unsaved.replace("@", result.error || words.refused);
     }
   });
   refresh();

@@ -61,7 +61,7 @@
         const body = await response.json();
         if (response.ok) {
           held.value = body.id;
-          note.textContent = "Kept by the server: " + body.summary + ".";
+          note.textContent = form.dataset.kept.replace("@", body.summary);
           showErrors({});
         } else {
           held.value = "";
@@ -70,7 +70,7 @@
           return;
         }
       } catch (error) {
-        note.textContent = "The server did not answer: the file will be sent with Generate.";
+        note.textContent = form.dataset.gone;
       }
       schedule();
     });

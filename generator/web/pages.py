@@ -1,0 +1,99 @@
+"""What every route of the web app shares: its pages in the reader's language, its errors, its checks."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Optional
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from generator.core.errors import AttnsheetError
+from generator.output.html import environment
+from generator.sheet.i18n import languages
+from generator.sheet.style import TONES
+
+LANG_COOKIE = "attnsheet_lang"
+"""Keeps the language a reader chose with ?ui= (the browser's otherwise); `lang` is a sheet's language."""
+
+
+def browser_language(header: str) -> str:
+    """The language a browser asks for first (Accept-Language) among those the app speaks; English if none."""
+    ranked = []
+    for place, part in enumerate(header.split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                continue
+        primary = tag.strip().split("-")[0].lower()
+        if primary in languages() and weight > 0:
+            ranked.append((-weight, place, primary))
+    return min(ranked)[2] if ranked else "en"
+
+
+class Pages:
+    """Rendering and checking, for the routes (the app's `csrf` token is set by its subclass)."""
+
+    csrf: str
+
+    def language(self, request: Request, batch=None) -> str:
+        """A page's language: its batch's; else ?ui=, the reader's cookie, or the browser's."""
+        if batch is not None:
+            return batch.manifest["settings"]["lang"]
+        for asked in (request.query_params.get("ui", ""), request.cookies.get(LANG_COOKIE, "")):
+            if asked in languages():
+                return asked
+        return browser_language(request.headers.get("accept-language", ""))
+
+    def page(self, request: Request, name: str, status: int = 200, lang: Optional[str] = None,
+             **values) -> HTMLResponse:
+        """A template of templates/web, in `lang` (the reader's by default)."""
+        lang = lang or self.language(request)
+        html = environment(lang).get_template(f"web/{name}").render(csrf=self.csrf, tones=TONES, lang=lang,
+                                                                    languages=languages(), **values)
+        response = HTMLResponse(html, status_code=status)
+        if request.query_params.get("ui", "") in languages():
+            response.set_cookie(LANG_COOKIE, request.query_params["ui"], max_age=365 * 86400, httponly=True,
+                                samesite="strict")
+        return response
+
+    def error(self, request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/") or "json" in request.headers.get("accept", ""):
+            return JSONResponse({"error": message}, status_code=status)
+        return self.page(request, "error.html", status, message=message)
+
+    def _csrf_ok(self, supplied: str) -> bool:
+        return hmac.compare_digest(supplied.encode(), self.csrf.encode())
+
+    def _check_csrf(self, request: Request) -> None:
+        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
+            raise PermissionError("missing or wrong CSRF token: reload the page")
+
+    async def _json(self, request: Request) -> dict:
+        """The request's answers@1 object (its `problem`, if any, dropped: the server knows the sheet's)."""
+        try:
+            value = json.loads(await request.body())
+        except (ValueError, RecursionError):
+            raise AttnsheetError("the answers are not JSON") from None
+        if not isinstance(value, dict):
+            raise AttnsheetError("expected an answers@1 object")
+        if _depth(value) > MAX_DEPTH:
+            raise AttnsheetError(f"the answers are nested deeper than an answers@1 file ({MAX_DEPTH} levels)")
+        value.pop("problem", None)
+        return value
+
+
+MAX_DEPTH = 8
+"""An answers@1 object nests 4 deep (heads, steps, rows, cells); anything much deeper is not one."""
+
+
+def _depth(value, level: int = 1) -> int:
+    """How deep `value` nests (lists and objects), counted without recursion beyond MAX_DEPTH + 1."""
+    if level > MAX_DEPTH or not isinstance(value, (dict, list)):
+        return level - (not isinstance(value, (dict, list)))
+    children = value.values() if isinstance(value, dict) else value
+    return max((_depth(child, level + 1) for child in children), default=level)
