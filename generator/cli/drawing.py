@@ -40,7 +40,7 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
 
     \b
     Example:
-      attnsheet draw --seed 7 --count 30 --preset easy --out class.json --stats
+      attnsheet draw --seed 7 --count 30 --preset easy --out problems.json --stats
       attnsheet draw --code 72A2-Z
     """
     if code is not None:

@@ -59,7 +59,7 @@ def answers_command(code, manifest, every, out, force) -> None:
     \b
     Example:
       attnsheet answers 72Y2-F --out ana.json
-      attnsheet answers --manifest output/manifest.json --all --out class-answers.json
+      attnsheet answers --manifest output/manifest.json --all --out answers.json
     """
     sheets, _ = load_manifest(manifest)
     if every:
@@ -116,7 +116,7 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
     \b
     Example:
       attnsheet grade ana.json ben.json --manifest output/manifest.json
-      attnsheet grade class.csv --manifest output/manifest.json --out grades
+      attnsheet grade answers.csv --manifest output/manifest.json --out grades
     """
     if systems and out is None:
         raise click.UsageError("--gradebook writes into --out: give --out DIR")

@@ -103,7 +103,7 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     \b
     Example:
       attnsheet generate --count 30 --preset easy --out period3
-      attnsheet generate --roster class.csv --lang es --paper letter --split
+      attnsheet generate --roster roster.csv --lang es --paper letter --split
       attnsheet generate --problem generator/examples/classic.json --count 30
       attnsheet generate --blank --heads 2 --output-projection
     """

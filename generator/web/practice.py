@@ -56,6 +56,7 @@ class Practice(Pages):
 
     async def present(self, request: Request) -> Response:
         """The projector: one sheet worked a cell at a time, a batch's or any public code's."""
+        batch = None
         if "code" in request.path_params:
             problem, lang = self._practice_problem(request), self.language(request)
         else:
@@ -67,7 +68,7 @@ class Practice(Pages):
         solution = solve(problem)
         script = frames_json(frames(problem, solution, lang))
         start = translations(lang).gettext("%(count)s steps: press → to begin") % {"count": len(script)}
-        return self.page(request, "present.html", lang=lang, code=problem.code or "",
+        return self.page(request, "present.html", lang=lang, batch=batch, code=problem.code or "",
                          form=form(problem, solution, lang), frames=json.dumps(script), start=start)
 
     async def practice_grade(self, request: Request) -> Response:
