@@ -16,7 +16,7 @@ from generator.web.store import Store
 
 @pytest.fixture
 def web(tmp_path):
-    client = TestClient(create_app(Store(tmp_path / "data")), follow_redirects=False)
+    client = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1", follow_redirects=False)
     client.csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text).group(1)
     return client
 
@@ -82,7 +82,7 @@ def test_oversized_and_lengthless_bodies_are_refused(web):
 
 
 def test_a_public_host_needs_the_access_token(tmp_path):
-    client = TestClient(create_app(Store(tmp_path / "data"), token="s3cret"))
+    client = TestClient(create_app(Store(tmp_path / "data"), token="s3cret"), base_url="http://127.0.0.1")
     assert client.get("/").status_code == 401
     assert client.get("/?token=wrong").status_code == 401
     r = client.get("/?token=s3cret")

@@ -24,7 +24,10 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Folder for batches, answers and grades (default: your user data folder).")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-def serve_command(host: str, port: int, data, no_browser: bool) -> None:
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A host name the server answers to (repeatable), e.g. the school's name for this machine; "
+                   "addresses, localhost and --host's name always are.")
+def serve_command(host: str, port: int, data, no_browser: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     The batches, answers and grades are the CLI's own files (manifest.json, answers@1,
@@ -33,7 +36,7 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
     \b
     Example:
       attnsheet serve --data ~/classes
-      attnsheet serve --host 0.0.0.0 --port 8080 --no-browser
+      attnsheet serve --host 0.0.0.0 --port 8080 --no-browser --allowed-host attnsheet.school.example
     """
     import os
 
@@ -49,6 +52,10 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
     port = listener.getsockname()[1]  # the one the system chose, for --port 0
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
+    # Names a browser may use for this server: a page of another name is refused (DNS rebinding).
+    names = {*allowed_hosts, host}
+    if host not in LOOPBACK:
+        names |= {socket.gethostname(), socket.getfqdn()}
     # The warm process: WeasyPrint, the fonts and the stylesheet, loaded once; and a job process
     # per other CPU, as warm, so a batch is rendered on every core without any start-up.
     cpus = os.cpu_count() or 1
@@ -60,7 +67,10 @@ def serve_command(host: str, port: int, data, no_browser: bool) -> None:
     if not no_browser:
         threading.Timer(1.0, webbrowser.open, args=(address,)).start()
     try:
-        server = uvicorn.Server(uvicorn.Config(create_app(store, token, workers), log_level="warning"))
+        app = create_app(store, token, workers, allowed_hosts=names)
+        # Bounded: at most this many connections at once (beyond, 503), idle ones closed after 5 s.
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", limit_concurrency=1000,
+                                               timeout_keep_alive=5))
         try:
             server.run(sockets=[listener])
         except KeyboardInterrupt:

@@ -13,7 +13,7 @@ import secrets
 import threading
 import zipfile
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -48,7 +48,7 @@ from generator.web.batches import (
     upload_info,
     upload_summary,
 )
-from generator.web.guard import STATIC, Guard
+from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.practice import Practice, shapes_of
 from generator.web.store import NotFound, Store
 
@@ -56,8 +56,11 @@ from generator.web.store import NotFound, Store
 class App(Practice):
     """The routes over one store, with the process's tokens."""
 
-    def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None) -> None:
+    def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
+                 allowed_hosts: Iterable[str] = ()) -> None:
         self.store = store
+        self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)
+        """Host names this server answers to besides addresses and localhost (DNS rebinding is refused)."""
         self.workers = workers
         """Job processes kept warm, rendering batches beside this one."""
         self.token = token
@@ -65,6 +68,11 @@ class App(Practice):
         self.csrf = secrets.token_urlsafe(32)
         """Sent with every page, required with every state-changing request."""
         self.lock = threading.Lock()  # one render at a time: WeasyPrint's objects are per process
+
+    def _locked(self, work, *args):
+        """`work` under the render lock (WeasyPrint's objects are per process): for a pool thread."""
+        with self.lock:
+            return work(*args)
 
     # --- routes -------------------------------------------------------------------------------
 
@@ -106,11 +114,11 @@ class App(Practice):
                 errors[name] = str(error)
         blank = ticked(values, "blank")
         if not errors:
-            with self.lock:
-                if blank:
-                    data, errors = blank_pdf(values, uploads)
-                else:
-                    batch_id, errors = make_batch(self.store, values, uploads, self.workers)
+            if blank:
+                data, errors = await self.off_loop(self._locked, blank_pdf, values, uploads)
+            else:
+                batch_id, errors = await self.off_loop(self._locked, make_batch, self.store, values, uploads,
+                                                       self.workers)
         if errors:
             return self._home(request, values, errors, held, 400)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
@@ -136,14 +144,14 @@ class App(Practice):
     async def class_page(self, request: Request) -> Response:
         """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
         batch = self.store.batch(request.path_params["batch_id"])
-        graded = self.store.graded(batch)
+        graded = await self.off_loop(self.store.graded, batch)
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
                          labels=[label for label, _, _ in _labels(graded)])
 
     async def class_file(self, request: Request) -> Response:
         """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
         batch = self.store.batch(request.path_params["batch_id"])
-        graded = self.store.graded(batch)
+        graded = await self.off_loop(self.store.graded, batch)
         name = request.path_params["name"]
         settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
         grades = [g.grade for g in graded]
@@ -153,8 +161,8 @@ class App(Practice):
         if not graded:
             raise NotFound("no sheet of this batch is saved yet")
         if name == "report.pdf":
-            with self.lock:
-                return Response(report_pdf(grades, settings), media_type="application/pdf")
+            return Response(await self.off_loop(self._locked, report_pdf, grades, settings),
+                            media_type="application/pdf")
         if name == "report.html":
             response = HTMLResponse(report_html(class_report(grades), settings, "/preview/"))
             response.headers["x-frame"] = "report"  # framed by the class page, like the preview
@@ -163,8 +171,8 @@ class App(Practice):
         chosen = [g for g in graded if codes.get(name) == g.grade.code]
         if not chosen:
             raise NotFound("no such file")
-        with self.lock:
-            return Response(graded_pdf(chosen[0], settings), media_type="application/pdf")
+        return Response(await self.off_loop(self._locked, graded_pdf, chosen[0], settings),
+                        media_type="application/pdf")
 
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
@@ -172,7 +180,10 @@ class App(Practice):
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for name in batch.files():
-                archive.write(self.store.file(batch.id, name), f"{batch.id}/{name}")
+                try:
+                    archive.write(self.store.file(batch.id, name), f"{batch.id}/{name}")
+                except NotFound:  # a name its manifest lists that leads out of the batch: not in the zip
+                    continue
         return Response(buffer.getvalue(), media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{batch.id}.zip"'})
 
@@ -220,7 +231,7 @@ class App(Practice):
         values = {name: request.query_params.get(name, "") for name, _ in FIELDS}
         uploads = {name: self.store.held(request.query_params[f"held_{name}"]) for name, _ in UPLOADS
                    if request.query_params.get(f"held_{name}")}
-        html, errors = preview_html(values, request.query_params.get("key") == "1", uploads)
+        html, errors = await self.off_loop(preview_html, values, request.query_params.get("key") == "1", uploads)
         if errors:  # framed like the preview: the form reads the errors off it and shows each beside its field
             response = self.page(request, "preview-errors.html", 400, errors=errors, errors_json=json.dumps(errors))
         else:
@@ -242,10 +253,12 @@ class App(Practice):
         return FileResponse(templates_dir() / "web" / "static" / name, media_type=STATIC[name])
 
 
-def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None) -> Starlette:
+def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
+               allowed_hosts: Iterable[str] = ()) -> Starlette:
     """The ASGI app over `store`; `token`, when given, is required on every request; `workers`,
-    when given, render batches beside the server's own process."""
-    app = App(store, token, workers)
+    when given, render batches beside the server's own process; `allowed_hosts`: names it answers
+    to besides its addresses and localhost."""
+    app = App(store, token, workers, allowed_hosts)
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),
@@ -282,8 +295,11 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     async def failed(request: Request, exc: Exception) -> Response:
         return app.error(request, 500, "something went wrong on the server; nothing was saved")
 
+    async def slow(request: Request, exc: Exception) -> Response:
+        return app.error(request, 408, "the request took too long to arrive; send it again")
+
     handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
-                Exception: failed}
+                SlowClient: slow, Exception: failed}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 

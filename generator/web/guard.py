@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import ipaddress
 from typing import Optional
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,6 +22,47 @@ frames only of the app's own preview."""
 PREVIEW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self'; "
                "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
 """The preview is the sheet's own HTML: its styles inline, its fonts from the app, no script."""
+
+
+BODY_TIMEOUT = 20.0
+"""Seconds a client may take to send each piece of a request body: a slow client is cut off (408)."""
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header (or an Origin's netloc), without its port, lower-cased."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+def host_allowed(header: str, allowed: frozenset[str]) -> bool:
+    """Whether a request's Host is this server: an address (a rebinding attack needs a name), a
+    name of this machine (localhost), or a name the teacher allowed (`serve --allowed-host`)."""
+    name = host_name(header)
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name == "localhost" or name.endswith(".localhost") or name in allowed
+
+
+def same_origin(request: Request) -> bool:
+    """Whether a state-changing request comes from one of this app's own pages (or from no browser page at all)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False  # the browser says: another site's page sent it
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not a browser's cross-origin request (curl, a script): the CSRF token decides
+    if origin == "null":  # an opaque origin: only when the browser vouches that it is this site's page
+        return site == "same-origin"
+    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+
+
+class SlowClient(Exception):
+    """A request body that did not arrive in time."""
 
 
 class Guard:
@@ -37,6 +81,12 @@ class Guard:
             await self._headers(refusal)(scope, receive, send)
             return
 
+        async def timed_receive():  # a client that stops sending mid-body holds no worker for long
+            try:
+                return await asyncio.wait_for(receive(), BODY_TIMEOUT)
+            except asyncio.TimeoutError:
+                raise SlowClient() from None
+
         # A token given once in the address (as the server prints it) is kept in a cookie.
         keep = self.app.token is not None and request.query_params.get("token") == self.app.token
 
@@ -47,7 +97,7 @@ class Guard:
                 framed = any(k.lower() == b"x-frame" for k, _ in message.get("headers", []))
                 policy = PREVIEW_CSP if framed else CSP
                 headers += [(b"content-security-policy", policy.encode()), (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"no-referrer"),
+                            (b"referrer-policy", b"same-origin"),
                             (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY")]
                 if keep:
                     headers.append((b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; "
@@ -55,9 +105,14 @@ class Guard:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.asgi(scope, receive, send_secured)
+        await self.asgi(scope, timed_receive, send_secured)
 
     def _refusal(self, request: Request) -> Optional[Response]:
+        if not host_allowed(request.headers.get("host", ""), self.app.allowed_hosts):
+            return JSONResponse({"error": "this server does not answer to that host name; its teacher can allow it "
+                                          "with `attnsheet serve --allowed-host NAME`"}, status_code=421)
+        if request.method not in ("GET", "HEAD", "OPTIONS") and not same_origin(request):
+            return JSONResponse({"error": "a change sent from another site's page is refused"}, status_code=403)
         if self.app.token is not None:
             supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
                         or request.headers.get("x-attnsheet-token") or "")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
@@ -14,6 +16,10 @@ from generator.output.html import environment
 from generator.sheet.i18n import languages
 from generator.sheet.style import TONES
 
+T = TypeVar("T")
+HEAVY_THREADS = 2
+"""Long work at once (a batch, a big preview or practice shape, a report): beyond this it queues,
+in threads, so the event loop — and every student's save — never waits behind it."""
 LANG_COOKIE = "attnsheet_lang"
 """Keeps the language a reader chose with ?ui= (the browser's otherwise); `lang` is a sheet's language."""
 
@@ -39,6 +45,13 @@ class Pages:
     """Rendering and checking, for the routes (the app's `csrf` token is set by its subclass)."""
 
     csrf: str
+    _heavy: Optional[anyio.CapacityLimiter] = None
+
+    async def off_loop(self, work: Callable[..., T], *args, **kwargs) -> T:
+        """Run `work` in a thread of the bounded pool for long work, off the event loop."""
+        if self._heavy is None:  # made inside the running loop, as anyio wants
+            self._heavy = anyio.CapacityLimiter(HEAVY_THREADS)
+        return await anyio.to_thread.run_sync(functools.partial(work, *args, **kwargs), limiter=self._heavy)
 
     def language(self, request: Request, batch=None) -> str:
         """A page's language: its batch's; else ?ui=, the reader's cookie, or the browser's."""

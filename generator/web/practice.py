@@ -46,9 +46,9 @@ class Practice(Pages):
         return RedirectResponse(f"/practice/{code}", status_code=303)
 
     async def practice_sheet(self, request: Request) -> Response:
-        problem = self._practice_problem(request)
+        problem = await self._practice_problem(request)
         lang = self.language(request)
-        sheet_form = form(problem, solve(problem), lang)
+        sheet_form = await self.off_loop(lambda: form(problem, solve(problem), lang))  # a big shape takes seconds
         return self.page(request, "entry.html", lang=lang, batch=None,
                          sheet={"index": "", "code": problem.code, "student": {}}, form=sheet_form,
                          shapes_json=shapes_of(sheet_form), saved="null",
@@ -58,31 +58,37 @@ class Practice(Pages):
         """The projector: one sheet worked a cell at a time, a batch's or any public code's."""
         batch = None
         if "code" in request.path_params:
-            problem, lang = self._practice_problem(request), self.language(request)
+            problem, lang = await self._practice_problem(request), self.language(request)
         else:
             batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
             problem, lang = problem_from_json(sheet["problem"]), self.language(request, batch)
         if problem.kind != "attention":
             raise NotFound(translations(lang).gettext(
                 "the projector walks attention sheets; print this sheet's key instead"))
-        solution = solve(problem)
-        script = frames_json(frames(problem, solution, lang))
+        solution, script, sheet_form = await self.off_loop(self._walk, problem, lang)
         start = translations(lang).gettext("%(count)s steps: press → to begin") % {"count": len(script)}
         return self.page(request, "present.html", lang=lang, batch=batch, code=problem.code or "",
-                         form=form(problem, solution, lang), frames=json.dumps(script), start=start)
+                         form=sheet_form, frames=json.dumps(script), start=start)
 
     async def practice_grade(self, request: Request) -> Response:
         """The verdicts of what is typed on a practice sheet, and how each cell is computed."""
         self._check_csrf(request)
-        problem = self._practice_problem(request)
+        problem = await self._practice_problem(request)
         value = {**await self._json(request), "format": "attnsheet/answers@1", "code": problem.code}
         (pending,) = parse_answers_json(json.dumps(value), "answers")
         result = grade(problem, pending.answers(problem, Student(), problem.code))
         return JSONResponse({**grade_to_json(result),
                              "explain": explanations(problem, result, self.language(request))})
 
-    def _practice_problem(self, request: Request):
+    @staticmethod
+    def _walk(problem, lang: str) -> tuple:
+        """The solution, the projector's frames and the form of `problem` (long for a big shape)."""
+        solution = solve(problem)
+        return solution, frames_json(frames(problem, solution, lang)), form(problem, solution, lang)
+
+    async def _practice_problem(self, request: Request):
+        """The problem of the path's public code, drawn again off the event loop (a big shape's draw takes seconds)."""
         try:
-            return rebuild(request.path_params["code"])
+            return await self.off_loop(rebuild, request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None

@@ -24,6 +24,9 @@ from generator.output.manifest import Listed, read_manifest
 
 BATCH_ID = re.compile(r"batch-\d{4,6}")
 """The names the store gives batch folders."""
+PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,120}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(?:pdf|json|html)")
+"""A file name a batch may list: a plain name, at most one plain folder deep (worksheets/01-ana.pdf),
+never absolute, never `..` — a manifest's names are data, never a path as they come."""
 HELD_ID = re.compile(r"[0-9a-f]{32}")
 """The names the store gives the form's files it holds."""
 HELD_FOR = 24 * 3600
@@ -51,9 +54,11 @@ class StoredBatch:
         return self.manifest["sheets"]
 
     def files(self) -> list[str]:
-        """Every worksheet and key file it wrote, relative to its folder, and the manifest."""
-        names = {place["file"] for sheet in self.sheets for place in (sheet["worksheet"], sheet.get("key")) if place}
-        return sorted(names) + ["manifest.json"]
+        """Every worksheet and key file it wrote, relative to its folder, and the manifest: only
+        plain names (a planted manifest's `/etc/passwd` or `../x` is no file of the batch)."""
+        names = {place.get("file") for sheet in self.sheets for place in (sheet.get("worksheet"), sheet.get("key"))
+                 if isinstance(place, dict)}
+        return sorted(n for n in names if isinstance(n, str) and PLAIN_NAME.fullmatch(n)) + ["manifest.json"]
 
     def listed(self) -> dict[str, Listed]:
         """Its sheets by code, as `grade` finds them."""
@@ -91,7 +96,11 @@ class Store:
         batch = self.batch(batch_id)
         if name not in batch.files():
             raise NotFound("no such file")
-        return batch.folder / name
+        path = batch.folder / name
+        # A name that passed as plain may still lead out through a link planted in the folder.
+        if not path.resolve().is_relative_to(batch.folder.resolve()) or not path.is_file():
+            raise NotFound("no such file")
+        return path
 
     def sheet(self, batch_id: str, index: str) -> tuple[StoredBatch, dict]:
         """A batch and one of its sheets, by the sheet's 1-based index as text."""
