@@ -136,3 +136,49 @@ def test_long_work_runs_beside_the_event_loop_not_on_it(served, monkeypatch):
         release.set()
         worker.join(60)
     assert results["preview"] == 200
+
+
+def test_practice_never_states_a_value_before_the_student_has_worked_for_it(web):
+    """POST {} gives no value away; a cell's value is said only once the student has written it
+    and every box of the grids it is made from (whatever is typed, right or wrong)."""
+    import random
+
+    from generator.core.kinds import solve, step_inputs
+    from generator.draw.rebuild import rebuild
+
+    code = web.get("/practice?preset=easy").headers["location"].rsplit("/", 1)[1]
+    problem = rebuild(code)
+    url, headers = f"/api/practice/{code}/grade", {"x-csrf-token": web.csrf}
+    nothing = web.post(url, json={}, headers=headers).json()
+    said = [text for grids in nothing["explain"]["heads"] for grid in grids.values() for row in grid
+            for text in (row if isinstance(row, list) else [row]) if "from your own cells" in text]
+    assert said == []
+    head = solve(problem).heads[0]
+    true = {name: getattr(head, name) for name in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")}
+    true.update(Q_copy=head.Q, V_copy=head.V, K_T=[list(r) for r in zip(*head.K)], sums=list(head.sums))
+    inputs = {name: [k[1] for k in ks if k[0] is not None and k[1] in true]
+              for (h, name), ks in step_inputs(problem).items() if h == 1}
+    rng, stated = random.Random(7), 0
+    for _ in range(6):  # partly filled sheets, some cells wrong
+        grids = {}
+        for name, value in true.items():
+            if name == "sums":
+                grids[name] = [str(v) if rng.random() < 0.7 else None for v in value]
+            else:
+                grids[name] = [[(str(v + 1) if rng.random() < 0.1 else str(v)) if rng.random() < 0.7 else None
+                                for v in row] for row in value]
+        explain = web.post(url, json={"heads": [grids]}, headers=headers).json()["explain"]["heads"][0]
+
+        def full(name):
+            cells = grids[name] if name == "sums" else [v for row in grids[name] for v in row]
+            return all(v is not None for v in cells)
+
+        for name, grid in explain.items():
+            rows = [grid] if name == "sums" else grid
+            for i, row in enumerate(rows):
+                for j, text in enumerate(row):
+                    if "from your own cells" in text:
+                        stated += 1
+                        written = grids[name][j] if name == "sums" else grids[name][i][j]
+                        assert written is not None and all(full(k) for k in inputs[name]), (name, i, j, text)
+    assert stated > 0  # where the student has worked for it, the value is said

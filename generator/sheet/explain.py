@@ -5,6 +5,7 @@ from __future__ import annotations
 from generator.core.engine import hand_divisor
 from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
+from generator.core.kinds import step_inputs
 from generator.core.numbers import sheet_value
 from generator.core.problem import Problem
 from generator.sheet.i18n import translations
@@ -60,22 +61,32 @@ def _layer_formula(problem, step: str, i: int, j: int, _) -> str:
     return words.get(step, step) % {"a": a, "b": b, "s": source}
 
 
-def _cell(problem: Problem, s: StepGrade, i: int, j: int, _) -> str:
+def _cell(problem: Problem, s: StepGrade, i: int, j: int, _, ready: bool) -> str:
     verdict = s.verdicts[i][j]
     if verdict == "masked":
         return _("struck out by the causal mask: nothing to write")
     carried, expected = s.carried[i][j], s.expected[i][j]
     layered = problem.kind != "attention" and s.head is None
     text = _layer_formula(problem, s.step, i, j, _) if layered else _formula(problem, s.step, i, j, _)
+    if not ready:  # its value is the student's to find: said only once what it is made from is written
+        return text + "; " + _("fill in the boxes it is made from first")
+    if verdict == "blank":  # and once they have tried it themselves
+        return text
     if carried is not None and carried != expected:
         return text + "; " + _("from your own cells: %(v)s") % {"v": sheet_value(carried)}
     return text + "; " + _("from your own cells: %(v)s (right so far)") % {"v": sheet_value(expected)}
 
 
 def explanations(problem: Problem, grade: Grade, lang: str = "en") -> dict:
-    """Every cell's rule and the value the student's own earlier cells give it, shaped as the
-    cells of grade@1 (heads, then Z and output)."""
+    """Every cell's rule and, once the student has written it and every box of the grids it is
+    made from, the value their own cells give it, shaped as the cells of grade@1 (heads, then Z
+    and output). A value is never stated before: that would be the answer, given away."""
     _ = translations(lang).gettext
     # A block's heads are its attention problem's: their rules (scaling, powers) are its.
     heads = problem.attention_problem() if problem.kind == "transformer" and problem.heads else problem
-    return cells_json(grade, lambda s, i, j: _cell(problem if s.head is None else heads, s, i, j, _))
+    written = {(s.head, s.step): all(v != "blank" for row in s.verdicts for v in row) for s in grade.steps}
+    inputs = step_inputs(problem)
+    # A given (X, the weights) is on the sheet: it counts as written.
+    ready = {key: all(written.get(k, k not in inputs) for k in needs) for key, needs in inputs.items()}
+    return cells_json(grade, lambda s, i, j: _cell(problem if s.head is None else heads, s, i, j, _,
+                                                   ready.get((s.head, s.step), False)))

@@ -80,6 +80,12 @@ def step_names(problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return kind.HEAD_STEPS, kind.FINAL_STEPS
 
 
+def step_inputs(problem) -> dict[Key, tuple[Key, ...]]:
+    """Each step's inputs, by key: the givens and the earlier steps its cells are computed from."""
+    kind = kind_of(problem)
+    return {step.key: step.inputs for step in kind.steps(kind.column_twin(problem))}
+
+
 def heads_of(problem) -> int:
     """How many heads a problem's sheet has (0 for a kind without attention to work)."""
     return len(getattr(problem, "heads", ()) or ())
