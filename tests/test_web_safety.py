@@ -182,3 +182,20 @@ def test_practice_never_states_a_value_before_the_student_has_worked_for_it(web)
                         written = grids[name][j] if name == "sums" else grids[name][i][j]
                         assert written is not None and all(full(k) for k in inputs[name]), (name, i, j, text)
     assert stated > 0  # where the student has worked for it, the value is said
+
+
+def test_a_web_batch_has_private_codes_only_the_servers_secret_rebuilds(web, tmp_path, run):
+    location = make(web)
+    manifest = json.loads(web.get(location + "/files/manifest.json").text)
+    code = manifest["sheets"][0]["code"]
+    assert web.get(f"/present/{code}").status_code == 404 and web.get(f"/practice/{code}").status_code == 404
+    assert web.get(location + "/present/1").status_code == 200  # the teacher's projector: from the manifest
+    secret = tmp_path / "data" / "secret"
+    assert oct(secret.stat().st_mode & 0o777) == "0o600"
+    assert run("key", code, "--out", str(tmp_path / "k")).code == 1
+    r = run("key", code, "--secret-file", str(secret), "--out", str(tmp_path / "k"))
+    assert r.code == 0, r.err
+    rebuilt = json.loads(next((tmp_path / "k").glob("*-manifest.json")).read_text())["sheets"][0]
+    assert rebuilt["problem"] == manifest["sheets"][0]["problem"]
+    # A second server on the same folder keeps the same secret.
+    assert Store(tmp_path / "data").secret == Store(tmp_path / "data").secret

@@ -134,3 +134,29 @@ def load_problems(path: str) -> list[Problem]:
 def label_of(path: str) -> str:
     """How an input is named in messages."""
     return "stdin" if path == "-" else path
+
+
+def secret_option(make: bool) -> Callable:
+    """--secret-file: the teacher's secret, which alone draws (and redraws) a private batch's numbers."""
+    words = ("Make the codes private: the numbers are drawn from this secret file, and only it rebuilds "
+             "the keys (made on first use; keep it safe)." if make else
+             "The secret file a batch with private codes was made with (generate --secret-file).")
+    return click.option("--secret-file", "secret_file", type=click.Path(dir_okay=False, path_type=Path),
+                        default=None, help=words)
+
+
+def load_secret(path: Optional[Path], make: bool = False):
+    """The secret in --secret-file (None without one); with `make`, a missing file is made, and said."""
+    from generator.draw.private import read_secret, write_secret
+
+    if path is None:
+        return None
+    if make and not path.exists():
+        try:
+            secret = write_secret(path)
+        except OSError as error:
+            raise InputError(f"cannot make the secret file {path}: {error.strerror or error}") from None
+        say(f"made a new secret file {path} (readable by you alone): keep it, and keep it private — "
+            "without it no key of this batch can be rebuilt, and with it anyone can")
+        return secret
+    return read_secret(path)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, OutPath, check_encoding, emit, read_text, say
+from generator.cli.common import InFile, OutPath, check_encoding, emit, load_secret, read_text, say, secret_option
 from generator.core.answers import parse_answers, skeleton
 from generator.core.errors import InputError
 from generator.core.formats import dumps
@@ -31,14 +31,14 @@ from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
 
 
-def load_manifest(path: Optional[str]) -> tuple[Optional[dict[str, Listed]], dict]:
-    """The sheets of a manifest file, by code, each checked against its code (None when no
-    manifest was given), and its paper, language and title."""
+def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, Listed]], dict]:
+    """The sheets of a manifest file, by code, each checked against its code (with the teacher's
+    `secret` for private codes; None when no manifest was given), and its paper, language and title."""
     if path is None:
         return None, {}
     text = read_text(path)
     sheets = read_manifest(text, path)
-    check_codes(sheets, path)
+    check_codes(sheets, path, secret)
     return sheets, manifest_settings(text, path)
 
 
@@ -50,7 +50,8 @@ def load_manifest(path: Optional[str]) -> tuple[Optional[dict[str, Listed]], dic
 @click.option("--out", type=OutPath(dir_okay=False, allow_dash=True, path_type=Path), default=None,
               help="Write the JSON to this file instead of stdout (- is stdout).")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-def answers_command(code, manifest, every, out, force) -> None:
+@secret_option(make=False)
+def answers_command(code, manifest, every, out, force, secret_file) -> None:
     """Write the empty attnsheet/answers@1 skeleton of sheet CODE, to fill with what a student wrote.
 
     Every grid is in the shape and layout the sheet prints, every cell null. A cell takes an
@@ -61,7 +62,8 @@ def answers_command(code, manifest, every, out, force) -> None:
       attnsheet answers 72Y2-F --out ana.json
       attnsheet answers --manifest output/manifest.json --all --out answers.json
     """
-    sheets, _ = load_manifest(manifest)
+    secret = load_secret(secret_file)
+    sheets, _ = load_manifest(manifest, secret)
     if every:
         if sheets is None or code is not None:
             raise click.UsageError("--all writes one skeleton per sheet of --manifest; give --manifest and no CODE")
@@ -74,7 +76,7 @@ def answers_command(code, manifest, every, out, force) -> None:
             raise InputError(f"sheet {code[:40]!r} is not in {manifest}")
         value = skeleton(listed.problem, listed.code, listed.student)
     else:
-        problem = rebuild(code)
+        problem = rebuild(code, secret=secret)
         value = skeleton(problem, problem.code)
     text = dumps(value) + "\n"
     if out is None or str(out) == "-":
@@ -105,8 +107,9 @@ def answers_command(code, manifest, every, out, force) -> None:
 @click.option("--gradebook", "systems", type=click.Choice(SCHOOL_SYSTEMS), multiple=True,
               help="Also write gradebook-SYSTEM.csv in the columns that school system imports (repeatable).")
 @click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
+@secret_option(make=False)
 def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, paper, lang, csv_dialect, systems,
-                  force) -> None:
+                  force, secret_file) -> None:
     """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
 
     A step done right from the student's own wrong numbers earns its point ("carried"). Each
@@ -120,12 +123,13 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
     """
     if systems and out is None:
         raise click.UsageError("--gradebook writes into --out: give --out DIR")
-    sheets, chosen = load_manifest(manifest)  # and the batch's own paper, language and title
+    secret = load_secret(secret_file)
+    sheets, chosen = load_manifest(manifest, secret)  # and the batch's own paper, language and title
     pendings = []
     for path in answer_files:
         label = "stdin" if path == "-" else path
         pendings += parse_answers(read_text(path, encoding), label)
-    graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest))
+    graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret)
     grades = [g.grade for g in graded]
     if out is not None:
         targets = {out / "gradebook.csv": gradebook_csv(grades, csv_dialect),

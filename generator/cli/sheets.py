@@ -15,8 +15,10 @@ from generator.cli.common import (
     check_encoding,
     explicit,
     load_problems,
+    load_secret,
     read_text,
     say,
+    secret_option,
     sheet_options,
 )
 from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
@@ -24,6 +26,7 @@ from generator.cli.settingopts import setting_option
 from generator.core.kinds import solve
 from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
+from generator.draw.private import is_private
 from generator.draw.rebuild import rebuild
 from generator.draw.search import fresh_seed
 from generator.draw.sheetcodes import decode_code, read_own_code
@@ -86,10 +89,11 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
 @draw_options
 @setting_option("title")
 @setting_option("split")
+@secret_option(make=True)
 @sheet_options
 @click.pass_context
-def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split, out,
-                     paper, lang, fmt, worked, decimal_comma, force, stamp, jobs, **params) -> None:
+def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split,
+                     secret_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -98,7 +102,9 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
 
     With --problem FILE the sheets carry your own numbers (a lecture's, a textbook's), each
     with a code made from its content: `attnsheet key CODE --problem FILE` rebuilds it. With
-    --blank they are templates for a student's own numbers: no key, no manifest.
+    --blank they are templates for a student's own numbers: no key, no manifest. With
+    --secret-file FILE the codes are private: only `attnsheet key CODE --secret-file FILE`
+    rebuilds a key, so a student holding the code and the public tool cannot.
 
     \b
     Example:
@@ -106,6 +112,7 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
       attnsheet generate --roster roster.csv --lang es --paper letter --split
       attnsheet generate --problem generator/examples/classic.json --count 30
       attnsheet generate --blank --heads 2 --output-projection
+      attnsheet generate --count 30 --secret-file ~/attnsheet.secret
     """
     if count is not None and roster is not None:
         raise click.UsageError("use --count or --roster, not both")
@@ -120,6 +127,10 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
                                       "a blank template has no numbers to draw"))
         if blank and worked:
             raise click.UsageError("--blank has no key, so no worked example: drop --worked")
+        if secret_file is not None:
+            raise click.UsageError(f"{used} takes no --secret-file: "
+                                   + ("its codes name your own numbers, which you hold" if problem_file
+                                      else "a blank template has no numbers to keep private"))
     options = options_from(params, drawn=problem_file is None and not blank,
                            given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
     problems = load_problems(problem_file) if problem_file is not None else None
@@ -133,9 +144,10 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
         sheets = blank_sheets(options, students)
         origin, seed = Origin(options=options, roster=roster), None
     else:
+        secret = load_secret(secret_file, make=True)
         fresh = seed is None
         seed = fresh_seed() if fresh else seed
-        sheets, origin = make_sheets(options, seed, students), Origin(options=options, roster=roster)
+        sheets, origin = make_sheets(options, seed, students, secret=secret), Origin(options=options, roster=roster)
         if fresh:
             say(f"seed {seed} (rebuild this batch with --seed {seed})")
     batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt, force=force,
@@ -147,12 +159,15 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
 @click.argument("code")
 @click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
               help="The problem file a teacher's own sheet was printed from (its code names its content).")
+@secret_option(make=False)
 @sheet_options
-def key_command(code, problem_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs) -> None:
+def key_command(code, problem_file, secret_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp,
+                jobs) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
-    into --out. A sheet of your own numbers needs its problem file too (--problem).
+    into --out. A sheet of your own numbers needs its problem file too (--problem); a sheet
+    with a private code, the secret file it was made with (--secret-file).
 
     \b
     Example:
@@ -163,8 +178,10 @@ def key_command(code, problem_file, out, paper, lang, fmt, worked, decimal_comma
     if own is None and problem_file is not None:
         raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
     problems = load_problems(problem_file) if problem_file is not None else ()
-    problem = rebuild(code, problems, problem_file or "the file")
-    if own is not None:
+    problem = rebuild(code, problems, problem_file or "the file", secret=load_secret(secret_file))
+    if is_private(code):  # its seed is the secret's: the manifest names the code alone
+        sheet, origin, seed = Sheet(1, Student(), problem, solve(problem)), Origin(code=problem.code), None
+    elif own is not None:
         sheet, origin, seed = Sheet(own.index + 1, Student(), problem, solve(problem)), Origin(
             code=own.code, problem_file=problem_file), None
     else:

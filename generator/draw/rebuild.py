@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Optional, Sequence
 
 from generator.core.problem import Problem
 from generator.draw.codes import CodeError
+from generator.draw.private import Secret, is_private, private_problem
 from generator.draw.search import draw
 from generator.draw.sheetcodes import content_key, decode_code, read_own_code
 
 
-def rebuild(code: str, problems: Sequence[Problem] = (), where: str = "the file") -> Problem:
+def rebuild(code: str, problems: Sequence[Problem] = (), where: str = "the file",
+            secret: Optional[Secret] = None) -> Problem:
     """The problem a sheet code was printed for, with its code as printed: redrawn for a drawn
-    code; for a teacher's own problem, the one among `problems` with the numbers the code names
-    (`where` says where they came from, for the message)."""
+    code (a private one with the teacher's `secret`); for a teacher's own problem, the one among
+    `problems` with the numbers the code names (`where` says where they came from, for the message)."""
+    if is_private(code):
+        return private_problem(code, secret)
     own = read_own_code(code)
     if own is None:
         d = decode_code(code)

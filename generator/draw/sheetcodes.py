@@ -38,6 +38,9 @@ d_k-1, heads-1 (gamma), output projection and causal (1 bit each); then the seed
 as in every layout. Attention's codes (versions 1 to 3) are unchanged: every code printed
 before the kinds rebuilds its sheet."""
 
+PRIVATE_VERSION = 5
+"""The version field of a private code (draw/private.py): the numbers need the teacher's secret."""
+
 OWN_VERSION = 7
 """The version field of a teacher's own problem: its code names the content, not a draw."""
 
@@ -234,6 +237,9 @@ def decode_code(code: str) -> Decoded:
         raise CodeError(f"{_shown(code)} is not a sheet code")
     if version == KIND_VERSION:
         return _decode_kind(r, code)
+    if version == PRIVATE_VERSION:
+        raise CodeError(f"sheet {_shown(code)} has a private code: its key needs the teacher's secret file "
+                        "(--secret-file FILE)")
     if version == OWN_VERSION:
         read_own_code(code)  # a mistyped one is said as such
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "

@@ -75,12 +75,21 @@ class Written:
     """Files of an earlier batch in the same folder that this one replaced (with --force)."""
 
 
-def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0) -> tuple[Sheet, ...]:
-    """Draw and solve one problem per student (blank students for a plain --count)."""
+def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0,
+                secret=None) -> tuple[Sheet, ...]:
+    """Draw and solve one problem per student (blank students for a plain --count); with a
+    `secret` (draw/private.Secret) the numbers are drawn from it and the codes are private."""
     # Imported here: job processes, which only render, need neither the drawing nor numpy.
     from generator.draw.search import draw
 
-    problems = draw(options, seed, count=len(students), start=start)
+    if secret is None:
+        problems = draw(options, seed, count=len(students), start=start)
+    else:
+        from generator.draw.private import private_coder
+
+        code = private_coder(options, seed, secret)  # the seed is the batch's tag; the numbers are the secret's
+        problems = [replace(p, code=code(start + i))
+                    for i, p in enumerate(draw(options, secret.seed(seed), count=len(students), start=start))]
     return tuple(
         Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
     )

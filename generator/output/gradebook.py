@@ -25,12 +25,13 @@ from generator.sheet.model import Settings
 from generator.sheet.sheets import sheet_view
 
 
-def _rebuilt(code: str, where: str, problems: Sequence[Problem] = ()) -> Problem:
-    """The problem a sheet's code rebuilds (drawn again, or found among `problems` by content)."""
+def _rebuilt(code: str, where: str, problems: Sequence[Problem] = (), secret=None) -> Problem:
+    """The problem a sheet's code rebuilds (drawn again, with the teacher's `secret` for a private
+    code, or found among `problems` by content)."""
     from generator.draw.rebuild import rebuild  # the drawing (and numpy) only when a code needs it
 
     try:
-        return rebuild(code, problems)
+        return rebuild(code, problems, secret=secret)
     except AttnsheetError as error:
         raise AnswersError(f"{where}: {error}") from None
 
@@ -46,7 +47,7 @@ class Graded:
 
 
 def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
-              manifest_label: str = "the manifest") -> list[Graded]:
+              manifest_label: str = "the manifest", secret=None) -> list[Graded]:
     """Grade every sheet's answers against the teacher's truth; the same sheet twice is an error.
 
     With a manifest, a sheet's problem comes from the manifest alone: a code not in it, or
@@ -64,7 +65,7 @@ def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]]
             if student == Student():
                 student = listed.student
         elif code is not None:
-            problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,))
+            problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,), secret)
             if pending.problem is not None and not same_numbers(pending.problem, problem):
                 raise AnswersError(f"{where}: its problem is not the one sheet {problem.code} was printed with; "
                                    "grade it with the batch's manifest (--manifest)")

@@ -143,18 +143,30 @@ def read_manifest(text: str, label: str) -> dict[str, Listed]:
 
 
 
-def check_codes(listed: dict[str, Listed], label: str) -> None:
+def check_codes(listed: dict[str, Listed], label: str, secret=None) -> None:
     """Fail unless every sheet's problem is the one its code names: a drawn code's problem drawn
-    again, a teacher's own problem's numbers checked against its code. A manifest edited by hand
-    or with its sheets swapped is refused, naming the first sheet that does not match."""
+    again, a teacher's own problem's numbers checked against its code, a private code's drawn
+    again with the teacher's `secret` (a draw/private.Secret; without it a private sheet's
+    numbers cannot be checked, and the manifest's are taken). A manifest edited by hand or with
+    its sheets swapped is refused, naming the first sheet that does not match."""
     from generator.core.problem import same_numbers
     from generator.draw.codes import CodeError  # the drawing (and numpy) load only to check
+    from generator.draw.private import read_private
     from generator.draw.search import draw_keys
     from generator.draw.sheetcodes import content_key, decode_code, read_own_code
 
     drawn: dict = {}  # options -> [(seed, index), listed]: one draw per batch of options
     for sheet in listed.values():
         try:
+            private = read_private(sheet.code)
+            if private is not None:
+                if secret is None:
+                    continue
+                if secret.check(private.inner.seed) != private.check:
+                    raise AnswersError(f"{label}: sheet {private.code} was not made with this secret file")
+                key = (secret.seed(private.inner.seed), private.inner.index)
+                drawn.setdefault(private.inner.options, []).append((key, sheet))
+                continue
             own = read_own_code(sheet.code)
             if own is not None:
                 if content_key(sheet.problem) != own.key:

@@ -179,7 +179,8 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
             sheets, origin, seed = own_sheets(problems, students), Origin(problem_file="(uploaded)"), None
         else:
             seed = fresh_seed() if seed is None else seed
-            sheets, origin = make_sheets(options, seed, students), Origin(options=options)
+            # Private codes: only the server's secret rebuilds a key, so a code handed out is no key.
+            sheets, origin = make_sheets(options, seed, students, secret=store.secret), Origin(options=options)
     except AttnsheetError as error:  # the CLI's own words: a roster, a problem file, a draw that cannot be
         return None, {"form": str(error)}
     batch_id, folder = store.new_folder()

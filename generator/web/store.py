@@ -18,6 +18,7 @@ from typing import Optional
 from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
+from generator.draw.private import Secret, read_secret, write_secret
 from generator.output.files import ensure_folder, write_atomic
 from generator.output.gradebook import Graded, grade_all
 from generator.output.manifest import Listed, read_manifest
@@ -71,6 +72,9 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root = root
         ensure_folder(root / "batches")
+        self.secret = _server_secret(root / "secret")
+        """The server's secret: its batches' codes are private, their keys rebuilt with it alone
+        (`attnsheet key CODE --secret-file DATA/secret`)."""
 
     def ids(self) -> list[str]:
         """Every batch, newest first."""
@@ -160,3 +164,11 @@ class Store:
         if not HELD_ID.fullmatch(held_id) or not path.is_file():
             raise NotFound("the file the form held is gone (kept one day): choose it again")
         return path.read_bytes()
+
+
+def _server_secret(path: Path) -> Secret:
+    """The data folder's secret, made (readable by its owner alone) the first time the server starts."""
+    try:
+        return write_secret(path)
+    except FileExistsError:  # made before, or by another server process just now
+        return read_secret(path)
