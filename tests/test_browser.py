@@ -19,11 +19,11 @@ from playwright.sync_api import expect, sync_playwright
 from pypdf import PdfReader
 from test_grade import work
 
+from generator.app.store import Store
 from generator.core.formats import problem_from_json
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
 from generator.web.app import create_app
-from generator.web.store import Store
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

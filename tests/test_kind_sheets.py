@@ -96,8 +96,8 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
 
     from starlette.testclient import TestClient
 
+    from generator.app.store import Store
     from generator.web.app import create_app
-    from generator.web.store import Store
 
     web = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1", follow_redirects=False)
     home = web.get("/").text

@@ -10,8 +10,8 @@ import pytest
 from procs import children, running
 from starlette.testclient import TestClient
 
+from generator.app.store import Store
 from generator.web.app import create_app
-from generator.web.store import Store
 
 
 @pytest.fixture
@@ -107,8 +107,11 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     assert graded["cells"]["heads"][0]["Q"][0][0] == "wrong"
     saved = web.post(f"/api{location}/sheets/1/save", json=answers, headers=headers).json()
     assert saved == {"saved": True, "points": 151, "total": 152}
-    folder = tmp_path / "data" / "batches" / "batch-0001"
     assert "151/152" in web.get(location).text  # the gradebook shows it
+    # `export` writes what was saved as the CLI's files; `grade` reads them to the same grade.
+    folder = tmp_path / "exported"
+    r = run("export", "batch-0001", "--data", str(tmp_path / "data"), "--out", str(folder))
+    assert r.code == 0, r.err
     r = run("grade", str(folder / "answers" / "001.json"), "--manifest", str(folder / "manifest.json"), "--json")
     assert r.code == 0 and json.loads(r.out) == json.loads((folder / "grades" / "001.json").read_text())
     # The class page: the gradebook, the item analysis and the class's files, from what was saved.

@@ -15,10 +15,10 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
+from generator.app.store import Store
 from generator.web import app as web_app
 from generator.web import guard
 from generator.web.app import create_app
-from generator.web.store import Store
 
 
 @pytest.fixture
@@ -57,22 +57,28 @@ def test_a_change_from_another_sites_page_is_refused_even_with_the_token(web):
 
 
 def test_a_planted_manifest_names_no_file_outside_its_batch(web, tmp_path):
-    location = make(web)
-    folder = tmp_path / "data" / "batches" / "batch-0001"
+    make(web)
+    # A folder planted in the data folder (as an older attnsheet kept batches), imported on start.
+    import shutil
+
+    source, folder = tmp_path / "data" / "batches" / "batch-0001", tmp_path / "data" / "batches" / "batch-0002"
+    shutil.copytree(source, folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["sheets"][0]["worksheet"]["file"] = "/etc/passwd"
     manifest["sheets"][1]["worksheet"]["file"] = "../../../../../etc/hostname"
     manifest["sheets"][1]["key"]["file"] = "keys/../../../../etc/hostname"
-    (folder / "manifest.json").write_text(json.dumps(manifest))
     (folder / "link.pdf").symlink_to("/etc/hostname")
     manifest["sheets"][0]["key"]["file"] = "link.pdf"
     (folder / "manifest.json").write_text(json.dumps(manifest))
+    client = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1")
+    location = "/batches/batch-0002"
+    assert client.get(location).status_code == 200
     for name in ("/etc/passwd", "%2Fetc%2Fpasswd", "../../../../../etc/hostname", "link.pdf"):
-        assert web.get(f"{location}/files/{name}").status_code == 404, name
-    page = web.get(location).text
+        assert client.get(f"{location}/files/{name}").status_code == 404, name
+    page = client.get(location).text
     assert "/etc/passwd" not in page and "hostname" not in page
-    names = zipfile.ZipFile(io.BytesIO(web.get(location + "/files.zip").content)).namelist()
-    assert names == ["batch-0001/manifest.json"]  # plain names only: the planted ones are no files of the batch
+    names = zipfile.ZipFile(io.BytesIO(client.get(location + "/files.zip").content)).namelist()
+    assert names == ["batch-0002/manifest.json"]  # plain names only: the planted ones are no files of the batch
 
 
 def test_answers_nested_too_deep_are_one_clear_line(web):

@@ -80,11 +80,14 @@ WORDS = {
     "title": (N_("Title"), "class"), "split": (N_("One file per student"), "sheets"), "paper": (N_("Paper"), "sheets"),
     "lang": (N_("Language"), "sheets"), "worked": (N_("Worked example on keys"), "sheets"),
     "decimal_comma": (N_("Decimal comma"), "sheets"),
+    "feedback": (N_("What students see when they hand in"), "students"),
+    "release": (N_("When they see it"), "students"),
 }
 """What the web form calls each setting, and where it shows it."""
 
 GROUPS = (("class", N_("The class")), ("exercise", N_("The exercise")), ("shape", N_("Its shape")),
-          ("rules", N_("Its rules")), ("sheets", N_("The sheets")), ("advanced", N_("Advanced")))
+          ("rules", N_("Its rules")), ("sheets", N_("The sheets")), ("students", N_("Students hand in")),
+          ("advanced", N_("Advanced")))
 """The form's groups, in order; the last is closed until opened."""
 
 
@@ -136,6 +139,11 @@ SETTINGS = _settings(
     Setting("worked", "--worked", "Keys also work out one dot product and one softmax.", "flag", False),
     Setting("decimal_comma", "--decimal-comma", "Write decimals as 0,38 (--decimal-point: 0.38).", "switch", None,
             shown="a comma in Spanish, a point in English", off="--decimal-point"),
+    # The web app's alone (a batch a server keeps): no flag.
+    Setting("feedback", "", "none: “received” only; verdicts: right, carried or wrong per box and the points, no "
+            "value; full: each box's expected value too.", "choice", "verdicts", choices=("none", "verdicts", "full")),
+    Setting("release", "", "now: as soon as they hand in; later: when you release it on the class page.", "choice",
+            "now", choices=("now", "later")),
 )
 """Every setting a batch takes, in the order `--help` and the form show them."""
 
@@ -188,4 +196,4 @@ def value_range(text: str, setting: Setting) -> tuple[int, int]:
 
 
 def _invalid(setting: Setting, why: str) -> str:
-    return f"Invalid value for '{setting.flag}': {why}"
+    return f"Invalid value for '{setting.flag or setting.name}': {why}"

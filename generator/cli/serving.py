@@ -24,14 +24,17 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Folder for batches, answers and grades (default: your user data folder).")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--database", default=None, metavar="URL",
+              help="A PostgreSQL database (postgresql://…) for a school server run as several processes "
+                   "(default: SQLite, one file in --data).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A host name the server answers to (repeatable), e.g. the school's name for this machine; "
                    "addresses, localhost and --host's name always are.")
-def serve_command(host: str, port: int, data, no_browser: bool, allowed_hosts: tuple[str, ...]) -> None:
+def serve_command(host: str, port: int, data, no_browser: bool, database, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
-    The batches, answers and grades are the CLI's own files (manifest.json, answers@1,
-    grade@1) under --data/batches: `attnsheet grade` reads what the web app saved.
+    Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
+    and grades saved live in the database (`attnsheet export` writes them as files for the CLI).
 
     \b
     Example:
@@ -42,11 +45,11 @@ def serve_command(host: str, port: int, data, no_browser: bool, allowed_hosts: t
 
     import uvicorn
 
+    from generator.app.store import Store
     from generator.output.batch import warm_renderer
     from generator.output.jobs import Workers
     from generator.output.pdf import renderer
     from generator.web.app import create_app, folder_of
-    from generator.web.store import Store
 
     store = Store(folder_of(data))  # a data folder that cannot be made fails here, in one line
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
@@ -107,3 +110,43 @@ def bind(host: str, port: int) -> socket.socket:
             raise InputError(f"cannot listen on {host}: not an address of this machine") from None
         raise InputError(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
     return listener
+
+
+@click.command("export")
+@click.argument("batch")
+@click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
+              help="The web app's data folder (default: your user data folder).")
+@click.option("--database", default=None, metavar="URL", help="The server's PostgreSQL database, if it uses one.")
+@click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
+              help="Folder to write manifest.json, answers/NNN.json and grades/NNN.json into.")
+@click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
+def export_command(batch: str, data, database, out: Path, force: bool) -> None:
+    """Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI.
+
+    \b
+    Example:
+      attnsheet export batch-0003 --data ~/classes --out period3
+      attnsheet grade period3/answers/*.json --manifest period3/manifest.json --out period3/grades
+    """
+    from generator.app.store import Store
+    from generator.core.formats import dumps
+    from generator.output.staging import Staging
+    from generator.web.app import folder_of
+
+    root = folder_of(data)
+    if not (root / "batches").is_dir():
+        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
+    store = Store(root, database)
+    try:
+        stored = store.batch(batch)
+        saves = store.saves(stored)
+    finally:
+        store.close()
+    # Staged, then moved in together: all of the files or none.
+    with Staging(out, force) as stage:
+        stage.write(out / "manifest.json", (dumps(stored.manifest) + "\n").encode("utf-8"))
+        for index, answers, grade in saves:
+            stage.write(out / "answers" / f"{index:03d}.json", (dumps(answers) + "\n").encode("utf-8"))
+            stage.write(out / "grades" / f"{index:03d}.json", (dumps(grade) + "\n").encode("utf-8"))
+        stage.commit()
+    say(f"wrote manifest.json and {len(saves)} answers and grade{'s' if len(saves) != 1 else ''} of {batch} to {out}")

@@ -21,14 +21,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from generator.core.answers import parse_answers_json
+from generator.app.classroom import grade_sheet, save_sheet
+from generator.app.store import NotFound, Store
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grade import step_label
-from generator.core.grades import cells_json, grade_to_json
-from generator.core.kinds import grade, solve
-from generator.core.numbers import sheet_value
-from generator.core.student import Student
+from generator.core.kinds import solve
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
 from generator.output.html import report_html
 from generator.output.jobs import Workers
@@ -50,7 +48,6 @@ from generator.web.batches import (
 )
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.practice import Practice, shapes_of
-from generator.web.store import NotFound, Store
 
 
 class App(Practice):
@@ -205,26 +202,16 @@ class App(Practice):
     async def grade_api(self, request: Request) -> Response:
         """Grade what is typed so far: the verdict of every cell, the points, and (the teacher
         holds the key) each cell's expected value given the cells entered so far."""
-        batch, sheet, answers = await self._answers(request)
-        return JSONResponse({**answers["grade"], "expected": answers["expected"]})
-
-    async def save(self, request: Request) -> Response:
-        batch, sheet, answers = await self._answers(request)
-        self.store.save(batch, sheet, answers["answers"], answers["grade"])
-        return JSONResponse({"saved": True, "points": answers["grade"]["points"], "total": answers["grade"]["total"]})
-
-    async def _answers(self, request: Request) -> tuple:
         self._check_csrf(request)
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        value = {**await self._json(request), "format": "attnsheet/answers@1", "code": sheet["code"]}
-        (pending,) = parse_answers_json(json.dumps(value), "answers")
-        problem = problem_from_json(sheet["problem"])
-        student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
-        result = grade(problem, pending.answers(problem, student, sheet["code"]))
-        value["student"] = sheet["student"]
-        expected = cells_json(result, lambda s, i, j: "" if s.carried[i][j] is None or s.verdicts[i][j] == "masked"
-                              else sheet_value(s.carried[i][j]))
-        return batch, sheet, {"answers": value, "grade": grade_to_json(result), "expected": expected}
+        graded = grade_sheet(sheet, await self._json(request))
+        return JSONResponse({**graded.grade, "expected": graded.expected})
+
+    async def save(self, request: Request) -> Response:
+        self._check_csrf(request)
+        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
+        graded = await self.off_db(save_sheet, self.store, batch, sheet, await self._json(request))
+        return JSONResponse({"saved": True, "points": graded.grade["points"], "total": graded.grade["total"]})
 
     async def preview(self, request: Request) -> Response:
         """One worksheet (or its key) of the form's options, as the sheet's own HTML: same layout."""

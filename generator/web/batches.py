@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Optional
 
+from generator.app.classroom import create_batch
 from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, read
+from generator.app.store import Store
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
 from generator.core.student import Student
 from generator.core.usertext import decode
 from generator.draw.choose import options_for
 from generator.draw.search import fresh_seed
-from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
+from generator.output.batch import Batch, blank_sheets, make_sheets, own_sheets
 from generator.output.html import document_html, stylesheet_text
 from generator.output.jobs import Workers
 from generator.output.manifest import Origin
@@ -19,14 +21,13 @@ from generator.sheet.i18n import translations
 from generator.sheet.model import Settings
 from generator.sheet.roster import parse_roster
 from generator.sheet.sheets import sheet_view
-from generator.web.store import Store
 
 FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
               "text": "text"}
 FIELDS = [(name, FORM_KINDS[SETTINGS[name].kind]) for name in (
     "count", "seed", "kind", "preset", "tokens", "d_model", "d_ff", "residual", "attention", "d_k", "d_v", "heads",
     "output_projection", "causal", "convention", "rules", "x_range", "w_range", "max_score", "max_sum",
-    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split")]
+    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split", "feedback", "release")]
 """The form's fields, in order, with the kind of field each shows; their help, defaults and choices are
 the settings' (the CLI's too)."""
 
@@ -183,11 +184,11 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
             sheets, origin = make_sheets(options, seed, students, secret=store.secret), Origin(options=options)
     except AttnsheetError as error:  # the CLI's own words: a roster, a problem file, a draw that cannot be
         return None, {"form": str(error)}
-    batch_id, folder = store.new_folder()
     split = ticked(values, "split")
     try:
-        generate(Batch(sheets=sheets, settings=settings, out=folder, split=split, origin=origin, seed=seed, jobs=1,
-                       workers=workers))
+        stored = create_batch(store, Batch(sheets=sheets, settings=settings, out=store.root, split=split,
+                                           origin=origin, seed=seed, jobs=1, workers=workers),
+                              values.get("feedback") or "verdicts", values.get("release") or "now")
     except LayoutError as error:  # checked before any file: nothing was written
         return None, {"form": str(error)}
-    return batch_id, {}
+    return stored.id, {}

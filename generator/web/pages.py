@@ -47,6 +47,11 @@ class Pages:
     csrf: str
     _heavy: Optional[anyio.CapacityLimiter] = None
 
+    async def off_db(self, work: Callable[..., T], *args) -> T:
+        """Run a store call in a thread (anyio's own pool, not the long work's): a save waits for
+        its database, never for a batch being made."""
+        return await anyio.to_thread.run_sync(functools.partial(work, *args))
+
     async def off_loop(self, work: Callable[..., T], *args, **kwargs) -> T:
         """Run `work` in a thread of the bounded pool for long work, off the event loop."""
         if self._heavy is None:  # made inside the running loop, as anyio wants

@@ -7,6 +7,7 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from generator.app.store import NotFound, Store
 from generator.core.answers import parse_answers_json
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
@@ -22,7 +23,6 @@ from generator.sheet.explain import explanations
 from generator.sheet.i18n import translations
 from generator.sheet.present import frames, frames_json
 from generator.web.pages import Pages
-from generator.web.store import NotFound, Store
 
 
 def shapes_of(sheet_form) -> str:

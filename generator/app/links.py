@@ -1,0 +1,51 @@
+"""Each student's way to their own sheet: an unguessable link, or the code and a short PIN."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from generator.draw.private import Secret
+from generator.output.manifest import code_key
+
+
+@dataclass(frozen=True)
+class StudentLink:
+    """How a student reaches their own sheet: a link, or the code and a PIN typed in."""
+
+    index: int
+    """The sheet's 1-based index in its batch."""
+    code: str
+    """The sheet's code."""
+    token: str
+    """The unguessable part of the link /s/<token>."""
+    pin: str
+    """A short PIN printed on the sheet, for a student without a phone."""
+
+
+PIN_DIGITS = 6
+"""A PIN's length: with the code, one chance in a million to guess a sheet."""
+
+
+def _mac(secret: Secret, purpose: str, batch: str, code: str) -> bytes:
+    message = f"attnsheet/{purpose}\0{batch}\0{code_key(code)}".encode()
+    return hmac.new(secret.key, message, hashlib.sha256).digest()
+
+
+def token(secret: Secret, batch: str, code: str) -> str:
+    """The link's token of sheet `code` of `batch`: 128 bits of HMAC(secret, batch and code), 26
+    letters and digits (the same code printed in two batches has two links)."""
+    return base64.b32encode(_mac(secret, "student", batch, code)[:16]).decode().rstrip("=").lower()
+
+
+def pin(secret: Secret, batch: str, code: str) -> str:
+    """The PIN of sheet `code` of `batch`, printed on it."""
+    return f"{int.from_bytes(_mac(secret, 'pin', batch, code)[:8], 'big') % 10 ** PIN_DIGITS:0{PIN_DIGITS}d}"
+
+
+def student_links(secret: Secret, batch: str, manifest: dict) -> list[StudentLink]:
+    """Every sheet's link and PIN, from a batch's name and manifest."""
+    return [StudentLink(int(s["index"]), code_key(s["code"]), token(secret, batch, s["code"]),
+                        pin(secret, batch, s["code"])) for s in manifest["sheets"]]

@@ -1,0 +1,324 @@
+"""The classroom's store: batches, their sheets and what was saved for them, in one database.
+
+SQLite (one file in the data folder, WAL) by default; PostgreSQL by URL for a school server run as
+several processes. A batch's files (its PDFs and manifest.json, the CLI's own) stay files in the
+data folder, written before its row: a batch exists once its row does, so a batch stopped
+half-way is never listed. A save's answers and grade are one row, written in one transaction.
+Ids from a request are looked up in the database, never joined into a path as they come.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from generator.app.database import Database
+from generator.app.links import StudentLink, student_links
+from generator.core.answers import pending_from_json
+from generator.core.errors import AttnsheetError
+from generator.core.formats import dumps
+from generator.draw.private import Secret, read_secret, write_secret
+from generator.output.files import ensure_folder, write_atomic
+from generator.output.gradebook import Graded, grade_all
+from generator.output.manifest import Listed, read_manifest
+
+DATABASE_FILE = "attnsheet.sqlite3"
+"""The SQLite database's name in the data folder."""
+BATCH_ID = re.compile(r"batch-\d{4,9}")
+"""The names the store gives batches (and their folders)."""
+PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,120}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(?:pdf|json|html)")
+"""A file name a batch may list: a plain name, at most one plain folder deep (worksheets/01-ana.pdf),
+never absolute, never `..` — a manifest's names are data, never a path as they come."""
+HELD_ID = re.compile(r"[0-9a-f]{32}")
+"""The names the store gives the form's files it holds."""
+HELD_FOR = 24 * 3600
+"""Seconds a held file is kept: a form left open overnight still has its roster."""
+FEEDBACK = ("none", "verdicts", "full")
+"""What a student sees after handing in: "received" only, right/carried/wrong per box, or the values too."""
+RELEASE = ("now", "later")
+"""When: at once, or when the teacher releases it."""
+
+MIGRATIONS = (
+    (  # 1: batches, their sheets (with each student's link), saves
+        "CREATE TABLE batch_ids (id {serial}, reserved {real} NOT NULL)",
+        "CREATE TABLE batches (id BIGINT PRIMARY KEY, name TEXT NOT NULL UNIQUE, manifest TEXT NOT NULL, "
+        "created {real} NOT NULL, feedback TEXT NOT NULL DEFAULT 'verdicts', release_mode TEXT NOT NULL "
+        "DEFAULT 'now', released INTEGER NOT NULL DEFAULT 0, closed INTEGER NOT NULL DEFAULT 0)",
+        "CREATE TABLE sheets (batch_id BIGINT NOT NULL REFERENCES batches(id), idx INTEGER NOT NULL, "
+        "code TEXT NOT NULL, token TEXT NOT NULL UNIQUE, pin TEXT NOT NULL, PRIMARY KEY (batch_id, idx))",
+        "CREATE INDEX sheets_code ON sheets (code)",
+        "CREATE TABLE saves (batch_id BIGINT NOT NULL REFERENCES batches(id), idx INTEGER NOT NULL, "
+        "answers TEXT NOT NULL, grade TEXT NOT NULL, saved {real} NOT NULL, source TEXT NOT NULL, "
+        "handins INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (batch_id, idx))",
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
+)
+"""The schema, one migration after another; never edit one that has shipped: add the next."""
+
+
+class NotFound(AttnsheetError):
+    """An id that names nothing in the store."""
+
+
+@dataclass(frozen=True)
+class StoredBatch:
+    """A batch in the store."""
+
+    id: str
+    """Its name (batch-0001), also its folder's."""
+    folder: Path
+    """Its folder: the files `generate` wrote."""
+    manifest: dict
+    """Its manifest@1, as written."""
+    number: int = 0
+    """Its row's id."""
+    feedback: str = "verdicts"
+    """What a student who hands in sees (FEEDBACK)."""
+    release: str = "now"
+    """When they see it (RELEASE)."""
+    released: bool = False
+    """The teacher has released the feedback (for release "later")."""
+    closed: bool = False
+    """Hand-ins are closed."""
+
+    @property
+    def sheets(self) -> list[dict]:
+        """The manifest's sheets, in order."""
+        return self.manifest["sheets"]
+
+    @property
+    def shown(self) -> bool:
+        """Whether students see the feedback now."""
+        return self.release == "now" or self.released
+
+    def files(self) -> list[str]:
+        """Every worksheet and key file it wrote, relative to its folder, and the manifest: only
+        plain names (a planted manifest's `/etc/passwd` or `../x` is no file of the batch)."""
+        names = {place.get("file") for sheet in self.sheets for place in (sheet.get("worksheet"), sheet.get("key"))
+                 if isinstance(place, dict)}
+        return sorted(n for n in names if isinstance(n, str) and PLAIN_NAME.fullmatch(n)) + ["manifest.json"]
+
+    def listed(self) -> dict[str, Listed]:
+        """Its sheets by code, as `grade` finds them."""
+        return read_manifest(json.dumps(self.manifest), "manifest.json")
+
+
+class Store:
+    """The database and the batch folders of one data folder (and its secret)."""
+
+    def __init__(self, root: Path, database: Optional[str] = None) -> None:
+        self.root = root
+        ensure_folder(root / "batches")
+        self.secret = _server_secret(root / "secret")
+        """The server's secret: its batches' codes are private, their keys rebuilt with it alone
+        (`attnsheet key CODE --secret-file DATA/secret`), and it makes the students' links."""
+        self.db = Database(database or root / DATABASE_FILE)
+        self.db.migrate(MIGRATIONS)
+        self._import_json_folders()
+
+    # --- batches ---------------------------------------------------------------------------------
+
+    def ids(self) -> list[str]:
+        """Every batch, newest first."""
+        return [name for (name,) in self.db.query("SELECT name FROM batches ORDER BY id DESC")]
+
+    def reserve(self) -> tuple[str, Path]:
+        """A fresh batch's name and folder (the folder not yet made): numbered by the database, so
+        two processes never take the same one."""
+        with self.db.transaction() as cur:
+            (number,), = cur.rows("INSERT INTO batch_ids (reserved) VALUES (?) RETURNING id", (time.time(),))
+        name = f"batch-{number:04d}"
+        return name, self.root / "batches" / name
+
+    def add(self, name: str, links: list[StudentLink], feedback: str = "verdicts", release: str = "now") -> StoredBatch:
+        """List a batch whose files are written: its row, last (a stopped batch is never listed)."""
+        if feedback not in FEEDBACK or release not in RELEASE:
+            raise AttnsheetError(f"feedback: one of {', '.join(FEEDBACK)}; release: one of {', '.join(RELEASE)}")
+        folder = self.root / "batches" / name
+        manifest = (folder / "manifest.json").read_text(encoding="utf-8")
+        number = int(name.split("-")[1])
+        with self.db.transaction() as cur:
+            cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) VALUES (?, ?, ?, ?, ?, ?)",
+                    (number, name, manifest, time.time(), feedback, release))
+            for link in links:
+                cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
+                        (number, link.index, link.code, link.token, link.pin))
+        return self.batch(name)
+
+    def batch(self, name: str) -> StoredBatch:
+        """The batch of `name`, if the store has it."""
+        rows = self.db.query("SELECT id, manifest, feedback, release_mode, released, closed FROM batches "
+                             "WHERE name = ?", (str(name)[:40],))
+        if not rows:
+            raise NotFound("no such batch")
+        number, manifest, feedback, release, released, closed = rows[0]
+        return StoredBatch(name, self.root / "batches" / name, json.loads(manifest), number, feedback, release,
+                           bool(released), bool(closed))
+
+    def set_policy(self, batch: StoredBatch, feedback: Optional[str] = None, release: Optional[str] = None,
+                   released: Optional[bool] = None, closed: Optional[bool] = None) -> StoredBatch:
+        """Change what students see and when, or open or close hand-ins."""
+        feedback = batch.feedback if feedback is None else feedback
+        release = batch.release if release is None else release
+        if feedback not in FEEDBACK or release not in RELEASE:
+            raise AttnsheetError(f"feedback: one of {', '.join(FEEDBACK)}; release: one of {', '.join(RELEASE)}")
+        with self.db.transaction() as cur:
+            cur.run("UPDATE batches SET feedback = ?, release_mode = ?, released = ?, closed = ? WHERE id = ?",
+                    (feedback, release, int(batch.released if released is None else released),
+                     int(batch.closed if closed is None else closed), batch.number))
+        return self.batch(batch.id)
+
+    def file(self, name: str, filename: str) -> Path:
+        """One of a batch's files, if it is among those its manifest lists."""
+        batch = self.batch(name)
+        if filename not in batch.files():
+            raise NotFound("no such file")
+        path = batch.folder / filename
+        # A name that passed as plain may still lead out through a link planted in the folder.
+        if not path.resolve().is_relative_to(batch.folder.resolve()) or not path.is_file():
+            raise NotFound("no such file")
+        return path
+
+    # --- sheets ----------------------------------------------------------------------------------
+
+    def sheet(self, name: str, index: str) -> tuple[StoredBatch, dict]:
+        """A batch and one of its sheets, by the sheet's 1-based index as text."""
+        batch = self.batch(name)
+        by_index = {str(sheet["index"]): sheet for sheet in batch.sheets}
+        if index not in by_index:
+            raise NotFound("no such sheet")
+        return batch, by_index[index]
+
+    def by_token(self, token: str) -> tuple[StoredBatch, dict]:
+        """The batch and sheet a student's link names."""
+        rows = self.db.query("SELECT b.name, s.idx FROM sheets s JOIN batches b ON b.id = s.batch_id "
+                             "WHERE s.token = ?", (str(token)[:64],))
+        if not rows:
+            raise NotFound("no such sheet: check the link on your sheet")
+        return self.sheet(rows[0][0], str(rows[0][1]))
+
+    def links(self, batch: StoredBatch) -> dict[int, StudentLink]:
+        """Each sheet's student link and PIN, by index."""
+        rows = self.db.query("SELECT idx, code, token, pin FROM sheets WHERE batch_id = ?", (batch.number,))
+        return {idx: StudentLink(idx, code, token, pin) for idx, code, token, pin in rows}
+
+    def by_code(self, code_key: str) -> list[tuple[str, int, str, str]]:
+        """Sheets whose code is `code_key` (normalised): (batch name, index, token, pin)."""
+        return [(name, idx, token, pin) for name, idx, token, pin in self.db.query(
+            "SELECT b.name, s.idx, s.token, s.pin FROM sheets s JOIN batches b ON b.id = s.batch_id "
+            "WHERE s.code = ?", (code_key[:64],))]
+
+    # --- saves -----------------------------------------------------------------------------------
+
+    def save(self, batch: StoredBatch, sheet: dict, answers: dict, grade: dict, source: str = "teacher") -> None:
+        """Keep a sheet's answers@1 and grade@1 together (replacing an earlier save of the same
+        sheet): one row, one transaction — never the one without the other."""
+        with self.db.transaction() as cur:
+            cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source, handins) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (batch_id, idx) DO UPDATE SET answers = excluded.answers, "
+                    "grade = excluded.grade, saved = excluded.saved, source = excluded.source, "
+                    "handins = saves.handins + excluded.handins",
+                    (batch.number, int(sheet["index"]), dumps(answers), dumps(grade), time.time(), source,
+                     int(source == "student")))
+
+    def saved(self, batch: StoredBatch) -> dict[int, dict]:
+        """The grade@1 of every sheet saved so far, by index."""
+        rows = self.db.query("SELECT idx, grade FROM saves WHERE batch_id = ?", (batch.number,))
+        return {idx: json.loads(grade) for idx, grade in rows}
+
+    def handins(self, batch: StoredBatch) -> dict[int, int]:
+        """How many times each sheet was handed in by its student, by index."""
+        rows = self.db.query("SELECT idx, handins FROM saves WHERE batch_id = ? AND handins > 0", (batch.number,))
+        return {idx: n for idx, n in rows}
+
+    def answers(self, batch: StoredBatch, sheet: dict) -> Optional[dict]:
+        """A sheet's saved answers@1, if any."""
+        rows = self.db.query("SELECT answers FROM saves WHERE batch_id = ? AND idx = ?",
+                             (batch.number, int(sheet["index"])))
+        return json.loads(rows[0][0]) if rows else None
+
+    def saves(self, batch: StoredBatch) -> list[tuple[int, dict, dict]]:
+        """Every save of a batch: (index, answers@1, grade@1), in sheet order."""
+        rows = self.db.query("SELECT idx, answers, grade FROM saves WHERE batch_id = ? ORDER BY idx",
+                             (batch.number,))
+        return [(idx, json.loads(a), json.loads(g)) for idx, a, g in rows]
+
+    def graded(self, batch: StoredBatch) -> list[Graded]:
+        """Every saved sheet graded again from its answers (as `attnsheet grade` would)."""
+        pendings = [pending_from_json(answers, f"{idx:03d}.json") for idx, answers, _ in self.saves(batch)]
+        return grade_all(pendings, batch.listed(), carry=True) if pendings else []
+
+    # --- the form's held files -------------------------------------------------------------------
+
+    def hold(self, content: bytes) -> str:
+        """Keep a file the form sent (a roster, a problem file) under a new id, so that a form sent
+        back with an error, or the preview, uses it again without the teacher choosing it again."""
+        folder = self.root / "held"
+        ensure_folder(folder)
+        now = time.time()
+        for old in folder.iterdir():  # yesterday's files: a form is not left open that long
+            if HELD_ID.fullmatch(old.name) and now - old.stat().st_mtime > HELD_FOR:
+                old.unlink(missing_ok=True)
+        held_id = secrets.token_hex(16)
+        write_atomic(folder / held_id, content)
+        return held_id
+
+    def held(self, held_id: str) -> bytes:
+        """A held file's content, by the id `hold` gave it."""
+        path = self.root / "held" / held_id
+        if not HELD_ID.fullmatch(held_id) or not path.is_file():
+            raise NotFound("the file the form held is gone (kept one day): choose it again")
+        return path.read_bytes()
+
+    def close(self) -> None:
+        """Close the database's connections."""
+        self.db.close()
+
+    # --- the folders of earlier versions ---------------------------------------------------------
+
+    def _import_json_folders(self) -> None:
+        """Batches an earlier attnsheet kept as files alone (manifest.json, answers/NNN.json,
+        grades/NNN.json): listed once, with every save, nothing lost; their files stay as they are."""
+        known = set(self.ids())
+        for folder in sorted((self.root / "batches").iterdir()):
+            if not BATCH_ID.fullmatch(folder.name) or folder.name in known or not (folder / "manifest.json").is_file():
+                continue
+            try:
+                manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+                links = student_links(self.secret, folder.name, manifest)
+            except (ValueError, KeyError, TypeError, AttnsheetError):
+                continue  # not a batch folder this attnsheet wrote: left alone, not listed
+            number = int(folder.name.split("-")[1])
+            with self.db.transaction() as cur:
+                if cur.rows("SELECT 1 FROM batches WHERE id = ?", (number,)):
+                    continue  # another process imported it meanwhile
+                cur.run("INSERT INTO batch_ids (id, reserved) VALUES (?, ?)", (number, time.time()))
+                cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
+                        "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
+                        (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime))
+                for link in links:
+                    cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
+                            (number, link.index, link.code, link.token, link.pin))
+                for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
+                    grade = folder / "grades" / path.name
+                    if grade.is_file():
+                        cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source) VALUES "
+                                "(?, ?, ?, ?, ?, 'teacher')", (number, int(path.stem), path.read_text(encoding="utf-8"),
+                                                               grade.read_text(encoding="utf-8"), path.stat().st_mtime))
+            if self.db.dialect == "postgresql":  # the sequence goes on past the imported numbers
+                with self.db.transaction() as cur:
+                    cur.run("SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), "
+                            "(SELECT MAX(id) FROM batch_ids))")
+
+
+def _server_secret(path: Path) -> Secret:
+    """The data folder's secret, made (readable by its owner alone) the first time the server starts."""
+    try:
+        return write_secret(path)
+    except FileExistsError:  # made before, or by another server process just now
+        return read_secret(path)
