@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 # subset in C (fast, byte-reproducible) instead of by fontTools; poppler-utils to look at PDFs.
 # fonts-wqy-microhei: names in Chinese, Japanese and Korean print (fontconfig falls back to it).
 DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei poppler-utils
-# The browser tests drive Debian's chromium with Playwright (no browser download: none works here).
-TEST_DEBS := chromium
+# The browser tests drive Debian's chromium with Playwright (no browser download: none works here);
+# the store's tests start a throwaway PostgreSQL server (a cluster in a temporary folder, a Unix socket).
+TEST_DEBS := chromium postgresql
 
 .PHONY: demo test system system-test debs bench clean fonts messages readme
 

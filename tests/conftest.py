@@ -70,3 +70,24 @@ def golden(request):
         assert text == expected, f"{name} changed; if intended, run pytest --update-golden and review the diff"
 
     return _check
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server for the session (skipped, with the reason, where none can run)."""
+    from pgserver import Server, Unavailable
+
+    try:
+        server = Server()
+    except Unavailable as why:
+        pytest.skip(f"PostgreSQL store tests skipped: {why}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """Where a store keeps its rows: None (SQLite in the data folder) or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("postgres_server").fresh()
