@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from generator.app.classroom import grade_sheet, save_sheet
+from generator.app.classroom import Closed, grade_sheet, save_sheet
 from generator.app.store import NotFound, Store
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
@@ -48,9 +48,10 @@ from generator.web.batches import (
 )
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.practice import Practice, shapes_of
+from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, Students
 
 
-class App(Practice):
+class App(Practice, Students):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
@@ -65,6 +66,7 @@ class App(Practice):
         self.csrf = secrets.token_urlsafe(32)
         """Sent with every page, required with every state-changing request."""
         self.lock = threading.Lock()  # one render at a time: WeasyPrint's objects are per process
+        self.per_link, self.per_client = Limiter(LINK_RATE), Limiter(PIN_RATE)
 
     def _locked(self, work, *args):
         """`work` under the render lock (WeasyPrint's objects are per process): for a pool thread."""
@@ -136,14 +138,33 @@ class App(Practice):
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
-                         saved=self.store.saved(batch))
+                         saved=self.store.saved(batch), links=self.store.links(batch),
+                         base=str(request.base_url).rstrip("/"))
 
     async def class_page(self, request: Request) -> Response:
         """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
         batch = self.store.batch(request.path_params["batch_id"])
         graded = await self.off_loop(self.store.graded, batch)
+        handins = await self.off_db(self.store.handins, batch)
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
+                         handins=handins,
                          labels=[label for label, _, _ in _labels(graded)])
+
+    async def policy(self, request: Request) -> Response:
+        """What students see after handing in, and when; release the feedback; close or open hand-ins."""
+        data = await request.form(max_files=0, max_fields=8)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        batch = self.store.batch(request.path_params["batch_id"])
+        action = str(data.get("action", ""))
+        changes = {"feedback": str(data.get("feedback") or batch.feedback),
+                   "release": str(data.get("release") or batch.release)}
+        if action in ("release", "hold"):
+            changes["released"] = action == "release"
+        if action in ("close", "open"):
+            changes["closed"] = action == "close"
+        await self.off_db(lambda: self.store.set_policy(batch, **changes))
+        return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
 
     async def class_file(self, request: Request) -> Response:
         """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
@@ -267,6 +288,11 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/present/{code}", app.present),
         Route("/batches/{batch_id}/present/{index}", app.present),
         Route("/api/practice/{code}/grade", app.practice_grade, methods=["POST"]),
+        Route("/s", app.find_sheet, methods=["GET", "POST"]),
+        Route("/s/{token}", app.student_sheet),
+        Route("/api/s/{token}/handin", app.hand_in, methods=["POST"]),
+        Route("/api/s/{token}/feedback", app.feedback),
+        Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),
         Route("/preview/fonts/{name}", app.preview_font),
     ]
 
@@ -282,11 +308,17 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     async def failed(request: Request, exc: Exception) -> Response:
         return app.error(request, 500, "something went wrong on the server; nothing was saved")
 
+    async def conflict(request: Request, exc: Exception) -> Response:
+        return app.error(request, 409, str(exc))
+
+    async def limited(request: Request, exc: Exception) -> Response:
+        return app.error(request, 429, str(exc))
+
     async def slow(request: Request, exc: Exception) -> Response:
         return app.error(request, 408, "the request took too long to arrive; send it again")
 
     handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
-                SlowClient: slow, Exception: failed}
+                SlowClient: slow, RateLimited: limited, Closed: conflict, Exception: failed}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 

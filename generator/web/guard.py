@@ -11,9 +11,12 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from generator.web.students import student_path
+
 MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
 STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
+          "student.js": "text/javascript",
           "web.css": "text/css", "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
        "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -113,7 +116,7 @@ class Guard:
                                           "with `attnsheet serve --allowed-host NAME`"}, status_code=421)
         if request.method not in ("GET", "HEAD", "OPTIONS") and not same_origin(request):
             return JSONResponse({"error": "a change sent from another site's page is refused"}, status_code=403)
-        if self.app.token is not None:
+        if self.app.token is not None and not student_path(request.url.path):  # a student's link is their key
             supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
                         or request.headers.get("x-attnsheet-token") or "")
             if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):

@@ -1,0 +1,132 @@
+"""The student's side of the web app: their own sheet by its link (or code and PIN), hand-in, feedback.
+
+A student reaches one sheet and nothing else: no key, no other sheet, no batch page. What they
+see after handing in is what the batch's policy allows (app/classroom.feedback_for); nothing on
+these pages or in these answers states a value the policy hides.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+from collections import OrderedDict
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from generator.app.classroom import feedback_for, save_sheet
+from generator.app.store import NotFound, Store
+from generator.core.formats import problem_from_json
+from generator.core.kinds import solve
+from generator.output.manifest import code_key
+from generator.sheet.entry import form
+from generator.web.pages import Pages
+from generator.web.practice import shapes_of
+
+
+class RateLimited(Exception):
+    """Too many requests from one student link (or one client) in a short time."""
+
+
+class Limiter:
+    """At most `rate` requests a minute per key (a token, a client), in a bounded table."""
+
+    def __init__(self, rate: int, keys: int = 10_000) -> None:
+        self.rate, self.keys = rate, keys
+        self.seen: OrderedDict[str, list[float]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def check(self, key: str) -> None:
+        """Count one request of `key`; RateLimited past the rate."""
+        now = time.monotonic()
+        with self.lock:
+            recent = [t for t in self.seen.pop(key, []) if now - t < 60.0]
+            if len(recent) >= self.rate:
+                self.seen[key] = recent
+                raise RateLimited("too many requests: wait a minute, then try again")
+            recent.append(now)
+            self.seen[key] = recent
+            while len(self.seen) > self.keys:  # bounded: the oldest keys go first
+                self.seen.popitem(last=False)
+
+
+LINK_RATE = 60
+"""Requests a minute per student link: a phone retrying never reaches it, a script does."""
+PIN_RATE = 20
+"""Code-and-PIN tries a minute per client: a PIN cannot be guessed by trying."""
+
+
+class Students(Pages):
+    """A student's routes: /s (code and PIN), /s/<token>, hand-in and feedback."""
+
+    store: Store
+    per_link: Limiter
+    """Hand-ins and page loads per student link a minute (LINK_RATE)."""
+    per_client: Limiter
+    """Code-and-PIN tries per client a minute (PIN_RATE)."""
+
+    async def student_sheet(self, request: Request) -> Response:
+        """The student's own sheet: its boxes in the sheet's arrangement (stacked on a phone), their
+        answers as handed in, and the feedback the teacher allows."""
+        token = request.path_params["token"]
+        self.per_link.check(token)
+        batch, sheet = await self.off_db(self.store.by_token, token)
+        lang = self.language(request, batch)
+        problem = problem_from_json(sheet["problem"])
+        sheet_form = await self.off_loop(lambda: form(problem, solve(problem), lang))
+        answers = await self.off_db(self.store.answers, batch, sheet)
+        return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=sheet_form,
+                         shapes_json=shapes_of(sheet_form), token=token, closed=batch.closed,
+                         answers=answers or {}, handed_in=answers is not None)
+
+    async def hand_in(self, request: Request) -> Response:
+        """Keep what the student typed (again, until the batch is closed); the feedback allowed."""
+        self._check_csrf(request)
+        token = request.path_params["token"]
+        self.per_link.check(token)
+        batch, sheet = await self.off_db(self.store.by_token, token)
+        written = await self._json(request)
+        graded = await self.off_db(save_sheet, self.store, batch, sheet, written, "student")
+        return JSONResponse({"handed_in": True, **feedback_for(batch, sheet, graded.answers)})
+
+    async def feedback(self, request: Request) -> Response:
+        """The feedback of the sheet as last handed in (the teacher may have released it since)."""
+        token = request.path_params["token"]
+        self.per_link.check(token)
+        batch, sheet = await self.off_db(self.store.by_token, token)
+        answers = await self.off_db(self.store.answers, batch, sheet)
+        return JSONResponse(feedback_for(batch, sheet, answers))
+
+    async def find_sheet(self, request: Request) -> Response:
+        """A student without a phone: the code and PIN printed on the sheet open its page."""
+        if request.method == "GET":
+            return self.page(request, "find.html", batch=None, own=True, error="")
+        self.per_client.check(request.client.host if request.client else "?")
+        data = await request.form(max_files=0, max_fields=8)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            raise PermissionError("the form is stale: reload the page")
+        code, pin = code_key(str(data.get("code", ""))[:40]), "".join(str(data.get("pin", "")).split())[:12]
+        found = [token for _, _, token, right in await self.off_db(self.store.by_code, code)
+                 if hmac.compare_digest(right.encode(), pin.encode())]
+        if not found:
+            return self.page(request, "find.html", 400, batch=None, own=True,
+                             error=self.words(request)("No sheet has this code and PIN: check both on your sheet."))
+        return RedirectResponse(f"/s/{found[-1]}", status_code=303)
+
+    def words(self, request: Request):
+        from generator.sheet.i18n import translations
+
+        return translations(self.language(request)).gettext
+
+
+STUDENT_PATHS = ("/s", "/s/", "/api/s/", "/static/", "/favicon.ico")
+"""Paths a student reaches without the teacher's access token (a public server's pages need it)."""
+
+
+def student_path(path: str) -> bool:
+    """Whether `path` is one of a student's routes (or a file every page loads)."""
+    return path == "/s" or any(path.startswith(p) for p in STUDENT_PATHS[1:])
+
+
+__all__ = ["Students", "RateLimited", "NotFound", "student_path"]

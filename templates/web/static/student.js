@@ -1,0 +1,110 @@
+// A student's sheet: type what is on the paper, hand it in, see what the teacher allows.
+// Plain JavaScript, no build step, nothing from elsewhere (the page's CSP allows only this file).
+(function () {
+  "use strict";
+  const root = document.getElementById("entry");
+  let csrf = root.dataset.csrf;
+  const words = JSON.parse(root.dataset.words);
+  const shapes = JSON.parse(root.dataset.shapes);
+  const inputs = Array.from(root.querySelectorAll("input.cell"));
+  const status = document.getElementById("status");
+  const draftKey = "attnsheet-student:" + location.pathname;
+
+  function blankGrid(step, shape) {
+    if (step === "sums") return new Array(shape[1] * shape[0]).fill(null);
+    return Array.from({ length: shape[0] }, () => new Array(shape[1]).fill(null));
+  }
+  function answers() {
+    const doc = { heads: [] };
+    for (const [head, steps] of Object.entries(shapes)) {
+      const grids = {};
+      for (const [step, shape] of Object.entries(steps)) grids[step] = blankGrid(step, shape);
+      if (head === "final") Object.assign(doc, grids); else doc.heads[Number(head) - 1] = grids;
+    }
+    for (const input of inputs) {
+      const value = input.value.trim().replace(/−/g, "-");
+      if (!value) continue;
+      const grids = input.dataset.head === "" ? doc : doc.heads[Number(input.dataset.head) - 1];
+      const i = Number(input.dataset.i), j = Number(input.dataset.j);
+      if (input.dataset.step === "sums") grids.sums[i + j] = value; else grids[input.dataset.step][i][j] = value;
+    }
+    return doc;
+  }
+  function at(doc, input) {
+    const grids = input.dataset.head === "" ? doc : (doc.heads || [])[Number(input.dataset.head) - 1];
+    const grid = grids && grids[input.dataset.step];
+    if (!grid) return null;
+    const i = Number(input.dataset.i), j = Number(input.dataset.j);
+    return input.dataset.step === "sums" ? grid[i + j] : (grid[i] || [])[j];
+  }
+  function fill(doc) {
+    for (const input of inputs) {
+      const value = at(doc, input);
+      if (value !== null && value !== undefined) input.value = String(value);
+    }
+  }
+  // What the teacher allows: "received", or each box's verdict (and, if allowed, its expected value).
+  function show(result) {
+    for (const input of inputs) { delete input.dataset.verdict; input.title = ""; }
+    if (result.status === "received") { status.textContent = words.received; return; }
+    if (result.status !== "graded") return;
+    status.textContent = words.graded.replace("{points}", result.points).replace("{total}", result.total);
+    for (const input of inputs) {
+      const verdict = at(result.cells, input);
+      if (verdict) input.dataset.verdict = verdict;
+      if (result.expected && verdict === "wrong") input.title = words.expected.replace("@", at(result.expected, input));
+    }
+  }
+
+  const saved = JSON.parse(root.dataset.saved || "{}");
+  fill(saved);
+  let draft = null;
+  try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (error) { draft = null; }
+  if (draft) { fill(draft); status.textContent = words.restored; }
+  const keep = () => { try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode */ } };
+  inputs.forEach((input, k) => {
+    input.addEventListener("input", keep);
+    input.addEventListener("focus", () => { input.select(); keys.hidden = false; });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
+    });
+  });
+
+  // The keys a phone's number pad lacks; pressing one keeps the box in focus.
+  const keys = document.getElementById("keys");
+  keys.addEventListener("mousedown", (event) => event.preventDefault());
+  keys.addEventListener("click", (event) => {
+    const key = event.target.dataset.key, input = document.activeElement;
+    if (!key || !input || !input.classList.contains("cell")) return;
+    if (key === "next") { const next = inputs[inputs.indexOf(input) + 1]; if (next) next.focus(); return; }
+    const at_ = input.selectionStart ?? input.value.length, end = input.selectionEnd ?? at_;
+    input.value = input.value.slice(0, at_) + key + input.value.slice(end);
+    input.setSelectionRange(at_ + 1, at_ + 1);
+    keep();
+  });
+
+  async function send() {
+    const response = await fetch(root.dataset.handin, {
+      method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(answers()),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+  document.getElementById("handin").addEventListener("click", async () => {
+    let result;
+    try {
+      result = await send();
+      if (result.status === 403 && /CSRF/.test(result.body.error || "")) {  // a restarted server: a new token
+        csrf = (await (await fetch("/api/csrf")).json()).csrf;
+        result = await send();
+      }
+    } catch (error) { status.textContent = words.gone; return; }
+    if (!result.body.handed_in) { status.textContent = result.body.error || words.refused; return; }
+    try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
+    status.textContent = words.handed;
+    show(result.body);
+  });
+  if (saved && saved.heads) {
+    fetch(root.dataset.feedback).then((r) => r.json()).then(show).catch(() => {});
+  }
+})();

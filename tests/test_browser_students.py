@@ -1,0 +1,93 @@
+"""A student on a phone hands in from their sheet's link; the teacher's class page shows it (a real browser)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+from playwright.sync_api import expect, sync_playwright
+from test_browser import CHROMIUM, FLAGS
+from test_students import typed
+
+from generator.app.store import Store
+from generator.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = Store(tmp_path_factory.mktemp("school"))
+    server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", store
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
+    base, store = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        teacher.goto(base + "/")
+        teacher.fill("#f-count", "2")
+        teacher.fill("#f-seed", "31")
+        teacher.select_option("#f-feedback", "verdicts")
+        teacher.click("button[type=submit]")
+        teacher.wait_for_url("**/batches/batch-*")
+        name = teacher.url.rsplit("/", 1)[1]
+        batch = store.batch(name)
+        links = store.links(batch)
+        expect(teacher.locator("a.student-link")).to_have_count(2)
+
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = phone.new_page()
+        page.goto(f"{base}/s/{links[1].token}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+        cells = page.locator("input.cell")
+        box = cells.first.bounding_box()
+        assert box["height"] >= 44 and box["width"] >= 44  # a finger's target
+        assert cells.first.get_attribute("inputmode") == "decimal"  # the number keyboard
+        written = typed(batch.sheets[0])["heads"][0]
+        for step in ("Q", "K", "V"):
+            for i, row in enumerate(written[step]):
+                for j, value in enumerate(row):
+                    page.locator(f'input[data-step="{step}"][data-i="{i}"][data-j="{j}"]').fill(str(value))
+        # The keys a number pad lacks: a minus typed with the bar's key.
+        first_a = page.locator('input[data-step="A"][data-i="0"][data-j="0"]')
+        first_a.tap()
+        expect(page.locator("#keys")).to_be_visible()
+        page.locator('#keys button[data-key="−"]').tap()
+        page.keyboard.type("1")
+        expect(first_a).to_have_value("−1")
+        page.screenshot(path=str(store.root / "phone.png"))
+        page.click("#handin")
+        expect(page.locator("#status")).to_contain_text("Handed in")
+        expect(page.locator('input[data-step="Q"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "wrong")
+        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "correct")
+        # A reload shows what was handed in, and its feedback.
+        page.reload()
+        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "correct")
+
+        # The second student's link: their own sheet, nothing of the first's.
+        other = phone.new_page()
+        other.goto(f"{base}/s/{links[2].token}")
+        expect(other.locator("h1")).to_contain_text(batch.sheets[1]["code"])
+        assert batch.sheets[0]["code"] not in other.content()
+        expect(other.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_value("")
+
+        # The teacher's class page has filled in.
+        teacher.goto(f"{base}/batches/{name}/class")
+        expect(teacher.locator("#policy")).to_contain_text("1 of 2 have")
+        expect(teacher.locator("#class-gradebook")).to_contain_text(re.compile(r"\d+/152"))
+        browser.close()

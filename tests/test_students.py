@@ -1,0 +1,142 @@
+"""Students hand in their own work: a link per sheet, a PIN for those without a phone, and
+feedback exactly as the teacher's policy allows."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from generator.app.store import Store
+from generator.core.formats import problem_from_json
+from generator.core.kinds import solve
+from generator.core.numbers import sheet_value
+from generator.web.app import create_app
+
+
+def client_for(store: Store, token=None) -> TestClient:
+    client = TestClient(create_app(store, token=token), base_url="http://127.0.0.1", follow_redirects=False)
+    return client
+
+
+@pytest.fixture
+def school(tmp_path):
+    store = Store(tmp_path / "data")
+    app = create_app(store)
+    teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
+    store.student = lambda: TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)  # one server
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    r = teacher.post("/batches", data={"csrf": csrf, "count": "3", "seed": "8"})
+    assert r.status_code == 303
+    batch = store.batch("batch-0001")
+    return store, teacher, csrf, batch
+
+
+def typed(sheet: dict, slip: bool = True) -> dict:
+    """A student's Q, K, V (one slip in Q): nothing of A or Z typed."""
+    head = solve(problem_from_json(sheet["problem"])).heads[0]
+    grids = {name: [[sheet_value(v) for v in row] for row in getattr(head, name)] for name in ("Q", "K", "V")}
+    if slip:
+        grids["Q"][0][0] = str(int(grids["Q"][0][0]) + 5)
+    return {"heads": [grids]}
+
+
+def hidden_values(sheet: dict) -> set[str]:
+    """The key's fractions of A and Z: no page may state them unless the policy shows values."""
+    head = solve(problem_from_json(sheet["problem"])).heads[0]
+    return {sheet_value(v) for grid in (head.A, head.Z) for row in grid for v in row if "/" in sheet_value(v)}
+
+
+def test_a_student_opens_their_sheet_hands_in_and_the_class_page_fills(school):
+    store, teacher, csrf, batch = school
+    links = store.links(batch)
+    student = store.student()
+    page = student.get(f"/s/{links[1].token}")
+    assert page.status_code == 200 and batch.sheets[0]["code"] in page.text
+    others = [s["code"] for s in batch.sheets[1:]]
+    assert not any(code in page.text for code in others) and "/batches/" not in page.text
+    r = student.post(f"/api/s/{links[1].token}/handin", json=typed(batch.sheets[0]), headers={"x-csrf-token": csrf})
+    assert r.status_code == 200 and r.json()["handed_in"] and r.json()["status"] == "graded"
+    assert "of 3 have" in teacher.get("/batches/batch-0001/class").text.replace("1 of 3 have", "of 3 have")
+    assert re.search(r"\d+/152", teacher.get("/batches/batch-0001").text)
+    # Handed in again (a correction): the later one is kept.
+    again = typed(batch.sheets[0], slip=False)
+    assert student.post(f"/api/s/{links[1].token}/handin", json=again, headers={"x-csrf-token": csrf}).status_code == 200
+    assert store.answers(store.batch(batch.id), batch.sheets[0])["heads"][0]["Q"] == again["heads"][0]["Q"]
+    assert store.handins(store.batch(batch.id)) == {1: 2}
+    # The teacher closes the batch: no more hand-ins, said in one line.
+    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "action": "close"})
+    r = student.post(f"/api/s/{links[1].token}/handin", json=again, headers={"x-csrf-token": csrf})
+    assert r.status_code == 409 and "closed" in r.json()["error"]
+
+
+def test_a_student_reaches_only_their_own_sheet_on_a_public_server(school):
+    store, _, csrf, batch = school
+    public = client_for(store, token="teacher-secret")
+    token = store.links(batch)[2].token
+    assert public.get(f"/s/{token}").status_code == 200  # the link is the student's key
+    assert public.get("/s").status_code == 200 and public.get("/static/student.js").status_code == 200
+    for path in ("/", "/batches/batch-0001", "/batches/batch-0001/files/answer-keys.pdf", "/batches/batch-0001/class",
+                 "/batches/batch-0001/sheets/2", "/batches/batch-0001/present/2", "/api/csrf"):
+        assert public.get(path).status_code == 401, path
+    assert public.post("/api/batches/batch-0001/sheets/2/grade", json={}, headers={"x-csrf-token": csrf}).status_code == 401
+    assert public.get("/s/" + "a" * 26).status_code == 404
+    assert public.get(f"/s/{token[:-1]}").status_code == 404
+
+
+@pytest.mark.parametrize("feedback,release,released", [
+    ("none", "now", False), ("verdicts", "now", False), ("full", "now", False),
+    ("verdicts", "later", False), ("full", "later", False), ("full", "later", True)])
+def test_each_feedback_policy_shows_exactly_what_it_promises(school, feedback, release, released):
+    store, teacher, csrf, batch = school
+    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": feedback, "release": release,
+                                                      "action": "release" if released else "save"})
+    sheet, token = batch.sheets[0], store.links(batch)[1].token
+    student = store.student()
+    responses = [student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf}),
+                 student.get(f"/api/s/{token}/feedback"), student.get(f"/s/{token}")]
+    handin, later = responses[0].json(), responses[1].json()
+    shown = release == "now" or released
+    for answer in (handin, later):
+        if feedback == "none" or not shown:
+            assert answer["status"] == "received" and "cells" not in answer and "points" not in answer
+        else:
+            assert answer["status"] == "graded" and "points" in answer
+            verdicts = {v for grids in answer["cells"]["heads"] for grid in grids.values() for row in grid
+                        for v in (row if isinstance(row, list) else [row])}
+            assert verdicts <= {"correct", "carried", "wrong", "blank", "masked", "unreadable"}
+            assert ("expected" in answer) == (feedback == "full")
+    # Every response read for the key's values: only a released "full" policy states any.
+    text = "".join(r.text for r in responses)
+    stated = {v for v in hidden_values(sheet) if json.dumps(v) in text or f">{v}<" in text}
+    if feedback == "full" and shown:
+        assert stated
+    else:
+        assert not stated, stated
+
+
+def test_a_student_without_a_phone_types_the_code_and_pin(school):
+    store, _, csrf, batch = school
+    link = store.links(batch)[3]
+    student = store.student()
+    form = student.get("/s")
+    assert form.status_code == 200 and 'name="pin"' in form.text
+    code = batch.sheets[2]["code"].lower()  # as typed: any case, hyphens or not
+    r = student.post("/s", data={"csrf": csrf, "code": code, "pin": link.pin})
+    assert r.status_code == 303 and r.headers["location"] == f"/s/{link.token}"
+    wrong = str((int(link.pin) + 1) % 10 ** 6).zfill(6)
+    r = student.post("/s", data={"csrf": csrf, "code": code, "pin": wrong})
+    assert r.status_code == 400 and "No sheet has this code and PIN" in r.text
+    # Guessing PINs: refused after a few tries a minute.
+    codes = [student.post("/s", data={"csrf": csrf, "code": code, "pin": "000000"}).status_code for _ in range(25)]
+    assert 429 in codes
+
+
+def test_a_link_is_rate_limited(school):
+    store, _, csrf, batch = school
+    token = store.links(batch)[1].token
+    student = store.student()
+    codes = [student.get(f"/api/s/{token}/feedback").status_code for _ in range(70)]
+    assert codes[:60] == [200] * 60 and codes[-1] == 429
