@@ -140,3 +140,30 @@ def test_a_link_is_rate_limited(school):
     student = store.student()
     codes = [student.get(f"/api/s/{token}/feedback").status_code for _ in range(70)]
     assert codes[:60] == [200] * 60 and codes[-1] == 429
+
+
+def test_a_server_batchs_worksheets_open_each_students_link_and_print_the_pin(tmp_path):
+    from pypdf import PdfReader
+
+    from generator.app.classroom import create_batch
+    from generator.core.student import Student
+    from generator.draw.options import DrawOptions
+    from generator.output.batch import Batch, make_sheets
+    from generator.output.svg import qr_svg
+    from generator.sheet.model import Settings
+
+    store = Store(tmp_path / "data")
+    sheets = make_sheets(DrawOptions(), 5, [Student(name="Ana"), Student(name="Ben")], secret=store.secret)
+    for fmt in ("pdf", "html"):
+        batch = create_batch(store, Batch(sheets=sheets, settings=Settings(), out=store.root, split=False, jobs=1,
+                                          seed=5, fmt=fmt), base_url="http://192.168.1.20:8000/")
+        links = store.links(batch)
+        if fmt == "pdf":
+            pages = PdfReader(batch.folder / "worksheets.pdf").pages
+            text = "\n".join(page.extract_text() for page in pages)
+            keys = "\n".join(page.extract_text() for page in PdfReader(batch.folder / "answer-keys.pdf").pages)
+            assert f"PIN {links[1].pin}" in text and f"PIN {links[2].pin}" in text and "PIN" not in keys
+        else:
+            html = (batch.folder / "worksheets.html").read_text()
+            for link in links.values():
+                assert str(qr_svg(f"http://192.168.1.20:8000/s/{link.token}")) in html and f"PIN {link.pin}" in html

@@ -4,7 +4,7 @@ hand in and see the feedback the teacher allows. The web app (and the CLI) parse
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.app.links import student_links
@@ -23,15 +23,19 @@ class Closed(AttnsheetError):
     """A hand-in after the teacher closed the batch."""
 
 
-def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now") -> StoredBatch:
+def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now",
+                 base_url: str = "") -> StoredBatch:
     """Write a batch's files into a fresh folder the database numbered, then list it (its row last:
-    a batch that failed or stopped half-way is never listed)."""
+    a batch that failed or stopped half-way is never listed). With the server's `base_url`, each
+    worksheet's QR opens its student's link, and its PIN is printed beside the code."""
     name, folder = store.reserve()
-    from dataclasses import replace
-
-    generate(replace(batch, out=folder))
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    return store.add(name, student_links(store.secret, name, manifest), feedback, release)
+    links = student_links(store.secret, name, [(s.index, s.problem.code) for s in batch.sheets])
+    sheets = batch.sheets
+    if base_url:
+        sheets = tuple(replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
+                       for s, link in zip(batch.sheets, links))
+    generate(replace(batch, sheets=sheets, out=folder))
+    return store.add(name, links, feedback, release)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import Iterable
 
 from generator.draw.private import Secret
 from generator.output.manifest import code_key
@@ -45,7 +46,12 @@ def pin(secret: Secret, batch: str, code: str) -> str:
     return f"{int.from_bytes(_mac(secret, 'pin', batch, code)[:8], 'big') % 10 ** PIN_DIGITS:0{PIN_DIGITS}d}"
 
 
-def student_links(secret: Secret, batch: str, manifest: dict) -> list[StudentLink]:
-    """Every sheet's link and PIN, from a batch's name and manifest."""
-    return [StudentLink(int(s["index"]), code_key(s["code"]), token(secret, batch, s["code"]),
-                        pin(secret, batch, s["code"])) for s in manifest["sheets"]]
+def student_links(secret: Secret, batch: str, sheets: Iterable[tuple[int, str]]) -> list[StudentLink]:
+    """Every sheet's link and PIN, from a batch's name and its sheets' (index, code)."""
+    return [StudentLink(int(index), code_key(code), token(secret, batch, code), pin(secret, batch, code))
+            for index, code in sheets]
+
+
+def manifest_sheets(manifest: dict) -> list[tuple[int, str]]:
+    """A manifest's sheets as (index, code)."""
+    return [(int(s["index"]), str(s["code"])) for s in manifest["sheets"]]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from generator.app.database import Database
-from generator.app.links import StudentLink, student_links
+from generator.app.links import StudentLink, manifest_sheets, student_links
 from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
@@ -290,7 +290,7 @@ class Store:
                 continue
             try:
                 manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-                links = student_links(self.secret, folder.name, manifest)
+                links = student_links(self.secret, folder.name, manifest_sheets(manifest))
             except (ValueError, KeyError, TypeError, AttnsheetError):
                 continue  # not a batch folder this attnsheet wrote: left alone, not listed
             number = int(folder.name.split("-")[1])

@@ -24,13 +24,17 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="Folder for batches, answers and grades (default: your user data folder).")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--public-url", default="", metavar="URL",
+              help="The address students' phones reach this server at, for their links and QR codes "
+                   "(default: this machine's network address with --host 0.0.0.0, else the teacher's page's).")
 @click.option("--database", default=None, metavar="URL",
               help="A PostgreSQL database (postgresql://…) for a school server run as several processes "
                    "(default: SQLite, one file in --data).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A host name the server answers to (repeatable), e.g. the school's name for this machine; "
                    "addresses, localhost and --host's name always are.")
-def serve_command(host: str, port: int, data, no_browser: bool, database, allowed_hosts: tuple[str, ...]) -> None:
+def serve_command(host: str, port: int, data, no_browser: bool, public_url: str, database,
+                  allowed_hosts: tuple[str, ...]) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
@@ -70,7 +74,11 @@ def serve_command(host: str, port: int, data, no_browser: bool, database, allowe
     if not no_browser:
         threading.Timer(1.0, webbrowser.open, args=(address,)).start()
     try:
-        app = create_app(store, token, workers, allowed_hosts=names)
+        if not public_url and host in ("0.0.0.0", "::"):
+            public_url = f"http://{network_address()}:{port}"
+        app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url)
+        if public_url:
+            say(f"students reach their sheets at {public_url.rstrip('/')}/s (each worksheet's QR opens its own link)")
         # Bounded: at most this many connections at once (beyond, 503), idle ones closed after 5 s.
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", limit_concurrency=1000,
                                                timeout_keep_alive=5))
@@ -82,6 +90,16 @@ def serve_command(host: str, port: int, data, no_browser: bool, database, allowe
         listener.close()
         if workers is not None:
             workers.close()
+
+
+def network_address() -> str:
+    """This machine's address on its network (the one a route out would use; nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -116,6 +134,9 @@ def bind(host: str, port: int) -> socket.socket:
 @click.argument("batch")
 @click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="The web app's data folder (default: your user data folder).")
+@click.option("--public-url", default="", metavar="URL",
+              help="The address students' phones reach this server at, for their links and QR codes "
+                   "(default: this machine's network address with --host 0.0.0.0, else the teacher's page's).")
 @click.option("--database", default=None, metavar="URL", help="The server's PostgreSQL database, if it uses one.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
               help="Folder to write manifest.json, answers/NNN.json and grades/NNN.json into.")

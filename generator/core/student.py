@@ -31,3 +31,7 @@ class Sheet:
     """The drawn problem, with its code."""
     solution: Solution
     """Its exact solution."""
+    link: str = ""
+    """What its worksheet's QR code opens ('' for its code): the student's link on a server's batch."""
+    pin: str = ""
+    """The PIN printed beside its code on a server's batch."""

@@ -24,6 +24,7 @@ from generator.output.staging import Staging
 from generator.sheet.assets import templates_dir
 from generator.sheet.model import Settings
 from generator.sheet.sheets import check_fits, sheet_view
+from generator.sheet.sheetview import with_link
 
 if TYPE_CHECKING:
     from generator.draw.options import DrawOptions
@@ -217,7 +218,8 @@ def render_task(task: Task) -> tuple[bytes, list[int]]:
     """A task's PDF and the page count of each of its sheets (runs in a job process)."""
     from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
 
-    views = [sheet_view(s.problem, s.solution, s.student, task.settings, task.key) for s in task.sheets]
+    views = [with_link(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), s.link, s.pin)
+             for s in task.sheets]
     return document(views, task.settings)
 
 
@@ -300,7 +302,8 @@ def _write_html(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[lis
     def views(sheets: Sequence[Sheet], key: bool) -> Iterator[dict]:
         # Made as the template takes them: the HTML of any batch is written with flat memory.
         for sheet in sheets:
-            yield sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key)
+            yield with_link(sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key), sheet.link,
+                            sheet.pin)
             if progress:
                 progress(1)
 

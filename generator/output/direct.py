@@ -31,7 +31,7 @@ from generator.output.prose import PROSE_FILES, Shaper, shaper
 from generator.sheet.layout import page_layout
 from generator.sheet.model import Settings
 from generator.sheet.pages import Frame, PageLayout, Rect, TextRun
-from generator.sheet.sheetview import SheetView
+from generator.sheet.sheetview import SheetView, badge_label
 
 PROSE_NAMES = {400: "Sheet-Sans", 600: "Sheet-Sans-Semi-Bold"}
 """The prose font's PostScript names in our files (as the HTML path's files name them)."""
@@ -76,7 +76,7 @@ def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list
             placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt,
                                          place.y + place.panel.height_pt)))
         if layout.badge:
-            badge = painter.badge(view.code, label)
+            badge = painter.badge(view.code, badge_label(label, view), view.link)
             if badge is None:
                 return None
             placed.append((badge, layout.badge))

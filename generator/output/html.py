@@ -21,7 +21,7 @@ from generator.sheet.layout import page_layout
 from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheets import sheet_view
-from generator.sheet.sheetview import SheetView
+from generator.sheet.sheetview import SheetView, badge_label
 from generator.sheet.style import (
     CODE,
     CODE_LABEL,
@@ -127,7 +127,7 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     lang = settings.lang
     _ = translations(lang).gettext
     blocks = environment(lang).get_template("blocks.html").make_module({"settings": settings})
-    badge = painter.badge(view.code, _("Sheet code")) if view.code else None
+    badge = painter.badge(view.code, badge_label(_("Sheet code"), view), view.link) if view.code else None
     foot = painter.foot(view.code, _("page"))
     title = painter.block(str(blocks.titles(view, settings)), round(content_width(settings.paper), 2), lang)
     score = painter(view.score) if view.score else None

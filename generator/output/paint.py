@@ -67,6 +67,8 @@ class BadgeMark:
 
     code: str
     label: str
+    qr: str = ""
+    """What the QR code holds ('' for the code): a student's link on a server's sheet."""
 
 
 @dataclass(frozen=True)
@@ -159,11 +161,12 @@ class Painter:
         self.marks[anchor] = PanelMark(p, ours)
         return Slot(anchor, tuple(layer for layer in p.layers if layer not in ours))
 
-    def badge(self, code: str, label: str) -> Optional[str]:
-        """The anchor of the code's box, or None: the label is not in the panel font."""
+    def badge(self, code: str, label: str, qr: str = "") -> Optional[str]:
+        """The anchor of the code's box (its QR holding `qr`, or the code), or None: the label
+        is not in the panel font."""
         if not (mono(CODE_LABEL.weight).prints(label) and mono(CODE.weight).prints(code)):
             return None
-        return self._add("badge", BadgeMark(code, label))
+        return self._add("badge", BadgeMark(code, label, qr))
 
     def foot(self, code: str, word: str) -> Optional[str]:
         """The anchor of the footer's box (fixed, so on every page), or None: `word` is not in
@@ -256,7 +259,7 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             scale = pl.mark.panel.scale
             _shapes(ops, pl.mark.panel.shapes, scale, left + EDGE_PT * scale, page_height - top)
         elif isinstance(pl.mark, BadgeMark):
-            shapes = qr_shapes(pl.mark.code)
+            shapes = qr_shapes(pl.mark.qr or pl.mark.code)
             _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
     for pl in placements:
         mark = pl.mark

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.problem import Problem
@@ -76,6 +76,10 @@ class SheetView:
     """A graded sheet's score, in its header."""
     titles: tuple[str, ...] = ()
     """Each head's title where it is not "Head n" (a block: its attention, then its layers)."""
+    link: str = ""
+    """What the worksheet's QR code opens ('' for its code): the student's link on a server's batch."""
+    pin: str = ""
+    """The PIN printed beside the code on a server's batch, for a student without a phone."""
     default_title: str = ""
     """The sheet's title when the batch gives none, in its language ('': attention's)."""
 
@@ -98,3 +102,13 @@ class SheetView:
     def panels(self) -> tuple[PanelView, ...]:
         """Every grid panel of the sheet, in reading order (the score is text, not a grid)."""
         return tuple(p for head in self.heads for p in head.panels) + ((self.final,) if self.final else ())
+
+
+def badge_label(label: str, view: SheetView) -> str:
+    """The words above the code: "Sheet code", and the PIN on a server's worksheet."""
+    return f"{label} · PIN {view.pin}" if view.pin else label
+
+
+def with_link(view: SheetView, link: str, pin: str) -> SheetView:
+    """A worksheet whose QR opens a student's `link`, with its `pin` (a key keeps its code alone)."""
+    return view if view.key or not link else replace(view, link=link, pin=pin)

@@ -55,8 +55,10 @@ class App(Practice, Students):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-                 allowed_hosts: Iterable[str] = ()) -> None:
+                 allowed_hosts: Iterable[str] = (), public_url: str = "") -> None:
         self.store = store
+        self.public_url = public_url
+        """The address students' phones reach this server at (their links and QR codes); '' for the page's own."""
         self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)
         """Host names this server answers to besides addresses and localhost (DNS rebinding is refused)."""
         self.workers = workers
@@ -117,7 +119,7 @@ class App(Practice, Students):
                 data, errors = await self.off_loop(self._locked, blank_pdf, values, uploads)
             else:
                 batch_id, errors = await self.off_loop(self._locked, make_batch, self.store, values, uploads,
-                                                       self.workers)
+                                                       self.workers, self.public_url or str(request.base_url))
         if errors:
             return self._home(request, values, errors, held, 400)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
@@ -139,7 +141,7 @@ class App(Practice, Students):
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
                          saved=self.store.saved(batch), links=self.store.links(batch),
-                         base=str(request.base_url).rstrip("/"))
+                         base=(self.public_url or str(request.base_url)).rstrip("/"))
 
     async def class_page(self, request: Request) -> Response:
         """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
@@ -262,11 +264,11 @@ class App(Practice, Students):
 
 
 def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-               allowed_hosts: Iterable[str] = ()) -> Starlette:
+               allowed_hosts: Iterable[str] = (), public_url: str = "") -> Starlette:
     """The ASGI app over `store`; `token`, when given, is required on every request; `workers`,
     when given, render batches beside the server's own process; `allowed_hosts`: names it answers
-    to besides its addresses and localhost."""
-    app = App(store, token, workers, allowed_hosts)
+    to besides its addresses and localhost; `public_url`: where students reach it (their QR codes)."""
+    app = App(store, token, workers, allowed_hosts, public_url)
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),

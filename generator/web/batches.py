@@ -160,7 +160,7 @@ def _students(uploads: dict[str, bytes], count: int) -> list[Student]:
 
 
 def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
-               workers: Optional[Workers] = None) -> tuple[Optional[str], dict[str, str]]:
+               workers: Optional[Workers] = None, base_url: str = "") -> tuple[Optional[str], dict[str, str]]:
     """Generate a batch from the form's values (and uploaded roster or problem file) into a new
     store folder, rendered here and by the kept `workers` if any: (its id, {}), or (None, an
     error message per field) without writing anything."""
@@ -188,7 +188,7 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
     try:
         stored = create_batch(store, Batch(sheets=sheets, settings=settings, out=store.root, split=split,
                                            origin=origin, seed=seed, jobs=1, workers=workers),
-                              values.get("feedback") or "verdicts", values.get("release") or "now")
+                              values.get("feedback") or "verdicts", values.get("release") or "now", base_url)
     except LayoutError as error:  # checked before any file: nothing was written
         return None, {"form": str(error)}
     return stored.id, {}
