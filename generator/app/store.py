@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from generator.app.database import Database
+from generator.app.database import MIGRATION_LOCK, Database
 from generator.app.links import StudentLink, manifest_sheets, student_links
 from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
@@ -283,37 +283,45 @@ class Store:
 
     def _import_json_folders(self) -> None:
         """Batches an earlier attnsheet kept as files alone (manifest.json, answers/NNN.json,
-        grades/NNN.json): listed once, with every save, nothing lost; their files stay as they are."""
-        known = set(self.ids())
-        for folder in sorted((self.root / "batches").iterdir()):
-            if not BATCH_ID.fullmatch(folder.name) or folder.name in known or not (folder / "manifest.json").is_file():
-                continue
-            try:
-                manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-                links = student_links(self.secret, folder.name, manifest_sheets(manifest))
-            except (ValueError, KeyError, TypeError, AttnsheetError):
-                continue  # not a batch folder this attnsheet wrote: left alone, not listed
-            number = int(folder.name.split("-")[1])
-            with self.db.transaction() as cur:
-                if cur.rows("SELECT 1 FROM batches WHERE id = ?", (number,)):
-                    continue  # another process imported it meanwhile
-                cur.run("INSERT INTO batch_ids (id, reserved) VALUES (?, ?)", (number, time.time()))
-                cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
-                        "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
-                        (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime))
-                for link in links:
-                    cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
-                            (number, link.index, link.code, link.token, link.pin))
-                for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
-                    grade = folder / "grades" / path.name
-                    if grade.is_file():
-                        cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source) VALUES "
-                                "(?, ?, ?, ?, ?, 'teacher')", (number, int(path.stem), path.read_text(encoding="utf-8"),
-                                                               grade.read_text(encoding="utf-8"), path.stat().st_mtime))
-            if self.db.dialect == "postgresql":  # the sequence goes on past the imported numbers
-                with self.db.transaction() as cur:
-                    cur.run("SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), "
-                            "(SELECT MAX(id) FROM batch_ids))")
+        grades/NNN.json): listed once, with every save, nothing lost; their files stay as they are.
+        Once per database, when it is made: the folders of later batches have their rows already."""
+        if self.db.query("SELECT value FROM meta WHERE key = 'folders_imported'"):
+            return
+        with self.db.transaction() as cur:
+            if self.db.dialect == "postgresql":  # two processes starting at once: one imports
+                cur.run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK + 1,))
+            if cur.rows("SELECT value FROM meta WHERE key = 'folders_imported'"):
+                return
+            known = {name for (name,) in cur.rows("SELECT name FROM batches")}
+            for folder in sorted((self.root / "batches").iterdir()):
+                if BATCH_ID.fullmatch(folder.name) and folder.name not in known:
+                    self._import(cur, folder)
+            cur.run("INSERT INTO meta (key, value) VALUES ('folders_imported', ?)", (str(time.time()),))
+            if self.db.dialect == "postgresql":  # the numbering goes on past the imported batches
+                cur.run("SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), MAX(id)) FROM batch_ids "
+                        "HAVING MAX(id) IS NOT NULL")
+
+    def _import(self, cur, folder: Path) -> None:
+        """One folder of an earlier attnsheet, with its saves (a folder that is no batch is left alone)."""
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            links = student_links(self.secret, folder.name, manifest_sheets(manifest))
+        except (OSError, ValueError, KeyError, TypeError, AttnsheetError):
+            return
+        number = int(folder.name.split("-")[1])
+        cur.run("INSERT INTO batch_ids (id, reserved) VALUES (?, ?)", (number, time.time()))
+        cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
+                "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
+                (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime))
+        for link in links:
+            cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
+                    (number, link.index, link.code, link.token, link.pin))
+        for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
+            grade = folder / "grades" / path.name
+            if grade.is_file():
+                cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source) VALUES (?, ?, ?, ?, ?, "
+                        "'teacher')", (number, int(path.stem), path.read_text(encoding="utf-8"),
+                                       grade.read_text(encoding="utf-8"), path.stat().st_mtime))
 
 
 def _server_secret(path: Path) -> Secret:

@@ -55,7 +55,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     from generator.output.pdf import renderer
     from generator.web.app import create_app, folder_of
 
-    store = Store(folder_of(data))  # a data folder that cannot be made fails here, in one line
+    store = Store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
     port = listener.getsockname()[1]  # the one the system chose, for --port 0
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
