@@ -217,12 +217,12 @@ def test_check_character_catches_every_typo_and_swap(options, seed, index):
 
 def test_unknown_code_version_is_a_clear_error():
     w = BitWriter()
-    w.uint(5, 3)  # 1 to 3: attention; 4: the kinds after it; 7: a teacher's own problem
+    w.uint(6, 3)  # 1 to 3: attention; 4: the kinds after it; 5: private codes; 7: a teacher's own problem
     w.uint(1, 2)
     w.flag(False)
     w.sized(7, 6)
     w.sized(0, 5)
-    with pytest.raises(CodeError, match="format version 5"):
+    with pytest.raises(CodeError, match="format version 6"):
         decode_code(pack(w.bits))
 
 

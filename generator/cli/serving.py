@@ -134,9 +134,6 @@ def bind(host: str, port: int) -> socket.socket:
 @click.argument("batch")
 @click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
               help="The web app's data folder (default: your user data folder).")
-@click.option("--public-url", default="", metavar="URL",
-              help="The address students' phones reach this server at, for their links and QR codes "
-                   "(default: this machine's network address with --host 0.0.0.0, else the teacher's page's).")
 @click.option("--database", default=None, metavar="URL", help="The server's PostgreSQL database, if it uses one.")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), required=True,
               help="Folder to write manifest.json, answers/NNN.json and grades/NNN.json into.")

@@ -247,7 +247,7 @@ def decode_code(code: str) -> Decoded:
     if version not in (CODE_VERSION, BOUNDED_VERSION, SCALED_VERSION):
         raise CodeError(
             f"sheet code is of format version {version}, which this attnsheet does not know "
-            f"(it reads versions {CODE_VERSION} to {KIND_VERSION}); use the attnsheet that printed it"
+            f"(it reads versions {CODE_VERSION} to {PRIVATE_VERSION} and {OWN_VERSION}); use the attnsheet that printed it"
         )
     preset_index = r.uint(2)
     if preset_index >= len(PRESET_NAMES):
