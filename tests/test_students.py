@@ -167,3 +167,23 @@ def test_a_server_batchs_worksheets_open_each_students_link_and_print_the_pin(tm
             html = (batch.folder / "worksheets.html").read_text()
             for link in links.values():
                 assert str(qr_svg(f"http://192.168.1.20:8000/s/{link.token}")) in html and f"PIN {link.pin}" in html
+
+
+def test_a_batch_made_from_the_command_line_for_a_server(tmp_path, run):
+    from pypdf import PdfReader
+
+    data = tmp_path / "data"
+    r = run("generate", "--count", "2", "--seed", "4", "--server-url", "http://10.0.0.5:8000", "--data", str(data))
+    assert r.code == 0 and "students hand in at http://10.0.0.5:8000/s" in r.err
+    store = Store(data)
+    batch = store.batch("batch-0001")
+    links = store.links(batch)
+    text = "\n".join(p.extract_text() for p in PdfReader(batch.folder / "worksheets.pdf").pages)
+    assert f"PIN {links[1].pin}" in text
+    assert run("key", batch.sheets[0]["code"], "--out", str(tmp_path / "k")).code == 1  # private: the server's secret
+    app = TestClient(create_app(store), base_url="http://127.0.0.1")
+    assert app.get(f"/s/{links[2].token}").status_code == 200
+    for args in (["--out", "x"], ["--secret-file", "s"], ["--blank"]):
+        r = run("generate", "--server-url", "http://10.0.0.5:8000", "--data", str(data), *args)
+        assert r.code == 2 and "--server-url makes the batch" in r.err
+    assert run("generate", "--server-url", "ftp://x", "--data", str(data)).code == 2

@@ -90,10 +90,17 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, 
 @setting_option("title")
 @setting_option("split")
 @secret_option(make=True)
+@click.option("--server-url", default=None, metavar="URL",
+              help="Make the batch for a classroom server at URL (its --data folder): each worksheet's QR opens "
+                   "its student's link, its PIN printed beside the code.")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --server-url: the server's data folder (default: your user data folder).")
+@click.option("--database", default=None, metavar="URL", help="With --server-url: the server's PostgreSQL database.")
 @sheet_options
 @click.pass_context
 def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split,
-                     secret_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs, **params) -> None:
+                     secret_file, server_url, data, database, out, paper, lang, fmt, worked, decimal_comma, force,
+                     stamp, jobs, **params) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -113,6 +120,7 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
       attnsheet generate --problem generator/examples/classic.json --count 30
       attnsheet generate --blank --heads 2 --output-projection
       attnsheet generate --count 30 --secret-file ~/attnsheet.secret
+      attnsheet generate --roster roster.csv --server-url http://192.168.1.20:8000 --data ~/classes
     """
     if count is not None and roster is not None:
         raise click.UsageError("use --count or --roster, not both")
@@ -131,12 +139,23 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
             raise click.UsageError(f"{used} takes no --secret-file: "
                                    + ("its codes name your own numbers, which you hold" if problem_file
                                       else "a blank template has no numbers to keep private"))
+    if server_url is not None:
+        clash = [flag for flag, given in (("--problem", problem_file), ("--blank", blank), ("--secret-file", secret_file),
+                                          ("--out", bool(explicit(ctx, ("out",))))) if given]
+        if clash:
+            raise click.UsageError(f"--server-url makes the batch in the server's data folder, with its own secret: "
+                                   f"drop {clash[0]}")
+    elif data is not None or database is not None:
+        raise click.UsageError("--data and --database are for --server-url")
     options = options_from(params, drawn=problem_file is None and not blank,
                            given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
     problems = load_problems(problem_file) if problem_file is not None else None
     students = read_students(roster, encoding, strict, count if count or not problems else len(problems))
     settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank,
                         decimal_comma=decimal_comma)
+    if server_url is not None:
+        make_for_server(server_url, data, database, options, seed, students, settings, split, fmt, jobs)
+        return
     check_writable(out)  # an unwritable destination fails before any work
     if problems is not None:
         sheets, origin, seed = own_sheets(problems, students), Origin(problem_file=problem_file, roster=roster), None
@@ -153,6 +172,29 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt, force=force,
                   origin=origin, seed=seed, jobs=jobs)
     run_batch(batch)
+
+
+def make_for_server(server_url: str, data, database, options, seed, students, settings, split, fmt, jobs) -> None:
+    """A batch made straight into a classroom server's store: private codes under its secret,
+    each worksheet's QR its student's link (the server lists it on its next page load)."""
+    from generator.app.classroom import create_batch
+    from generator.app.store import Store
+    from generator.web.app import folder_of
+
+    if not server_url.startswith(("http://", "https://")):
+        raise click.UsageError(f"--server-url: expected http://… or https://…, got {server_url[:60]!r}")
+    store = Store(folder_of(data), database)
+    try:
+        fresh = seed is None
+        seed = fresh_seed() if fresh else seed
+        sheets = make_sheets(options, seed, students, secret=store.secret)
+        batch = Batch(sheets=sheets, settings=settings, out=store.root, split=split, fmt=fmt, origin=Origin(options=options),
+                      seed=seed, jobs=jobs)
+        stored = create_batch(store, batch, base_url=server_url)
+    finally:
+        store.close()
+    say(f"made {stored.id} in {store.root} ({len(sheets)} sheets); students hand in at {server_url.rstrip('/')}/s "
+        f"(each worksheet's QR opens its own link)")
 
 
 @click.command("key")
