@@ -52,7 +52,7 @@ def test_a_batch_made_through_the_form(web, tmp_path):
 def test_bad_options_are_the_clis_messages_beside_their_fields(web):
     r = web.post("/batches", data={"csrf": web.csrf, "tokens": "13", "max_score": "", "count": "x"})
     assert r.status_code == 400
-    assert "Invalid value for &#39;--tokens&#39;: 13 is not in the range 1&lt;=x&lt;=12." in r.text
+    assert "Invalid value for “Tokens”: 13 is not in the range 1&lt;=x&lt;=12." in r.text
     assert 'id="error-tokens"' in r.text and 'id="error-count"' in r.text
     r = web.post("/batches", data={"csrf": web.csrf, "tokens": "6", "max_sum": "10"})
     assert r.status_code == 400 and "cannot draw" in r.text and 'id="error-form"' in r.text
@@ -139,7 +139,7 @@ def test_the_preview_is_the_sheets_own_html_and_follows_the_options(web):
     assert web.get("/preview/fonts/Inter-Regular.subset.otf").status_code == 200
     assert web.get("/preview/fonts/..%2F..%2Fsheet.css").status_code == 404
     bad = web.get("/preview?tokens=99")
-    assert bad.status_code == 400 and "--tokens" in bad.text
+    assert bad.status_code == 400 and "“Tokens”" in bad.text
 
 
 def test_practice_draws_a_sheet_and_explains_each_cell(web):
@@ -180,7 +180,7 @@ def test_rosters_own_problems_overrides_and_split_through_the_form(web, tmp_path
     own = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
     assert own["options"]["problem_file"] == "(uploaded)" and len({s["code"] for s in own["sheets"]}) == 2
     r = web.post("/batches", data={"csrf": web.csrf, "x_range": "0..10"})
-    assert r.status_code == 400 and "Invalid value for &#39;--x-range&#39;" in r.text
+    assert r.status_code == 400 and "Invalid value for “Inputs from … to …”" in r.text
     big = ("roster", ("big.csv", b"name\n" + b"x" * (1024 * 1024 + 10), "text/csv"))
     assert web.post("/batches", data={"csrf": web.csrf}, files=[big]).status_code == 413
     bad = ("roster", ("bad.csv", b"first,last\nA,B\n", "text/csv"))
@@ -207,7 +207,7 @@ def test_blank_templates_download_from_the_form_and_are_not_stored(web):
     text = preview.text.split("<body>")[1].upper()  # what the page shows
     assert preview.status_code == 200 and "WORKSHEET" in text and "ANSWER KEY" not in text
     refused = web.post("/batches", data={"csrf": web.csrf, "blank": "on", "worked": "on"})
-    assert refused.status_code == 400 and 'id="error-worked"' in refused.text and "drop --worked" in refused.text
+    assert refused.status_code == 400 and 'id="error-worked"' in refused.text and "drop “Worked example on keys”" in refused.text
     from conftest import EXAMPLES
 
     problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
@@ -293,7 +293,7 @@ def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
     assert r.status_code == 400 and "pt wide where a page has 500" in r.text and 'id="error-form"' in r.text
     assert "None yet." in r.text  # no batch stored
     preview = web.get("/preview", params=shape)
-    assert preview.status_code == 400 and "use fewer --heads" in preview.text
+    assert preview.status_code == 400 and "use fewer “Heads”" in preview.text
 
 
 def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():

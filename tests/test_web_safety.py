@@ -56,13 +56,10 @@ def test_a_change_from_another_sites_page_is_refused_even_with_the_token(web):
     assert r.status_code == 303  # the app's own page
 
 
-def test_a_planted_manifest_names_no_file_outside_its_batch(web, tmp_path):
-    make(web)
+def test_a_planted_manifest_names_no_file_outside_its_batch(tmp_path, run):
     # A folder planted in the data folder (as an older attnsheet kept batches), imported on start.
-    import shutil
-
-    source, folder = tmp_path / "data" / "batches" / "batch-0001", tmp_path / "data" / "batches" / "batch-0002"
-    shutil.copytree(source, folder)
+    folder = tmp_path / "data" / "batches" / "batch-0002"
+    assert run("generate", "--count", "2", "--seed", "5", "--out", str(folder)).code == 0
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["sheets"][0]["worksheet"]["file"] = "/etc/passwd"
     manifest["sheets"][1]["worksheet"]["file"] = "../../../../../etc/hostname"

@@ -45,6 +45,7 @@ from generator.web.batches import (
     ticked,
     upload_info,
     upload_summary,
+    worded,
 )
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.practice import Practice, shapes_of
@@ -87,6 +88,7 @@ class App(Practice, Students):
         """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
         batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
         lang = self.language(request)
+        errors = {name: worded(message, lang) for name, message in errors.items()}  # the form's words, not flags
         return self.page(request, "home.html", status, lang, fields=FIELDS, values=values, errors=errors,
                          batches=batches, field_info=lambda name: field_info(name, lang),
                          grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
@@ -243,6 +245,7 @@ class App(Practice, Students):
                    if request.query_params.get(f"held_{name}")}
         html, errors = await self.off_loop(preview_html, values, request.query_params.get("key") == "1", uploads)
         if errors:  # framed like the preview: the form reads the errors off it and shows each beside its field
+            errors = {name: worded(message, self.language(request)) for name, message in errors.items()}
             response = self.page(request, "preview-errors.html", 400, errors=errors, errors_json=json.dumps(errors))
         else:
             response = HTMLResponse(html)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from generator.app.classroom import create_batch
@@ -63,6 +64,25 @@ def grouped(fields: list[tuple[str, str]], lang: str = "en") -> list[tuple[str, 
     _ = translations(lang).gettext
     return [(group, _(title), [(name, kind) for name, kind in fields if WORDS[name][1] == group])
             for group, title in GROUPS]
+
+
+FLAG = re.compile(r"'?--(no-)?([a-z][a-z-]*[a-z])'?")
+
+
+def worded(message: str, lang: str = "en") -> str:
+    """A message of the draw and the settings, which name each setting by its flag, in the form's
+    words: `use fewer --heads` → `use fewer “Heads”` (a flag the form has no field for stays)."""
+    _ = translations(lang).gettext
+    by_flag = {s.flag: name for name, s in SETTINGS.items() if s.flag and name in WORDS}
+
+    def word(match: re.Match) -> str:
+        name = by_flag.get(f"--{match.group(2)}")
+        if name is None:
+            return match.group(0)
+        words = _(WORDS[name][0])
+        return f"“{words}” " + _("off") if match.group(1) else f"“{words}”"
+
+    return FLAG.sub(word, message)
 
 
 def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
