@@ -123,7 +123,7 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
         assert web.get(location + "/class").status_code == 200
         assert web.get(location + "/class/001.pdf").content.startswith(b"%PDF")
     r = web.post("/batches", data={"csrf": csrf, "kind": "ffn", "d_v": "2"})
-    assert r.status_code == 400 and "--d-v is for attention sheets" in r.text
+    assert r.status_code == 400 and "“Value size” is for attention sheets" in r.text
     # Practice: a fresh sheet of the kind, every box explained from the student's own cells.
     r = web.get("/practice?kind=ffn&preset=easy")
     assert r.status_code == 303 and r.headers["location"].startswith("/practice/")

@@ -170,6 +170,13 @@ class App(Practice, Students):
         await self.off_db(lambda: self.store.set_policy(batch, **changes))
         return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
 
+    async def status(self, request: Request) -> Response:
+        """How many sheets are saved and handed in, and when last: the class page reloads when it changes."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        saved, handins = await self.off_db(lambda: (self.store.saved(batch), self.store.handins(batch)))
+        return JSONResponse({"saved": len(saved), "handins": sum(handins.values()),
+                             "points": sum(g["points"] for g in saved.values())})
+
     async def class_file(self, request: Request) -> Response:
         """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
         batch = self.store.batch(request.path_params["batch_id"])
@@ -298,6 +305,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/api/s/{token}/handin", app.hand_in, methods=["POST"]),
         Route("/api/s/{token}/feedback", app.feedback),
         Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),
+        Route("/api/batches/{batch_id}/status", app.status),
         Route("/preview/fonts/{name}", app.preview_font),
     ]
 
