@@ -26,3 +26,34 @@ def running(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+class Served:
+    """The web app over `store` served by uvicorn in a thread, on a free port of 127.0.0.1 (`url`)."""
+
+    def __init__(self, store) -> None:
+        import socket
+        import threading
+        import time
+
+        import uvicorn
+
+        from generator.web.app import create_app
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url, self.port, self.store = f"http://127.0.0.1:{port}", port, store
+        self.server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert self.server.started, "the server did not start"
+
+    def stop(self) -> None:
+        """Stop serving (the thread ends with it)."""
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

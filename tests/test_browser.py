@@ -9,13 +9,10 @@ import io
 import json
 import re
 import shutil
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
 from playwright.sync_api import expect, sync_playwright
+from procs import Served
 from pypdf import PdfReader
 from test_grade import work
 
@@ -23,7 +20,6 @@ from generator.app.store import Store
 from generator.core.formats import problem_from_json
 from generator.draw.options import DrawOptions
 from generator.draw.search import draw
-from generator.web.app import create_app
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -32,21 +28,9 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    store = Store(tmp_path_factory.mktemp("web"))
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    served = Served(Store(tmp_path_factory.mktemp("web")))
+    yield served.url
+    served.stop()
 
 
 @pytest.fixture(scope="module")

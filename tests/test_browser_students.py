@@ -3,35 +3,21 @@
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
 from playwright.sync_api import expect, sync_playwright
+from procs import Served
 from test_browser import CHROMIUM, FLAGS
 from test_students import typed
 
 from generator.app.store import Store
-from generator.web.app import create_app
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    store = Store(tmp_path_factory.mktemp("school"))
-    server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", store
-    server.should_exit = True
-    thread.join(timeout=10)
+    running = Served(Store(tmp_path_factory.mktemp("school")))
+    yield running.url, running.store
+    running.stop()
 
 
 def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):

@@ -309,29 +309,19 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/preview/fonts/{name}", app.preview_font),
     ]
 
+    def answer(status: int, words: Optional[str] = None):
+        """A handler: the error's own one line (or `words`), as a page or JSON, with `status`."""
+        async def handler(request: Request, exc: Exception) -> Response:
+            return app.error(request, status, words or str(exc))
+        return handler
+
     async def not_found(request: Request, exc: Exception) -> Response:
         return app.error(request, 404, str(exc) if isinstance(exc, NotFound) else "no such page")
 
-    async def forbidden(request: Request, exc: Exception) -> Response:
-        return app.error(request, 403, str(exc))
-
-    async def bad(request: Request, exc: Exception) -> Response:
-        return app.error(request, 400, str(exc))
-
-    async def failed(request: Request, exc: Exception) -> Response:
-        return app.error(request, 500, "something went wrong on the server; nothing was saved")
-
-    async def conflict(request: Request, exc: Exception) -> Response:
-        return app.error(request, 409, str(exc))
-
-    async def limited(request: Request, exc: Exception) -> Response:
-        return app.error(request, 429, str(exc))
-
-    async def slow(request: Request, exc: Exception) -> Response:
-        return app.error(request, 408, "the request took too long to arrive; send it again")
-
-    handlers = {404: not_found, NotFound: not_found, PermissionError: forbidden, AttnsheetError: bad,
-                SlowClient: slow, RateLimited: limited, Closed: conflict, Exception: failed}
+    handlers = {404: not_found, NotFound: not_found, PermissionError: answer(403), AttnsheetError: answer(400),
+                SlowClient: answer(408, "the request took too long to arrive; send it again"),
+                RateLimited: answer(429), Closed: answer(409),
+                Exception: answer(500, "something went wrong on the server; nothing was saved")}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 

@@ -16,7 +16,7 @@ from generator.web.students import student_path
 MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
 STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
-          "student.js": "text/javascript", "class.js": "text/javascript",
+          "student.js": "text/javascript", "class.js": "text/javascript", "sheetdoc.js": "text/javascript",
           "web.css": "text/css", "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
        "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")

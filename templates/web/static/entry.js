@@ -13,37 +13,9 @@
   const score = document.getElementById("score");
   const words = JSON.parse(root.dataset.words);  // the page's language, from the server's catalog
 
-  function blankGrid(step, shape) {
-    if (step === "sums") return new Array(shape[1] * shape[0]).fill(null);
-    return Array.from({ length: shape[0] }, () => new Array(shape[1]).fill(null));
-  }
-
-  function answers() {
-    const doc = { heads: [] };
-    for (const [head, steps] of Object.entries(shapes)) {
-      const grids = {};
-      for (const [step, shape] of Object.entries(steps)) grids[step] = blankGrid(step, shape);
-      if (head === "final") Object.assign(doc, grids); else doc.heads[Number(head) - 1] = grids;
-    }
-    for (const input of inputs) {
-      const value = input.value.trim();
-      if (!value) continue;
-      const head = input.dataset.head, step = input.dataset.step;
-      const i = Number(input.dataset.i), j = Number(input.dataset.j);
-      const grids = head === "" ? doc : doc.heads[Number(head) - 1];
-      if (step === "sums") grids.sums[i + j] = value; else grids[step][i][j] = value;
-    }
-    return doc;
-  }
-
-  function verdictOf(cells, input) {
-    const head = input.dataset.head, step = input.dataset.step;
-    const grids = head === "" ? cells : cells.heads[Number(head) - 1];
-    const grid = grids && grids[step];
-    if (!grid) return "blank";
-    const i = Number(input.dataset.i), j = Number(input.dataset.j);
-    return step === "sums" ? grid[i + j] : grid[i][j];
-  }
+  const answers = () => window.attnsheetSheet.answers(inputs, shapes);
+  // A box's entry in grade@1's cells (its verdict, its explanation, its expected value); "blank" where none.
+  const verdictOf = (cells, input) => { const v = window.attnsheetSheet.at(cells, input); return v === null ? "blank" : v; };
 
   async function send(url) {
     const response = await fetch(url, {
@@ -136,17 +108,7 @@
     });
   });
 
-  function fill(doc) {
-    for (const input of inputs) {
-      const head = input.dataset.head, step = input.dataset.step;
-      const grids = head === "" ? doc : (doc.heads || [])[Number(head) - 1];
-      const grid = grids && grids[step];
-      if (!grid) continue;
-      const i = Number(input.dataset.i), j = Number(input.dataset.j);
-      const value = step === "sums" ? grid[i + j] : grid[i][j];
-      if (value !== null && value !== undefined) { input.value = String(value); fit(input); }
-    }
-  }
+  const fill = (doc) => window.attnsheetSheet.fill(doc, inputs, fit);
   const saved = JSON.parse(root.dataset.saved || "null");
   if (saved) fill(saved);
   const status = document.getElementById("saved");

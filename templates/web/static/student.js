@@ -10,39 +10,10 @@
   const status = document.getElementById("status");
   const draftKey = "attnsheet-student:" + location.pathname;
 
-  function blankGrid(step, shape) {
-    if (step === "sums") return new Array(shape[1] * shape[0]).fill(null);
-    return Array.from({ length: shape[0] }, () => new Array(shape[1]).fill(null));
-  }
-  function answers() {
-    const doc = { heads: [] };
-    for (const [head, steps] of Object.entries(shapes)) {
-      const grids = {};
-      for (const [step, shape] of Object.entries(steps)) grids[step] = blankGrid(step, shape);
-      if (head === "final") Object.assign(doc, grids); else doc.heads[Number(head) - 1] = grids;
-    }
-    for (const input of inputs) {
-      const value = input.value.trim().replace(/−/g, "-");
-      if (!value) continue;
-      const grids = input.dataset.head === "" ? doc : doc.heads[Number(input.dataset.head) - 1];
-      const i = Number(input.dataset.i), j = Number(input.dataset.j);
-      if (input.dataset.step === "sums") grids.sums[i + j] = value; else grids[input.dataset.step][i][j] = value;
-    }
-    return doc;
-  }
-  function at(doc, input) {
-    const grids = input.dataset.head === "" ? doc : (doc.heads || [])[Number(input.dataset.head) - 1];
-    const grid = grids && grids[input.dataset.step];
-    if (!grid) return null;
-    const i = Number(input.dataset.i), j = Number(input.dataset.j);
-    return input.dataset.step === "sums" ? grid[i + j] : (grid[i] || [])[j];
-  }
-  function fill(doc) {
-    for (const input of inputs) {
-      const value = at(doc, input);
-      if (value !== null && value !== undefined) input.value = String(value);
-    }
-  }
+  const { at } = window.attnsheetSheet;
+  const answers = () => window.attnsheetSheet.answers(inputs, shapes);
+  const fill = (doc) => window.attnsheetSheet.fill(doc, inputs);
+
   // What the teacher allows: "received", or each box's verdict (and, if allowed, its expected value).
   function show(result) {
     for (const input of inputs) { delete input.dataset.verdict; input.title = ""; }
