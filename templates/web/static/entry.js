@@ -69,10 +69,15 @@
     input.title = input.value;
     for (let size = 10; input.scrollWidth > input.clientWidth && size > 5; size -= 0.5) input.style.fontSize = size + "pt";
   }
+  // Only the newest refresh may write: an older one whose answer arrives late (typing went on
+  // meanwhile) would put stale suggestions and a stale score on the page.
+  let generation = 0;
   async function refresh() {
+    const mine = ++generation;
     let result = null;
     for (let round = 0; round < 16; round++) {  // suggestions follow the chain, step by step
       result = await post(root.dataset.grade);
+      if (mine !== generation) return;
       if (!result || result.error || !suggest(result)) break;
     }
     if (!result) return;
