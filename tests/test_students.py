@@ -187,3 +187,16 @@ def test_a_batch_made_from_the_command_line_for_a_server(tmp_path, run):
         r = run("generate", "--server-url", "http://10.0.0.5:8000", "--data", str(data), *args)
         assert r.code == 2 and "--server-url makes the batch" in r.err
     assert run("generate", "--server-url", "ftp://x", "--data", str(data)).code == 2
+
+
+def test_a_spanish_batchs_student_pages_are_in_spanish(tmp_path):
+    store = Store(tmp_path / "data")
+    app = create_app(store)
+    teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    assert teacher.post("/batches", data={"csrf": csrf, "count": "1", "lang": "es"}).status_code == 303
+    batch = store.batch("batch-0001")
+    page = TestClient(app, base_url="http://127.0.0.1").get(f"/s/{store.links(batch)[1].token}").text
+    assert '<html lang="es">' in page and "Entregar" in page and "Tu hoja" in page and "Hand in" not in page
+    assert "Busca tu hoja" in TestClient(app, base_url="http://127.0.0.1").get(
+        "/s", headers={"accept-language": "es"}).text
