@@ -98,10 +98,13 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
         page.click("#fromkey")
         expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
         keystrokes = 0
-        for step, i, j in (("Q", 1, 1), ("K", 2, 2), ("V", 1, 3), ("scaled", 2, 1), ("A", 3, 2)):
+        # Values no sheet can have there, right or carried (the numbers are new in every run: the
+        # batch is drawn from its server's secret): Q, K, V and the scaled scores are whole, A ≤ 1.
+        for step, i, j, value in (("Q", 1, 1, "1/3"), ("K", 2, 2, "1/3"), ("V", 1, 3, "1/3"), ("scaled", 2, 1, "1/3"),
+                                  ("A", 3, 2, "9/2")):
             page.click(f'input[data-step="{step}"][data-i="{i - 1}"][data-j="{j - 1}"]')  # its value is selected
-            page.keyboard.type("99")
-            keystrokes += 2
+            page.keyboard.type(value)
+            keystrokes += len(value)
         expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
         page.click("#save")
         expect(page.locator("#saved")).to_contain_text("saved (147 / 152)")
@@ -156,13 +159,15 @@ def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
         expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
         first_a = page.locator('input[data-step="A"][data-i="0"][data-j="0"]')
         first_a.click()
-        page.keyboard.type("1/14 0.07")  # wider than its box: set smaller, all of it shown
+        # Wider than its box: set smaller, all of it shown; never right (a weight of A is at most 1,
+        # and the batch's numbers are its server's secret's, new in every run).
+        page.keyboard.type("13/7 1.86")
         page.keyboard.press("Tab")
         expect(page.locator("#score")).to_have_text("151 / 152", timeout=15000)
         assert first_a.evaluate("e => e.scrollWidth <= e.clientWidth")
-        expect(first_a).to_have_attribute("title", "1/14 0.07")
+        expect(first_a).to_have_attribute("title", "13/7 1.86")
         # ✓ beside A: the whole step as expected again, in one click.
         page.click('button.expected[data-step="A"]')
         expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
-        expect(first_a).not_to_have_value("1/14 0.07")
+        expect(first_a).not_to_have_value("13/7 1.86")
         browser.close()
