@@ -63,7 +63,7 @@ def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list
     font cannot print one of them (the painter would leave it to HTML)."""
     painter = Painter()
     label, word = layouts[0].words
-    foot = painter.foot(view.code, word)
+    foot = painter.foot(view.code, word, layouts[0].marks)
     if foot is None:
         return None
     out = []

@@ -17,7 +17,8 @@ from generator.output.svg import ink_css, panel_svg, qr_svg
 from generator.sheet import look, style
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
-from generator.sheet.layout import page_layout
+from generator.sheet.layout import PAPERS_PT, page_layout
+from generator.sheet.marks import is_scanned, registration_marks
 from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheets import sheet_view
@@ -128,7 +129,8 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     _ = translations(lang).gettext
     blocks = environment(lang).get_template("blocks.html").make_module({"settings": settings})
     badge = painter.badge(view.code, badge_label(_("Sheet code"), view), view.link) if view.code else None
-    foot = painter.foot(view.code, _("page"))
+    marks = registration_marks(*PAPERS_PT[settings.paper]) if is_scanned(view) else ()
+    foot = painter.foot(view.code, _("page"), marks)
     title = painter.block(str(blocks.titles(view, settings)), round(content_width(settings.paper), 2), lang)
     score = painter(view.score) if view.score else None
     rules = painter.block(str(blocks.rules_text(view)), view.rules_width_pt, lang, "rules")

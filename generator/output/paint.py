@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from generator.draw.codes import ALPHABET
 from generator.output.blocks import Block, BlockMark, Stamp
 from generator.output.monofont import EmbeddedFont, mono
+from generator.sheet.marks import MARK_COLOUR
 from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
 from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
@@ -73,11 +74,14 @@ class BadgeMark:
 
 @dataclass(frozen=True)
 class FootMark:
-    """The footer of every page: the code at the left, "page n / m" at the right."""
+    """The footer of every page: the code at the left, "page n / m" at the right (and, on a
+    worksheet, the registration marks in the page's corners, which every page has too)."""
 
     code: str
     word: str
     """"page", in the sheet's language."""
+    marks: tuple = ()
+    """A worksheet's registration marks (sheet/marks.Mark), in points from the page's top left."""
 
     @property
     def left(self) -> str:
@@ -168,10 +172,10 @@ class Painter:
             return None
         return self._add("badge", BadgeMark(code, label, qr))
 
-    def foot(self, code: str, word: str) -> Optional[str]:
-        """The anchor of the footer's box (fixed, so on every page), or None: `word` is not in
-        the panel font."""
-        mark = FootMark(code, word)
+    def foot(self, code: str, word: str, marks: tuple = ()) -> Optional[str]:
+        """The anchor of the footer's box (fixed, so on every page; with a worksheet's
+        registration `marks`), or None: `word` is not in the panel font."""
+        mark = FootMark(code, word, marks)
         if not mono(FOOT.weight).prints(mark.left + mark.right(1234567890, 0)):
             return None
         return self._add("foot", mark)
@@ -261,6 +265,10 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
         elif isinstance(pl.mark, BadgeMark):
             shapes = qr_shapes(pl.mark.qr or pl.mark.code)
             _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
+        elif isinstance(pl.mark, FootMark) and pl.mark.marks:
+            ops.append(f"q {rgb(MARK_COLOUR)} rg " + " ".join(
+                f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in pl.mark.marks)
+                       + " f Q")
     for pl in placements:
         mark = pl.mark
         if isinstance(mark, PanelMark):

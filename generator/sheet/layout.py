@@ -48,6 +48,7 @@ from generator.sheet.look import (
     TITLE_MAX_PT,
     UNDERLINE,
 )
+from generator.sheet.marks import is_scanned, registration_marks
 from generator.sheet.measure import Measure, Unsettable, rules_lines
 from generator.sheet.model import Settings
 from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
@@ -146,6 +147,7 @@ class _Page:
         return tuple(PageLayout(
             width=self.width, height=self.height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
             panels=tuple(panels), badge=badge if number == 0 else None,
+            marks=registration_marks(self.width, self.height) if is_scanned(view) else (),
             foot=(self.left, self.bottom, self.right, self.height), words=(_("Sheet code"), _("page")),
             title=title, title_top=self.top) for number, (runs, rects, frames, panels) in enumerate(self.pages))
 

@@ -78,3 +78,5 @@ class PageLayout:
     """The sheet's title, for the document's outline and metadata."""
     title_top: float
     """Where the title's block starts (the outline's destination)."""
+    marks: tuple = ()
+    """A worksheet's registration marks (sheet/marks.Mark), in every page's corners."""
