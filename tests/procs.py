@@ -57,3 +57,36 @@ class Served:
         """Stop serving (the thread ends with it)."""
         self.server.should_exit = True
         self.thread.join(timeout=10)
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve(data, *extra: str, port: int = 0):
+    """`attnsheet serve` in its own process on 127.0.0.1 (a free port unless given), once it
+    answers: (the process, its port, its home page's HTML)."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    port = port or free_port()
+    root = Path(__file__).resolve().parent.parent
+    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
+                               "--data", str(data), *extra], cwd=root, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return server, port, urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise AssertionError(f"the server did not start: {server.stderr.read()[-2000:]}") from None
+            time.sleep(0.1)

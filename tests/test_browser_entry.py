@@ -8,29 +8,18 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
-import time
 import urllib.request
 
 import pytest
-from conftest import ROOT
 from playwright.sync_api import expect, sync_playwright
+from procs import serve
 from test_browser import CHROMIUM, FLAGS
 
 from generator.app.store import Store
 
 
 def start(port: int, data) -> subprocess.Popen:
-    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
-                               "--data", str(data)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
-            return server
-        except OSError:
-            assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-            time.sleep(0.1)
+    return serve(data, port=port)[0]
 
 
 def stop(server: subprocess.Popen) -> None:
@@ -87,16 +76,22 @@ def test_a_failed_save_keeps_everything_and_a_restarted_server_takes_it(served):
     assert "7" in json.dumps(saved["heads"][0])
 
 
+def from_the_key(browser, port: int):
+    """Sheet 1's entry page, every box started from the key."""
+    page = browser.new_context().new_page()
+    page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
+    page.click("#fromkey")
+    expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
+    return page
+
+
 def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(served):
     """Start from the key (a click), then for each cell the paper shows differently a click and
     its value: the boxes after it follow the student's own numbers by themselves."""
     port, data, state = served
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_context().new_page()
-        page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
-        page.click("#fromkey")
-        expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
+        page = from_the_key(browser, port)
         keystrokes = 0
         # Values no sheet can have there, right or carried (the numbers are new in every run: the
         # batch is drawn from its server's secret): Q, K, V and the scaled scores are whole, A ≤ 1.
@@ -153,10 +148,7 @@ def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
     port, data, state = served
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_context().new_page()
-        page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
-        page.click("#fromkey")
-        expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
+        page = from_the_key(browser, port)
         first_a = page.locator('input[data-step="A"][data-i="0"][data-j="0"]')
         first_a.click()
         # Wider than its box: set smaller, all of it shown; never right (a weight of A is at most 1,

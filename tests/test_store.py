@@ -163,24 +163,12 @@ def test_a_save_killed_at_any_moment_leaves_answers_and_grade_agreeing(tmp_path,
 
 def test_serve_keeps_its_batches_in_the_database_it_is_given(tmp_path, database):
     import re
-    import socket
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    extra = ["--database", database] if database else []
-    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
-                               "--data", str(tmp_path / "data"), *extra], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    from procs import serve
+
+    server, port, home = serve(tmp_path / "data", *(["--database", database] if database else []))
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                home = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
-                time.sleep(0.1)
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1".encode(),
                                          method="POST")

@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from procs import children, running
+from procs import children, running, serve
 from starlette.testclient import TestClient
 
 from generator.app.store import Store
@@ -248,25 +248,10 @@ def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_pat
 def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
     import os
     import signal
-    import socket
-    import subprocess
-    import sys
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
-                               "--data", str(tmp_path / "data")], stderr=subprocess.PIPE, text=True)
+    server, port, home = serve(tmp_path / "data")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                home = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
-                break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "the server did not start"
-                time.sleep(0.1)
         assert "Make a batch" in home
         workers = children(server.pid)
         assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU

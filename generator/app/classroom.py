@@ -73,15 +73,15 @@ def save_sheet(store: Store, batch: StoredBatch, sheet: dict, written: dict, sou
     return graded
 
 
-def feedback_for(batch: StoredBatch, sheet: dict, answers: Optional[dict]) -> dict:
-    """What a student may see of their handed-in sheet under the batch's policy: "received" alone;
-    the verdicts and points (no value); or those and each box's expected value (true, or carried
-    from their own cells). A value the policy hides is never in it."""
-    if answers is None:
+def feedback_for(batch: StoredBatch, graded: Optional[Graded]) -> dict:
+    """What a student may see of their handed-in sheet (`graded`, None before they hand in) under
+    the batch's policy: "received" alone; the verdicts and points (no value); or those and each
+    box's expected value (true, or carried from their own cells). A value the policy hides is
+    never in it."""
+    if graded is None:
         return {"status": "not handed in"}
     if batch.feedback == "none" or not batch.shown:
         return {"status": "received"}
-    graded = grade_sheet(sheet, answers)
     out = {"status": "graded", "cells": graded.grade["cells"], "points": graded.grade["points"],
            "total": graded.grade["total"]}
     if batch.feedback == "full":

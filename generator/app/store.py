@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -34,6 +36,8 @@ BATCH_ID = re.compile(r"batch-\d{4,9}")
 PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,120}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(?:pdf|json|html)")
 """A file name a batch may list: a plain name, at most one plain folder deep (worksheets/01-ana.pdf),
 never absolute, never `..` — a manifest's names are data, never a path as they come."""
+MANIFESTS_KEPT = 32
+"""Parsed manifests a store keeps: the batches in use this week."""
 HELD_ID = re.compile(r"[0-9a-f]{32}")
 """The names the store gives the form's files it holds."""
 HELD_FOR = 24 * 3600
@@ -119,6 +123,10 @@ class Store:
         (`attnsheet key CODE --secret-file DATA/secret`), and it makes the students' links."""
         self.db = Database(database or root / DATABASE_FILE)
         self.db.migrate(MIGRATIONS)
+        # A batch's manifest never changes once its row is written (its policy is in other
+        # columns): parsed once, not on every student's request (a class's is a megabyte).
+        self._manifests: OrderedDict[int, dict] = OrderedDict()
+        self._manifests_lock = threading.Lock()
         self._import_json_folders()
 
     # --- batches ---------------------------------------------------------------------------------
@@ -152,13 +160,27 @@ class Store:
 
     def batch(self, name: str) -> StoredBatch:
         """The batch of `name`, if the store has it."""
-        rows = self.db.query("SELECT id, manifest, feedback, release_mode, released, closed FROM batches "
-                             "WHERE name = ?", (str(name)[:40],))
+        rows = self.db.query("SELECT id, feedback, release_mode, released, closed FROM batches WHERE name = ?",
+                             (str(name)[:40],))
         if not rows:
             raise NotFound("no such batch")
-        number, manifest, feedback, release, released, closed = rows[0]
-        return StoredBatch(name, self.root / "batches" / name, json.loads(manifest), number, feedback, release,
+        number, feedback, release, released, closed = rows[0]
+        return StoredBatch(name, self.root / "batches" / name, self._manifest(number), number, feedback, release,
                            bool(released), bool(closed))
+
+    def _manifest(self, number: int) -> dict:
+        """A batch's manifest, parsed once (shared: read it, never change it)."""
+        with self._manifests_lock:
+            if number in self._manifests:
+                self._manifests.move_to_end(number)
+                return self._manifests[number]
+        ((text,),) = self.db.query("SELECT manifest FROM batches WHERE id = ?", (number,))
+        manifest = json.loads(text)
+        with self._manifests_lock:
+            self._manifests[number] = manifest
+            while len(self._manifests) > MANIFESTS_KEPT:
+                self._manifests.popitem(last=False)
+        return manifest
 
     def set_policy(self, batch: StoredBatch, feedback: Optional[str] = None, release: Optional[str] = None,
                    released: Optional[bool] = None, closed: Optional[bool] = None) -> StoredBatch:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from generator.app.classroom import feedback_for, save_sheet
+from generator.app.classroom import feedback_for, grade_sheet, save_sheet
 from generator.app.store import NotFound, Store
 from generator.core.formats import problem_from_json
 from generator.core.kinds import solve
@@ -88,7 +88,7 @@ class Students(Pages):
         batch, sheet = await self.off_db(self.store.by_token, token)
         written = await self._json(request)
         graded = await self.off_db(save_sheet, self.store, batch, sheet, written, "student")
-        return JSONResponse({"handed_in": True, **feedback_for(batch, sheet, graded.answers)})
+        return JSONResponse({"handed_in": True, **feedback_for(batch, graded)})
 
     async def feedback(self, request: Request) -> Response:
         """The feedback of the sheet as last handed in (the teacher may have released it since)."""
@@ -96,7 +96,7 @@ class Students(Pages):
         self.per_link.check(token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         answers = await self.off_db(self.store.answers, batch, sheet)
-        return JSONResponse(feedback_for(batch, sheet, answers))
+        return JSONResponse(feedback_for(batch, None if answers is None else grade_sheet(sheet, answers)))
 
     async def find_sheet(self, request: Request) -> Response:
         """A student without a phone: the code and PIN printed on the sheet open its page."""
