@@ -18,10 +18,12 @@ from generator.draw.search import draw
 from generator.output.html import document_html, page_css_text
 from generator.output.paint import Painter, PanelMark
 from generator.output.pdf import renderer
-from generator.sheet.marks import is_scanned, registration_marks
+from generator.sheet.look import MM
+from generator.sheet.marks import INSET_MM, PAGE_QR_MM, is_scanned, registration_marks
 from generator.sheet.model import Settings
 from generator.sheet.panel import Layer, PanelView
 from generator.sheet.sheets import sheet_view
+from generator.sheet.style import MARGINS_MM, QR_PT
 
 CASES = {
     "column": (DrawOptions(), Settings()),
@@ -37,7 +39,8 @@ def both(view: dict, settings: Settings) -> tuple[bytes, bytes]:
     """The sheet painted, and drawn by WeasyPrint alone from the HTML with the grids in it."""
     r = renderer()
     painted = r.pdf([r.sheet(view, settings)])
-    drawn = r.pdf([r.render(document_html([view], settings, page_css=False), page_css_text(settings))])
+    drawn = r.pdf([r.render(document_html([view], settings, page_css=False),
+                            page_css_text(settings, scanned=is_scanned(view)))])
     return painted, drawn
 
 
@@ -58,12 +61,21 @@ def test_a_painted_page_looks_like_the_page_weasyprint_draws(case, key, tmp_path
     painted, drawn = both(view, settings)
     ours, theirs = raster(painted, tmp_path, "painted"), raster(drawn, tmp_path, "drawn")
     assert len(ours) == len(theirs) and (case != "big" or len(ours) > 1)
-    for a, b in zip(ours, theirs):
+    for n, (a, b) in enumerate(zip(ours, theirs)):
         # The registration marks are the painter's alone (WeasyPrint draws none): left out here,
         # checked by test_marks.py.
-        for m in registration_marks(a.width * 72 / 100, a.height * 72 / 100) if is_scanned(view) else ():
-            box = tuple(round(v * 100 / 72) for v in (m.x - 1, m.y - 1, m.x + m.size + 1, m.y + m.size + 1))
-            a.paste("white", box)
+        # So are the QR codes' pages (the HTML's badge holds the code alone): checked there too.
+        width, height = a.width * 72 / 100, a.height * 72 / 100
+        scanned = [(m.x, m.y, m.x + m.size, m.y + m.size) for m in registration_marks(width, height)]
+        if n == 0:  # the badge's QR code, at the header's right
+            right = width - MARGINS_MM[1] * MM
+            scanned.append((right - QR_PT, MARGINS_MM[0] * MM, right, MARGINS_MM[0] * MM + QR_PT))
+        else:
+            right = width - MARGINS_MM[1] * MM
+            scanned.append((right - PAGE_QR_MM * MM, INSET_MM * MM, right, (INSET_MM + PAGE_QR_MM) * MM))
+        for box in scanned if is_scanned(view) else ():
+            a.paste("white", tuple(round(v * 100 / 72) + d for v, d in zip(box, (-1, -1, 1, 1))))
+            b.paste("white", tuple(round(v * 100 / 72) + d for v, d in zip(box, (-1, -1, 1, 1))))
         # Anti-aliasing may differ a little at an edge; a glyph or a line out of place by even
         # half a point leaves pixels a full shade apart.
         off = ImageChops.difference(a, b).point(lambda v: 255 if v > 80 else 0)

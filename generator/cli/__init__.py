@@ -32,6 +32,8 @@ COMMANDS = {
              "Draw hand-friendly problems at random, as a JSON list of problem@1 objects."),
     "serve": ("generator.cli.serving", "serve_command",
               "Serve the web app: make batches, enter students' answers and grade them, in a browser."),
+    "boxes": ("generator.cli.scanning", "boxes_command",
+              "Where sheet CODE's answer boxes are printed: marks, QR code and every box, in points."),
     "export": ("generator.cli.serving", "export_command",
                "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
 }

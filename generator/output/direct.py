@@ -29,6 +29,7 @@ from generator.output.paint import (
 )
 from generator.output.prose import PROSE_FILES, Shaper, shaper
 from generator.sheet.layout import page_layout
+from generator.sheet.marks import is_scanned
 from generator.sheet.model import Settings
 from generator.sheet.pages import Frame, PageLayout, Rect, TextRun
 from generator.sheet.sheetview import SheetView, badge_label
@@ -76,7 +77,7 @@ def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list
             placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt,
                                          place.y + place.panel.height_pt)))
         if layout.badge:
-            badge = painter.badge(view.code, badge_label(label, view), view.link)
+            badge = painter.badge(view.code, badge_label(label, view), view.link, is_scanned(view))
             if badge is None:
                 return None
             placed.append((badge, layout.badge))

@@ -18,7 +18,7 @@ from generator.sheet import look, style
 from generator.sheet.assets import templates_dir
 from generator.sheet.i18n import translations
 from generator.sheet.layout import PAPERS_PT, page_layout
-from generator.sheet.marks import is_scanned, registration_marks
+from generator.sheet.marks import PAGE_TOP_EXTRA_MM, is_scanned, registration_marks
 from generator.sheet.measure import Unsettable, rules_lines
 from generator.sheet.model import PAPERS, Settings
 from generator.sheet.sheets import sheet_view
@@ -128,7 +128,8 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     lang = settings.lang
     _ = translations(lang).gettext
     blocks = environment(lang).get_template("blocks.html").make_module({"settings": settings})
-    badge = painter.badge(view.code, badge_label(_("Sheet code"), view), view.link) if view.code else None
+    badge = (painter.badge(view.code, badge_label(_("Sheet code"), view), view.link, is_scanned(view)) if view.code
+             else None)
     marks = registration_marks(*PAPERS_PT[settings.paper]) if is_scanned(view) else ()
     foot = painter.foot(view.code, _("page"), marks)
     title = painter.block(str(blocks.titles(view, settings)), round(content_width(settings.paper), 2), lang)
@@ -141,13 +142,15 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
                 worked=worked)
 
 
-def page_css_text(settings: Settings, footer: bool = True) -> str:
+def page_css_text(settings: Settings, footer: bool = True, scanned: bool = False) -> str:
     """The page style (paper size, margins, footer) that `document_html` embeds unless told not to.
 
-    `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`).
+    `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`);
+    `scanned`: a worksheet's pages 2+ start lower, below their QR code (sheet/marks.py).
     """
     return environment(settings.lang).get_template("page.css").render(
-        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=footer)
+        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=footer,
+        later_top=MARGINS_MM[0] + PAGE_TOP_EXTRA_MM if scanned else None)
 
 
 def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:

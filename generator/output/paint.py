@@ -23,7 +23,8 @@ from typing import Callable, Iterable, Optional, Sequence, Union
 from generator.draw.codes import ALPHABET
 from generator.output.blocks import Block, BlockMark, Stamp
 from generator.output.monofont import EmbeddedFont, mono
-from generator.sheet.marks import MARK_COLOUR
+from generator.sheet.look import MM
+from generator.sheet.marks import INSET_MM, MARK_COLOUR, PAGE_QR_MM, page_qr_text
 from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
 from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
@@ -70,6 +71,12 @@ class BadgeMark:
     label: str
     qr: str = ""
     """What the QR code holds ('' for the code): a student's link on a server's sheet."""
+    paged: bool = False
+    """A worksheet's: without a link, its QR code holds the code and "1/pages" (sheet/marks.page_qr_text)."""
+
+    def text(self, page: int, pages: int) -> str:
+        """What the QR code holds on a document of `pages` pages."""
+        return self.qr or (page_qr_text(self.code, page, pages) if self.paged else self.code)
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,8 @@ class FootMark:
     word: str
     """"page", in the sheet's language."""
     marks: tuple = ()
-    """A worksheet's registration marks (sheet/marks.Mark), in points from the page's top left."""
+    """A worksheet's registration marks (sheet/marks.Mark), in points from the page's top left;
+    with them, pages 2+ carry a QR code of the code and the page atop their right."""
 
     @property
     def left(self) -> str:
@@ -165,12 +173,12 @@ class Painter:
         self.marks[anchor] = PanelMark(p, ours)
         return Slot(anchor, tuple(layer for layer in p.layers if layer not in ours))
 
-    def badge(self, code: str, label: str, qr: str = "") -> Optional[str]:
-        """The anchor of the code's box (its QR holding `qr`, or the code), or None: the label
-        is not in the panel font."""
+    def badge(self, code: str, label: str, qr: str = "", paged: bool = False) -> Optional[str]:
+        """The anchor of the code's box (its QR holding `qr`, or the code, with the page when
+        `paged`), or None: the label is not in the panel font."""
         if not (mono(CODE_LABEL.weight).prints(label) and mono(CODE.weight).prints(code)):
             return None
-        return self._add("badge", BadgeMark(code, label, qr))
+        return self._add("badge", BadgeMark(code, label, qr, paged))
 
     def foot(self, code: str, word: str, marks: tuple = ()) -> Optional[str]:
         """The anchor of the footer's box (fixed, so on every page; with a worksheet's
@@ -263,12 +271,15 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             scale = pl.mark.panel.scale
             _shapes(ops, pl.mark.panel.shapes, scale, left + EDGE_PT * scale, page_height - top)
         elif isinstance(pl.mark, BadgeMark):
-            shapes = qr_shapes(pl.mark.qr or pl.mark.code)
+            shapes = qr_shapes(pl.mark.text(pl.page, pl.pages))
             _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
         elif isinstance(pl.mark, FootMark) and pl.mark.marks:
             ops.append(f"q {rgb(MARK_COLOUR)} rg " + " ".join(
                 f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in pl.mark.marks)
                        + " f Q")
+            if pl.page > 1 and pl.mark.code:
+                shapes, side = qr_shapes(page_qr_text(pl.mark.code, pl.page, pl.pages)), PAGE_QR_MM * MM
+                _shapes(ops, shapes, side / shapes.width, pl.box[2] - side, page_height - INSET_MM * MM)
     for pl in placements:
         mark = pl.mark
         if isinstance(mark, PanelMark):

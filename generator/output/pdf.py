@@ -40,6 +40,7 @@ from generator.output.paint import (
     page_operators,
 )
 from generator.sheet.assets import templates_dir
+from generator.sheet.marks import is_scanned
 from generator.sheet.model import Settings
 from generator.sheet.sheetview import SheetView
 
@@ -198,7 +199,7 @@ def painted_html(view: SheetView, settings: Settings, blocks=None) -> tuple[str,
     (stamping the blocks that `blocks` lays out: the process's renderer's by default)."""
     painter = Painter(blocks=blocks or renderer().block)
     html = document_html([view], settings, page_css=False, plans=[paint_plan(view, settings, painter)])
-    return html, page_css_text(settings, footer=not painter.paints_footer), painter
+    return html, page_css_text(settings, footer=not painter.paints_footer, scanned=is_scanned(view)), painter
 
 
 @dataclass(frozen=True)

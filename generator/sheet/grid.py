@@ -65,6 +65,10 @@ class MatrixView:
     """Rows after which a heavier line marks where one block ends (a head's, in Z_concat)."""
     split_cols: tuple[int, ...] = ()
     """The same for columns (Z_concat in the row convention)."""
+    step: str = ""
+    """Its step in answers@1 ("Q", "A", ...); empty for given data."""
+    head: Optional[int] = None
+    """Its 1-based head; None after the heads and outside them."""
 
     @property
     def label_chars(self) -> int:

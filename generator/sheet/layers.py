@@ -111,6 +111,10 @@ def layer_matrices(problem, solution, key: bool, lang: str = "en", blank: bool =
                     cell_w=width)
     if solution.out is not None:
         m["out"] = matrix(f"out = {source} + Y", _("residual"), solution.out, tone="out", key=key, cell_w=width)
+    # Each computed matrix named with its step: what a scanner reads where (sheet/boxes.py).
+    m = {name: replace(view, step=STEPS[name]) if name in STEPS else view for name, view in m.items()}
+    if block:
+        m["Xa"] = m["R"]
     if marks is None:
         return m
     out = dict(m)

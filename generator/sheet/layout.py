@@ -48,7 +48,14 @@ from generator.sheet.look import (
     TITLE_MAX_PT,
     UNDERLINE,
 )
-from generator.sheet.marks import is_scanned, registration_marks
+from generator.sheet.marks import (
+    INSET_MM,
+    PAGE_QR_MM,
+    PAGE_TOP_EXTRA_MM,
+    is_scanned,
+    page_qr_text,
+    registration_marks,
+)
 from generator.sheet.measure import Measure, Unsettable, rules_lines
 from generator.sheet.model import Settings
 from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
@@ -88,6 +95,9 @@ class _Page:
         self.left, self.top, self.right, self.bottom = left, top, self.width - right, self.height - bottom
         self.x = self.left
         """Where the current block's content starts: the page's left, or inside a frame."""
+        self.scanned = is_scanned(view)
+        self.page_top = self.top
+        """Where this page's content starts: pages 2+ of a worksheet start below their QR code."""
         self.pages: list[tuple[list, list, list, list]] = []
         """The pages before this one: their runs, rects, frames and panels."""
         self.runs: list[TextRun] = []
@@ -101,10 +111,11 @@ class _Page:
         pages find their owner); returns where its content starts."""
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
         self.runs, self.rects, self.frames, self.panels = [], [], [], []
+        self.page_top = self.top + (PAGE_TOP_EXTRA_MM * MM if self.scanned else 0.0)
         # The margin box puts the line at its foot, NAME_DROP_MM above the page's top margin.
         line = self.line_height(FIELD) + UNDERLINE[0]
-        self.fields(self.top - NAME_DROP_MM * MM - line, name_only=True)
-        return self.top
+        self.fields(self.page_top - NAME_DROP_MM * MM - line, name_only=True)
+        return self.page_top
 
     def line_height(self, prose: Ink) -> float:
         """A line box's height at line-height: normal."""
@@ -144,12 +155,22 @@ class _Page:
             y = self.framed(title_final, y, lambda top: self.place(view.final, top))
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
         badge = (self.left + (self.right - self.left) / 2, self.top, self.right, self.top + QR_PT) if view.code else None
+        pages, side = len(self.pages), PAGE_QR_MM * MM
+        page_qr = (self.right - side, INSET_MM * MM, self.right, INSET_MM * MM + side)
+
+        def qr(number: int) -> str:
+            if number == 1 and (view.link or not self.scanned):  # a student's link, or a key's code
+                return view.link or view.code
+            return page_qr_text(view.code, number, pages) if self.scanned else ""
+
         return tuple(PageLayout(
             width=self.width, height=self.height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
             panels=tuple(panels), badge=badge if number == 0 else None,
-            marks=registration_marks(self.width, self.height) if is_scanned(view) else (),
+            marks=registration_marks(self.width, self.height) if self.scanned else (),
             foot=(self.left, self.bottom, self.right, self.height), words=(_("Sheet code"), _("page")),
-            title=title, title_top=self.top) for number, (runs, rects, frames, panels) in enumerate(self.pages))
+            title=title, title_top=self.top, qr=qr(number + 1) if view.code else "",
+            qr_box=page_qr if number > 0 and self.scanned else None)
+            for number, (runs, rects, frames, panels) in enumerate(self.pages))
 
     def head(self, head: HeadView, top: float) -> float:
         """One head's grids (and, with the first, the rules box and the worked example)."""
@@ -180,7 +201,7 @@ class _Page:
         fragment, continued = top, False  # where the frame's part on this page starts
         while i < len(bands):
             panel, margin = bands[i]
-            at = y + (margin if i > first or not self.pages or y != self.top else 0.0)  # none atop a page
+            at = y + (margin if i > first or not self.pages or y != self.page_top else 0.0)  # none atop a page
             if at + panel.height_pt <= self.bottom + 0.01:
                 y, i = self.place(panel, at), i + 1
                 continue
@@ -190,7 +211,7 @@ class _Page:
             if start == first and not continued and title is not None and head is not self.view.heads[0]:
                 # Its title would stand alone at the page's foot (break-after: avoid): the
                 # whole frame starts the next page.
-                if top == self.top:
+                if top == self.page_top:
                     raise Unsettable("a head's first band fits no page")
                 self.rollback(marks)
                 self.x = self.left
@@ -226,7 +247,7 @@ class _Page:
         foot = block(top)
         if foot <= self.bottom + 0.01:
             return foot
-        if top == self.top:
+        if top == self.page_top:
             raise Unsettable("a block taller than a page")
         self.rollback(marks)
         return self.fitted(block, self.new_page())

@@ -80,3 +80,7 @@ class PageLayout:
     """Where the title's block starts (the outline's destination)."""
     marks: tuple = ()
     """A worksheet's registration marks (sheet/marks.Mark), in every page's corners."""
+    qr: str = ""
+    """What this page's QR code holds (sheet/marks.page_qr_text): the badge's on page 1, the one atop pages 2+."""
+    qr_box: Optional[tuple[float, float, float, float]] = None
+    """Pages 2+ of a worksheet: the QR code's box atop the page (left, top, right, bottom)."""

@@ -6,7 +6,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Optional, Sequence
 
 import segno
 
@@ -84,6 +84,23 @@ class Shapes:
 
 
 @dataclass(frozen=True)
+class PanelBox:
+    """One writing box of a computed matrix, in points from its panel's top left."""
+
+    head: Optional[int]
+    step: str
+    row: int
+    """0-based, in the matrix as the sheet draws it."""
+    col: int
+    x: float
+    y: float
+    w: float
+    h: float
+    split: Optional[float] = None
+    """A fraction's box (A, Z): the guide's height from the box's top, the fraction above, its decimals below."""
+
+
+@dataclass(frozen=True)
 class PanelView:
     """A grid as one drawing (brackets, tints, writing boxes) under a few layers of text lines."""
 
@@ -99,6 +116,8 @@ class PanelView:
     """Text, one layer per style."""
     keep: bool = False
     """A band that stays on the page of the band after it: it holds a factor of a product there."""
+    boxes: tuple[PanelBox, ...] = ()
+    """Its computed matrices' writing boxes (struck-out cells aside), for a scanner."""
 
     @property
     def font_pt(self) -> float:
@@ -257,7 +276,9 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
     """
     drawing = _Drawing()
     layers: list[Layer] = []
+    boxes: list[PanelBox] = []
     for cells, pitches, offset in parts:
+        boxes += _writing_boxes([replace(c, col=c.col + offset) for c in cells], line_tops(pitches), scale)
         rasters = _rasters(drawing, [replace(c, col=c.col + offset) for c in cells], line_tops(pitches))
         layers += [layer for kind, raster in rasters.items()
                    for layer in raster.layers(kind, EDGE_PT * scale, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
@@ -271,8 +292,28 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
     height = max(sum(pitches) for _, pitches, _ in parts) + FOOT_PT
     return PanelView(
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
-        shapes=drawing.shapes(width, height), layers=tuple(layers),
+        shapes=drawing.shapes(width, height), layers=tuple(layers), boxes=tuple(boxes),
     )
+
+
+def _writing_boxes(cells: Sequence[Placed], tops: Sequence[float], scale: float) -> list[PanelBox]:
+    """The writing boxes of the computed matrices among `cells`, in points at `scale`."""
+    out = []
+    for c in cells:
+        m = c.m
+        if not (m.step and m.boxes):
+            continue
+        masked = set(m.masked)
+        for i in range(m.rows):
+            top, foot = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
+            split = (tops[c.body_row + i * m.cell_h + 1] - top) * scale if m.guided and m.cell_h > 1 else None
+            for j in range(m.cols):
+                if (i, j) not in masked:
+                    x = EDGE_PT + (c.col + j * m.cell_w) * CHAR_PT
+                    out.append(PanelBox(m.head, m.step, i, j, round(x * scale, 3), round(top * scale, 3),
+                                        round(m.cell_w * CHAR_PT * scale, 3), round((foot - top) * scale, 3),
+                                        None if split is None else round(split, 3)))
+    return out
 
 
 def _rasters(drawing: _Drawing, cells: Sequence[Placed], tops: Sequence[float]) -> dict[str, _Raster]:

@@ -192,8 +192,14 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang:
                   marks: Optional[dict] = None) -> dict:
     """Every matrix of one head; on a graded sheet (`marks`, by answers@1 step) what the student
     wrote fills the boxes, with its verdicts."""
-    views = _head_matrices(problem, solution, h, key, lang, blank)
+    views = _stepped(_head_matrices(problem, solution, h, key, lang, blank), HEAD_STEPS, h + 1)
     return views if marks is None else _mark(views, HEAD_STEPS, marks, problem.convention == "row")
+
+
+def _stepped(views: dict, steps: dict, head: Optional[int]) -> dict:
+    """Views named with their answers@1 step and head: what a scanner reads where (sheet/boxes.py)."""
+    return {name: replace(view, step=steps[name], head=head) if name in steps else view
+            for name, view in views.items()}
 
 
 def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False) -> dict:
@@ -316,6 +322,7 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = 
         views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=given,
                               cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
         views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
+    views = _stepped(views, FINAL_STEPS, None)
     return views if marks is None else _mark(views, FINAL_STEPS, marks, row)
 
 
