@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, emit, load_problems, load_secret, secret_option
+from generator.cli.common import InFile, emit, load_problems, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
 from generator.core.kinds import solve
 from generator.core.student import Student
@@ -56,3 +56,60 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
             lines.append(f"  {b.head or '':>4} {b.step:<8} {b.row:>3} {b.col:>3} {b.x:>7.2f} {b.y:>7.2f} "
                          f"{b.w:>6.2f} {b.h:>6.2f}  {parts}".rstrip())
     emit("\n".join(lines) + "\n")
+
+
+@click.command("scan")
+@click.argument("scans", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for answers/, review.json, crops/ and pages.json (created if missing).")
+@click.option("--manifest", type=InFile(), default=None,
+              help="The batch's manifest.json: its sheets' problems and students (without it, only drawn codes "
+                   "are known, each sheet unnamed).")
+@secret_option(make=False)
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, show_default="the manifest's, else a4",
+              help="The paper the sheets were printed on.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
+def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], secret_file: Optional[Path],
+                 paper: Optional[str], as_json: bool, force: bool) -> None:
+    """Read scanned worksheets: every page found by its marks and QR code, every answer box read
+    and checked against its true value and the value carried from the student's own cells.
+
+    SCANS are PDFs (every page, at 200 dpi; pages in any order, turned, scanned twice) and
+    pictures (PNG, JPEG, TIFF; a phone photo with the four corner marks in it). Writes
+    answers/NN-name.json (accepted values; null where a person must look), review.json
+    (attnsheet/review@1: those boxes, each with its crop under crops/ and the recognizer's
+    reads) and pages.json (each input page's sheet and page, or why it was not assigned).
+
+    \b
+    Example:
+      attnsheet scan scans/*.pdf --manifest output/manifest.json --out scanned
+      attnsheet grade scanned/answers/*.json --manifest output/manifest.json
+    """
+    from generator.cli.grading import load_manifest
+    from generator.output.files import check_writable
+    from generator.scan.pipeline import Catalogue, Source
+    from generator.scan.run import scan_folder, sources_of
+
+    check_writable(out)
+    secret = load_secret(secret_file)
+    listed, settings = load_manifest(manifest, secret)
+    sources = []
+    if listed is not None:
+        sources = sources_of(json.loads(read_text(manifest)), listed)
+    counter = iter(range(1, 1_000_000))
+
+    def rebuilt(code: str) -> Source:
+        problem = rebuild(code, (), "the file", secret=secret)
+        return Source(problem.code, next(counter), problem)
+
+    catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
+                                            lang=settings.get("lang", "en")),
+                          rebuild=None if listed is not None else rebuilt)
+    summary = scan_folder(list(scans), catalogue, out, force)
+    if as_json:
+        emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
+                         "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,
+                         "accepted": summary.accepted, "blank": summary.blank, "review": summary.review}) + "\n")
+    else:
+        say(f"{summary.line}; see {out / 'pages.json'} and {out / 'review.json'}")

@@ -1,0 +1,139 @@
+"""Finding a scanned page: its four registration marks, the page mapped upright, its QR code read.
+
+The marks are four solid squares (sheet/marks.py): dark, filled, square, alike in size, at the
+scan's four extremes. Their centres give the homography that maps the page upright at
+`PX_MM`; which way up it is the QR code says (the marks look the same every way round): it
+is read in the top right band of the page mapped each way, a small picture, so a page costs
+one full-page warp and a few small QR reads, never a search of the whole scan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from generator.sheet.look import MM
+from generator.sheet.marks import QrIdentity, read_qr_text
+from generator.sheet.style import MARGINS_MM, QR_MM
+
+PX_PT = 200 / 72
+"""Pixels a point on the page as it is read: 200 dpi."""
+QR_ZONE_MM = (1.0, MARGINS_MM[0] + QR_MM + 4.0, MARGINS_MM[1] + QR_MM + 5.0, MARGINS_MM[1] - 4.0)
+"""Where a page's QR code is, with room for the scan's slack: top, bottom, and left and right
+from the page's right edge (the first page's badge and the later pages' own are both in it)."""
+
+
+class NotFound(Exception):
+    """A page that cannot be read, and why (one line)."""
+
+
+@dataclass(frozen=True)
+class Located:
+    """A scanned page, found: upright at PX_PT, and what its QR code says."""
+
+    page: np.ndarray
+    """The page mapped upright, grey, PX_PT pixels a point."""
+    qr: QrIdentity
+    turned: int
+    """How far the scan was turned (0, 90, 180 or 270 degrees)."""
+
+
+def _marks(grey: np.ndarray) -> list[tuple[float, float, float]]:
+    """Dark filled squares in `grey`: (centre x, centre y, side), in pixels."""
+    long = max(grey.shape)
+    blur = cv2.GaussianBlur(grey, (5, 5), 0)
+    _, dark = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    found = []
+    for c in contours:
+        x, y, w, h = cv2.boundingRect(c)
+        if not (0.006 * long <= max(w, h) <= 0.05 * long) or not 0.6 <= w / h <= 1.67:
+            continue
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(c)
+        if min(rw, rh) < 0.75 * max(rw, rh):
+            continue
+        area = cv2.contourArea(c)
+        filled = cv2.countNonZero(dark[y:y + h, x:x + w]) / float(w * h)
+        if area < 0.85 * rw * rh or filled < 0.7 * (rw * rh) / (w * h):
+            continue
+        m = cv2.moments(dark[y:y + h, x:x + w], binaryImage=True)
+        if m["m00"]:
+            cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
+        found.append((float(cx), float(cy), float(np.sqrt(area))))
+    return found
+
+
+def corners(grey: np.ndarray) -> np.ndarray:
+    """The four marks' centres as the scan has them: top left, top right, bottom left, bottom right."""
+    marks = _marks(grey)
+    if len(marks) < 4:
+        raise NotFound(f"found {len(marks)} of the 4 registration marks")
+    sides = np.array([m[2] for m in marks])
+    pts = np.array([(m[0], m[1]) for m in marks])
+    best = None
+    for side in np.unique(np.round(sides)):  # the four must be alike in size
+        alike = pts[(sides > 0.7 * side) & (sides < 1.45 * side)]
+        if len(alike) < 4:
+            continue
+        s, d = alike.sum(1), alike[:, 0] - alike[:, 1]
+        quad = np.array([alike[s.argmin()], alike[d.argmax()], alike[d.argmin()], alike[s.argmax()]])
+        area = cv2.contourArea(quad[[0, 1, 3, 2]].astype(np.float32))
+        if len({tuple(p) for p in quad}) == 4 and (best is None or area > best[0]):
+            best = (area, quad)
+    if best is None or best[0] < 0.1 * grey.shape[0] * grey.shape[1]:
+        raise NotFound("the 4 registration marks are not at the page's corners")
+    return best[1]
+
+
+def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
+           qr_detector: Optional[cv2.QRCodeDetector] = None) -> Located:
+    """`grey` (a scan) upright at PX_PT, for a page `size` points wide and high whose marks'
+    centres are `centres` (in points); raises NotFound with the reason."""
+    if grey.shape[1] > grey.shape[0] * 1.15:  # a landscape picture of a portrait page: a quarter turn
+        grey, turned = cv2.rotate(grey, cv2.ROTATE_90_CLOCKWISE), 90
+    else:
+        turned = 0
+    found = corners(grey)
+    width, height = round(size[0] * PX_PT), round(size[1] * PX_PT)
+    target = np.array(centres, np.float32) * PX_PT
+    h = cv2.getPerspectiveTransform(target, found.astype(np.float32))
+    page = cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
+                               borderValue=255)
+    top, bottom, left, right = (round(v * MM * PX_PT) for v in QR_ZONE_MM)
+    for flip in (False, True):
+        upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
+        qr = read_qr(upright[top:bottom, width - left:width - right], qr_detector)
+        if qr is not None:
+            return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
+    raise NotFound("no readable QR code at the page's top right")
+
+
+_DETECTORS: list = []
+
+
+def read_qr(zone: np.ndarray, detector: Optional[cv2.QRCodeDetector] = None) -> Optional[QrIdentity]:
+    """Our QR code in a small `zone` of a page, or None: two detectors, then the zone sharpened
+    (one finds what the other misses on a blurred or noisy scan)."""
+    if not _DETECTORS:
+        _DETECTORS.extend((cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector()))
+    sharp = cv2.threshold(cv2.GaussianBlur(zone, (3, 3), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    big = cv2.resize(zone, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    for picture, detectors in ((zone, _DETECTORS), (sharp, _DETECTORS[1:]), (big, _DETECTORS)):
+        for d in detectors:
+            try:
+                text = d.detectAndDecode(picture)[0]
+            except cv2.error:
+                continue
+            if text:
+                return read_qr_text(text)
+    return None
+
+
+def is_blank(grey: np.ndarray) -> bool:
+    """Whether a page holds (almost) nothing: the back of a one-sided sheet in a duplex scan."""
+    small = cv2.resize(grey, (400, round(400 * grey.shape[0] / grey.shape[1])), interpolation=cv2.INTER_AREA)
+    paper = np.percentile(small, 90)
+    return float(np.mean(small < paper - 60)) < 0.002

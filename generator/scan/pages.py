@@ -1,0 +1,101 @@
+"""Scanned pages in: every page of PDFs (rasterised at 200 dpi) and pictures (PNG, JPEG, TIFF), one at a time.
+
+A page is read, used and let go before the next is made: a copier's file of 300 pages never
+sits in memory whole. A file that cannot be read is one page's report (file, why), never the
+end of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Optional
+
+import cv2
+import numpy as np
+
+DPI = 200
+"""PDF pages are rasterised at this resolution (the scan's own pictures are used as they are)."""
+PICTURES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
+MAX_PIXELS = 80_000_000
+"""A larger picture is refused (a 600 dpi A3 is 70 million): a hostile file must not take the memory."""
+
+
+@dataclass(frozen=True)
+class ScanPage:
+    """One page of the input, as grey pixels, or why it has none."""
+
+    file: str
+    number: int
+    """1-based, within its file."""
+    grey: Optional[np.ndarray]
+    problem: str = ""
+    """Why there is no picture (the file cannot be read)."""
+
+
+def scan_pages(paths: list[Path]) -> Iterator[ScanPage]:
+    """Every page of every file, in order."""
+    for path in paths:
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            yield from _pdf_pages(path)
+        elif suffix in PICTURES:
+            yield from _picture_pages(path)
+        else:
+            yield ScanPage(str(path), 1, None, "not a PDF, PNG, JPEG or TIFF file")
+
+
+def _pdf_pages(path: Path) -> Iterator[ScanPage]:
+    import pypdfium2 as pdfium  # only for PDFs: a scan of pictures never loads it
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except (pdfium.PdfiumError, OSError) as error:
+        yield ScanPage(str(path), 1, None, f"cannot read it as a PDF ({str(error).splitlines()[0][:80]})")
+        return
+    try:
+        for i in range(len(pdf)):
+            page = pdf[i]
+            try:
+                width, height = page.get_size()
+                if width * height * (DPI / 72) ** 2 > MAX_PIXELS:
+                    yield ScanPage(str(path), i + 1, None, "the page is too big to be a sheet")
+                    continue
+                bitmap = page.render(scale=DPI / 72, grayscale=True)
+                grey = np.array(bitmap.to_numpy(), copy=True)
+                bitmap.close()
+            except pdfium.PdfiumError as error:
+                yield ScanPage(str(path), i + 1, None, f"cannot render the page ({error})")
+                continue
+            finally:
+                page.close()
+            yield ScanPage(str(path), i + 1, grey if grey.ndim == 2 else cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY))
+    finally:
+        pdf.close()
+
+
+def _picture_pages(path: Path) -> Iterator[ScanPage]:
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as error:
+        yield ScanPage(str(path), 1, None, f"cannot read it ({error.strerror or error})")
+        return
+    if path.suffix.lower() in (".tif", ".tiff"):  # a TIFF may hold several pages
+        ok, pictures = cv2.imdecodemulti(data, cv2.IMREAD_GRAYSCALE)
+        if not ok or not pictures:
+            yield ScanPage(str(path), 1, None, "cannot read it as a TIFF picture")
+            return
+        for i, grey in enumerate(pictures, start=1):
+            yield _checked(ScanPage(str(path), i, grey))
+        return
+    grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)  # a phone's EXIF turn applied
+    yield _checked(ScanPage(str(path), 1, grey) if grey is not None else
+                   ScanPage(str(path), 1, None, "cannot read it as a picture"))
+
+
+def _checked(page: ScanPage) -> ScanPage:
+    if page.grey is not None and page.grey.size > MAX_PIXELS:
+        return ScanPage(page.file, page.number, None, "the picture is too big to be a sheet")
+    if page.grey is not None and min(page.grey.shape) < 300:
+        return ScanPage(page.file, page.number, None, "the picture is too small to read a sheet from")
+    return page

@@ -1,0 +1,244 @@
+"""Scans in, answers out: every page found and identified, every box read and verified.
+
+A page is located (its marks and QR code), identified (the code and page its QR code says,
+checked against the manifest, never against printed or handwritten text), mapped upright,
+and every answer box on it read beside the same box of the sheet's own blank render. Once
+all pages are in, each sheet's boxes are verified step by step (scan/verify.py). Pages that
+cannot be placed are reported with their file, page and why; they are never assigned.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+import cv2
+import numpy as np
+
+from generator.core.kinds import solve
+from generator.core.student import Student
+from generator.output.boxes import worksheet_boxes
+from generator.output.manifest import code_key
+from generator.scan.locate import PX_PT, NotFound, is_blank, locate
+from generator.scan.pages import ScanPage
+from generator.scan.recognize import Model, model, read_part
+from generator.scan.verify import CellRead, Decision, Key, verify
+from generator.sheet.boxes import AnswerBox, PageBoxes
+from generator.sheet.marks import QrIdentity, registration_marks
+from generator.sheet.model import Settings
+
+CROP_PAD = 6
+"""Pixels of the page kept around a box's crop, for a person to see it whole."""
+STRINGS = 24
+"""Reads kept per part: enough that the likeliest numbers are all among them."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A sheet the scans may hold: its code, its place in the batch, its problem and student."""
+
+    code: str
+    index: int
+    problem: object
+    student: Student = Student()
+
+
+@dataclass(frozen=True)
+class PageReport:
+    """What became of one input page (pages.json)."""
+
+    file: str
+    page: int
+    code: str = ""
+    sheet_page: int = 0
+    why: str = ""
+    """Empty when the page was read; else why it was not assigned, or a warning."""
+    turned: int = 0
+
+    @property
+    def identified(self) -> bool:
+        return bool(self.code) and not self.why.startswith("not ")
+
+    def json(self) -> dict:
+        out = {"file": self.file, "page": self.page}
+        if self.code:
+            out.update(code=self.code, sheet_page=self.sheet_page, turned=self.turned)
+        if self.why:
+            out["why"] = self.why
+        return out
+
+
+@dataclass
+class SheetScan:
+    """One sheet's pages as read so far: each box's read, and which input page each page came from."""
+
+    source: Source
+    pages: int
+    reads: dict[Key, CellRead] = field(default_factory=dict)
+    crops: dict[Key, str] = field(default_factory=dict)
+    """Each written box's crop, by file name under crops/."""
+    boxes: dict[Key, int] = field(default_factory=dict)
+    """Each box's page."""
+    seen: dict[int, int] = field(default_factory=dict)
+    """Sheet page → index of the input page it was read from."""
+
+
+class Catalogue:
+    """What the scanned pages may be: a manifest's sheets (by code, and by student link), or any
+    sheet a drawn code rebuilds."""
+
+    def __init__(self, sources: Iterable[Source], settings: Settings, links: Optional[dict[str, str]] = None,
+                 rebuild: Optional[Callable[[str], Source]] = None) -> None:
+        self.sources = {code_key(s.code): s for s in sources}
+        self.settings = settings
+        self.links = links or {}
+        """A student link's token → its sheet's code key."""
+        self.rebuild = rebuild
+        self.rebuilt: dict[str, Source] = {}
+
+    def find(self, qr: QrIdentity) -> Source:
+        """The sheet a QR code names; NotFound when none of these."""
+        identity = qr.identity
+        if "/s/" in identity:  # a student's link: its token names the sheet through the batch
+            token = identity.rstrip("/").rsplit("/", 1)[-1].lower()
+            key = self.links.get(token)
+            if key is None or key not in self.sources:
+                raise NotFound("not identified: its QR code is a student's link of another batch (or no --data)")
+            return self.sources[key]
+        key = code_key(identity)
+        if key in self.sources:
+            return self.sources[key]
+        if self.rebuild is not None and not self.sources:
+            if key not in self.rebuilt:
+                try:
+                    self.rebuilt[key] = self.rebuild(identity)
+                except Exception as error:  # a code no draw makes: reported, never guessed
+                    raise NotFound(f"not identified: code {identity[:40]!r} ({str(error)[:80]})") from None
+            return self.rebuilt[key]
+        raise NotFound(f"not identified: code {identity[:40]!r} is not in the manifest")
+
+    @functools.lru_cache(maxsize=8)  # a sheet's pages come together, or nearly
+    def geometry(self, key: str) -> tuple[tuple[PageBoxes, ...], tuple[np.ndarray, ...]]:
+        """A sheet's boxes and its blank pages rendered upright at PX_PT."""
+        source = self.sources.get(key) or self.rebuilt[key]
+        solution = solve(source.problem)
+        pages = worksheet_boxes(source.problem, solution, Student(), self.settings)
+        return pages, tuple(blank_pages(source.problem, solution, self.settings))
+
+
+def blank_pages(problem, solution, settings: Settings) -> list[np.ndarray]:
+    """The worksheet's pages as printed without a name, grey, at PX_PT: what is print, not ink."""
+    import pypdfium2 as pdfium
+
+    from generator.output.direct import document
+    from generator.output.pdf import renderer
+    from generator.sheet.sheets import sheet_view
+
+    view = sheet_view(problem, solution, Student(), settings, False)
+    made = document([view], settings)
+    data = made[0] if made is not None else renderer().pdf([renderer().sheet(view, settings)])
+    pdf = pdfium.PdfDocument(data)
+    try:
+        out = []
+        for i in range(len(pdf)):
+            bitmap = pdf[i].render(scale=PX_PT, grayscale=True)
+            out.append(np.array(bitmap.to_numpy(), copy=True))
+        return out
+    finally:
+        pdf.close()
+
+
+def _rect(x: float, y: float, w: float, h: float) -> tuple[int, int, int, int]:
+    return round(x * PX_PT), round(y * PX_PT), round((x + w) * PX_PT), round((y + h) * PX_PT)
+
+
+def read_box(page: np.ndarray, blank: np.ndarray, box: AnswerBox, net: Model) -> CellRead:
+    """One box's parts, read."""
+    parts = box.parts.values() if box.split is not None else [(box.x, box.y, box.w, box.h)]
+    reads = []
+    for x, y, w, h in parts:
+        x0, y0, x1, y1 = _rect(x, y, w, h)
+        part = read_part(page[y0:y1, x0:x1], blank[y0:y1, x0:x1], net)
+        reads.append(tuple(part.strings(STRINGS)) if not part.blank else ())
+    return CellRead(tuple(reads))
+
+
+def crop_name(source: Source, page: int, key: Key) -> str:
+    head, step, row, col = key
+    return f"{source.index:03d}-{code_key(source.code)}-p{page}-{'h' + str(head) if head else 'out'}-{step}-r{row + 1}-c{col + 1}.png"
+
+
+class Scanner:
+    """Reads pages one at a time into the sheets they belong to."""
+
+    def __init__(self, catalogue: Catalogue, crops: Optional[Path] = None) -> None:
+        self.catalogue = catalogue
+        self.crops = crops
+        self.sheets: OrderedDict[str, SheetScan] = OrderedDict()
+        self.reports: list[PageReport] = []
+        self.net = model()
+        self.detector = cv2.QRCodeDetector()
+
+    def add(self, scan: ScanPage) -> PageReport:
+        """Reads one input page; its report."""
+        report = self._read(scan)
+        self.reports.append(report)
+        return report
+
+    def _read(self, scan: ScanPage) -> PageReport:
+        if scan.grey is None:
+            return PageReport(scan.file, scan.number, why=f"not read: {scan.problem}")
+        paper = self.catalogue.settings.paper
+        from generator.sheet.layout import PAPERS_PT
+
+        size = PAPERS_PT[paper]
+        centres = tuple(m.centre for m in registration_marks(*size))
+        try:
+            found = locate(scan.grey, centres, size, self.detector)
+        except NotFound as error:
+            if is_blank(scan.grey):
+                return PageReport(scan.file, scan.number, why="not a sheet: a blank page (the back of a sheet?)")
+            return PageReport(scan.file, scan.number, why=f"not identified: {error}")
+        try:
+            source = self.catalogue.find(found.qr)
+        except NotFound as error:
+            return PageReport(scan.file, scan.number, why=str(error), turned=found.turned)
+        key = code_key(source.code)
+        pages, blanks = self.catalogue.geometry(key)
+        number = found.qr.page or 1
+        if number > len(pages) or (found.qr.pages and found.qr.pages != len(pages)):
+            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {found.qr.pages} "
+                              f"but sheet {source.code} has {len(pages)} (printed on other paper?)")
+        sheet = self.sheets.setdefault(key, SheetScan(source, len(pages)))
+        why = ""
+        if number in sheet.seen:
+            earlier = self.reports[sheet.seen[number]]
+            why = f"warning: page {number} of {source.code} scanned again; this later scan replaces " \
+                  f"{earlier.file} page {earlier.page}"
+            self.reports[sheet.seen[number]] = replace(earlier, why=f"replaced by {scan.file} page {scan.number}")
+        sheet.seen[number] = len(self.reports)
+        self._read_boxes(sheet, pages[number - 1], found.page, blanks[number - 1])
+        return PageReport(scan.file, scan.number, source.code, number, why, found.turned)
+
+    def _read_boxes(self, sheet: SheetScan, boxes: PageBoxes, page: np.ndarray, blank: np.ndarray) -> None:
+        for box in boxes.boxes:
+            key = (box.head, box.step, box.row - 1, box.col - 1)
+            read = read_box(page, blank, box, self.net)
+            sheet.reads[key] = read
+            sheet.boxes[key] = box.page
+            sheet.crops.pop(key, None)
+            if not read.blank and self.crops is not None:
+                x0, y0, x1, y1 = _rect(box.x, box.y, box.w, box.h)
+                name = crop_name(sheet.source, box.page, key)
+                crop = page[max(0, y0 - CROP_PAD):y1 + CROP_PAD, max(0, x0 - CROP_PAD):x1 + CROP_PAD]
+                cv2.imwrite(str(self.crops / name), crop)
+                sheet.crops[key] = name
+
+    def decisions(self) -> Iterable[tuple[SheetScan, list[Decision]]]:
+        """Every sheet's boxes, verified."""
+        for sheet in self.sheets.values():
+            s = sheet.source
+            yield sheet, verify(s.problem, sheet.reads, s.code, s.student)

@@ -1,0 +1,180 @@
+"""Reading what is written in one box: ink apart from print, characters apart, each one classified.
+
+The box is a crop of the scan mapped onto the page at `PX_MM` (200 dpi), beside the same crop
+of the sheet's own blank render: what is darker than the print nearby is ink. Ink falls apart
+into characters by connected pieces (a small piece over a bigger one is part of it: a 5's
+bar); each character is classified by a small network the project trains on its own
+handwriting (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
+or "not a character" (a scribble, two digits run together). The reads a box can be are the
+best strings of those characters, each with its probability.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+PX_MM = 200 / 25.4
+"""Pixels a millimetre on the page as it is read (200 dpi), whatever the scan's resolution."""
+CLASSES = "0123456789-/.,x"
+"""What a character can be; x: not one (a scribble, a stroke of a crossed-out value, two characters run together)."""
+SIDE = 20
+"""A character is read as a SIDE × SIDE picture of its shape, its longer side 18 pixels."""
+MIN_AREA = 6
+"""Smaller pieces of ink are dust or a scanner's noise (a written point is 10 or more)."""
+INK_DIFF = 60
+"""How much darker than the print nearby a pixel is to be ink (greys 0–255)."""
+MODEL = Path(__file__).with_name("model.npz")
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """One character's ink: its bounding box in the part and its pixels."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    mask: np.ndarray
+    """The ink inside the bounding box (uint8, 0 or 1)."""
+
+    @property
+    def area(self) -> int:
+        return int(self.mask.sum())
+
+
+def ink_mask(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> np.ndarray:
+    """Ink (1) in a crop of the scan, given the same crop of the blank sheet: the print (lines,
+    tints) taken out, with a little slack for the scan's registration; `border` pixels along
+    the edges never count (the box's own lines)."""
+    printed = cv2.erode(blank, np.ones((5, 5), np.uint8))  # the darkest print within 2 pixels
+    ink = (printed.astype(np.int16) - scan.astype(np.int16)) > INK_DIFF
+    out = ink.astype(np.uint8)
+    if border:
+        out[:border, :] = out[-border:, :] = 0
+        out[:, :border] = out[:, -border:] = 0
+    return out
+
+
+def segment(mask: np.ndarray) -> list[Glyph]:
+    """The characters in a part's ink, left to right."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    pieces = [(int(stats[k, 0]), int(stats[k, 1]), int(stats[k, 0] + stats[k, 2]), int(stats[k, 1] + stats[k, 3]),
+               int(stats[k, 4]), k) for k in range(1, n) if stats[k, 4] >= MIN_AREA]
+    if not pieces:
+        return []
+    tall = max(p[3] - p[1] for p in pieces)
+    pieces.sort(key=lambda p: -p[4])  # the biggest first: smaller pieces join them
+    groups: list[list] = []
+    for p in pieces:
+        x0, y0, x1, y1, area, k = p
+        dot = (y1 - y0) < 0.3 * tall and (x1 - x0) < 0.3 * tall
+        home = None
+        if not dot:
+            for g in groups:
+                gx0, gx1 = min(q[0] for q in g), max(q[2] for q in g)
+                overlap = min(x1, gx1) - max(x0, gx0)
+                if area < 0.4 * sum(q[4] for q in g) and overlap >= 0.6 * (x1 - x0):
+                    home = g
+                    break
+        if home is None:
+            groups.append([p])
+        else:
+            home.append(p)
+    glyphs = []
+    for g in groups:
+        x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
+        x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
+        crop = np.isin(labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
+        glyphs.append(Glyph(x0, y0, x1, y1, crop))
+    glyphs.sort(key=lambda g: (g.x0 + g.x1) / 2)
+    return glyphs
+
+
+def features(glyphs: list[Glyph], height: int) -> np.ndarray:
+    """Each glyph as the network reads it: its shape, SIDE × SIDE, then its size and place
+    against the part's tallest character (a point is small and low, a minus flat and middling)."""
+    tall = max(max((g.y1 - g.y0) for g in glyphs), 0.3 * height, 1)
+    mid = np.mean([(g.y0 + g.y1) / 2 for g in glyphs if (g.y1 - g.y0) > 0.5 * tall] or [height / 2])
+    out = np.zeros((len(glyphs), SIDE * SIDE + 4), np.float32)
+    for i, g in enumerate(glyphs):
+        h, w = g.mask.shape
+        f = 18 / max(h, w)
+        small = cv2.resize(g.mask.astype(np.float32), (max(1, round(w * f)), max(1, round(h * f))),
+                           interpolation=cv2.INTER_AREA)
+        sh, sw = small.shape
+        top, left = (SIDE - sh) // 2, (SIDE - sw) // 2
+        pic = np.zeros((SIDE, SIDE), np.float32)
+        pic[top:top + sh, left:left + sw] = small
+        out[i, :SIDE * SIDE] = pic.ravel() / max(pic.max(), 1e-6)
+        out[i, SIDE * SIDE:] = (h / tall, w / tall, ((g.y0 + g.y1) / 2 - mid) / tall, math.log(max(w, 1) / max(h, 1)))
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """A two-layer network: features → 160 → CLASSES."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Each row's probability of each class."""
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        z = h @ self.w2 + self.b2
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=1)
+def model() -> Model:
+    """The shipped weights (scan/train.py made them)."""
+    with np.load(MODEL) as data:
+        return Model(*(data[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")))
+
+
+@dataclass(frozen=True)
+class PartRead:
+    """What one part of a box (the whole box, or a fraction's line) holds."""
+
+    ink: int
+    """Ink pixels, after dust."""
+    probabilities: np.ndarray
+    """Per character, the probability of each class (rows left to right)."""
+
+    @property
+    def blank(self) -> bool:
+        return len(self.probabilities) == 0
+
+    def strings(self, k: int = 5) -> list[tuple[str, float]]:
+        """The `k` likeliest reads, with their probabilities (characters taken as independent)."""
+        return best_strings(self.probabilities, k)
+
+
+def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
+    """What is written in one crop (`blank`: the same crop of the blank sheet)."""
+    mask = ink_mask(scan, blank)
+    glyphs = segment(mask)
+    if not glyphs:
+        return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
+    probs = (net or model()).probabilities(features(glyphs, mask.shape[0]))
+    return PartRead(sum(g.area for g in glyphs), probs)
+
+
+def best_strings(probs: np.ndarray, k: int = 5) -> list[tuple[str, float]]:
+    """The `k` most probable strings, one class a row (a beam over the rows)."""
+    beam: list[tuple[float, str]] = [(0.0, "")]
+    for row in probs:
+        logs = np.log(np.maximum(row, 1e-12))
+        top = np.argsort(-logs)[:k]
+        beam = heapq.nlargest(k, ((s + float(logs[c]), text + CLASSES[c]) for s, text in beam for c in top))
+    return [(text, math.exp(s)) for s, text in beam]

@@ -1,0 +1,148 @@
+"""Synthetic scans: worksheets filled in by handwriting-like writers, then printed and scanned in simulation.
+
+What the tests and the bench read. A student works a sheet step by step: most cells right
+(the true value, or the value their own earlier mistakes carry to), some wrong, some left
+blank, now and then one crossed out and written again beside it; fractions with their
+decimals below. The filled page is then "scanned": resampled to 150–300 dpi, turned a few
+degrees (or upside down), scaled, blurred, noised, JPEG-compressed, in colour or grey, or
+photographed at an angle. Every box's written text is kept, to score the reader against.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+import cv2
+import numpy as np
+
+from generator.core.cells import read_cell_text
+from generator.core.numbers import sheet_decimal, sheet_value
+from generator.scan.handwriting import Writer, cross_out, write
+from generator.scan.verify import Key, answers_of, empty_grids
+from generator.sheet.boxes import PageBoxes
+
+PAPER_DPI = 300
+"""The filled sheet's own resolution, before it is scanned."""
+
+
+@dataclass(frozen=True)
+class Student:
+    """How a synthetic student works: how often wrong, blank, crossed out; how they write."""
+
+    writer: Writer
+    wrong: float = 0.04
+    blank: float = 0.03
+    crossed: float = 0.01
+    decimals: float = 0.8
+    """How often a fraction gets its decimals below."""
+
+
+def _wrong(v, rng: random.Random):
+    """A plausible wrong value near v."""
+    if isinstance(v, Fraction) and v.denominator != 1:
+        return Fraction(v.numerator + rng.choice([-2, -1, 1, 2]), v.denominator) or Fraction(1, v.denominator + 1)
+    return int(v) + rng.choice([-3, -2, -1, 1, 2, 3, 10])
+
+
+def _parts(v, split: bool, rng: random.Random, decimals: float) -> tuple[str, ...]:
+    """What a student writes for v: the whole box, or a fraction's two lines."""
+    text = sheet_value(v).replace("\u2212", "-")
+    if not split:
+        return (text,)
+    low = sheet_decimal(v).replace("\u2212", "-") if "/" in text and rng.random() < decimals else ""
+    if low and rng.random() < 0.3:
+        low = low.replace(".", ",")
+    return (text, low)
+
+
+def work(problem, boxes: dict[Key, bool], student: Student, rng: random.Random) -> dict[Key, tuple[str, ...]]:
+    """What a student writes in each box (`boxes`: each box with whether it has two lines): their
+    own values, step by step, carried from their earlier mistakes."""
+    from generator.core.kinds import grade
+
+    grids = empty_grids(problem)
+    written: dict[Key, tuple[str, ...]] = {}
+    for step in grade(problem, answers_of(problem, grids, None, _nobody())).steps:
+        keys = sorted(k for k in boxes if (k[0], k[1]) == (step.head, step.step))
+        if not keys:
+            continue
+        g = grade(problem, answers_of(problem, grids, None, _nobody())).step(step.head, step.step)
+        for key in keys:
+            row, col = key[2], key[3]
+            value = g.carried[row][col] if g.carried[row][col] is not None else g.expected[row][col]
+            if value is None:
+                continue
+            roll = rng.random()
+            if roll < student.blank:
+                written[key] = tuple("" for _ in range(2 if boxes[key] else 1))
+                continue
+            if roll < student.blank + student.wrong:
+                value = _wrong(value, rng)
+            parts = _parts(value, boxes[key], rng, student.decimals)
+            written[key] = parts
+            grids[(step.head, step.step)][row][col] = read_cell_text(" ".join(p for p in parts if p))
+    return written
+
+
+def _nobody():
+    from generator.core.student import Student as Who
+
+    return Who()
+
+
+def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]], student: Student,
+         rng: np.random.Generator, crossed: Optional[set] = None) -> np.ndarray:
+    """`page` (the blank worksheet page at PAPER_DPI) with the written boxes filled in."""
+    out = page.copy()
+    px_pt, px_mm = PAPER_DPI / 72, PAPER_DPI / 25.4
+    for b in boxes.boxes:
+        key = (b.head, b.step, b.row - 1, b.col - 1)
+        parts = written.get(key)
+        if not parts:
+            continue
+        rects = list(b.parts.values()) if b.split is not None else [(b.x, b.y, b.w, b.h)]
+        for (x, y, w, h), text in zip(rects, parts):
+            if not text:
+                continue
+            box = (x * px_pt + 2, y * px_pt + 2, w * px_pt - 4, h * px_pt - 4)
+            if crossed is not None and rng.random() < student.crossed and len(parts) == 1:
+                # A first try on the left half, struck out; the value again on the right.
+                left = (box[0], box[1], box[2] * 0.48, box[3])
+                write(out, str(int(rng.integers(1, 99))), student.writer, left, px_mm, rng)
+                cross_out(out, left, student.writer, px_mm, rng)
+                write(out, text, student.writer, (box[0] + box[2] * 0.5, box[1], box[2] * 0.5, box[3]), px_mm, rng)
+                crossed.add(key)
+                continue
+            write(out, text, student.writer, box, px_mm, rng)
+    return out
+
+
+def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: float = 0.0, scale: float = 1.0,
+            upside_down: bool = False, quality: int = 80, colour: bool = False, photo: bool = False) -> np.ndarray:
+    """A filled page (at PAPER_DPI) as a scanner or a phone gives it back: encoded JPEG bytes decoded."""
+    f = dpi / PAPER_DPI * scale
+    img = cv2.resize(page, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    h, w = img.shape
+    pad = int(0.04 * max(h, w))
+    img = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=245)
+    h, w = img.shape
+    if photo:  # the page seen from above and a little aside, on a darker table
+        src = np.float32([[0, 0], [w, 0], [0, h], [w, h]])
+        d = 0.06
+        dst = np.float32([[w * d, h * d * 0.5], [w * (1 - d * 0.3), 0], [0, h], [w, h * (1 - d * 0.4)]])
+        img = cv2.warpPerspective(img, cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=90)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=240)
+    if upside_down:
+        img = cv2.rotate(img, cv2.ROTATE_180)
+    img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), float(rng.uniform(0.4, 1.0)))
+    img = img * float(rng.uniform(0.88, 1.0)) + float(rng.uniform(0, 12)) + rng.normal(0, float(rng.uniform(2, 6)),
+                                                                                        img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if colour:  # a colour scan: paper a little warm
+        img = cv2.merge([np.clip(img.astype(np.int16) - d, 0, 255).astype(np.uint8) for d in (12, 4, 0)])
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_UNCHANGED)

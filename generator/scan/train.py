@@ -1,0 +1,160 @@
+"""Trains the character network (scan/model.npz) on handwriting the project makes itself.
+
+`python -m generator.scan.train` writes the weights (about 140 kB, committed; the tests check
+them on writers it never saw). Each sample is a value a sheet holds, written by a random writer
+into a box-sized crop over print like a sheet's (a tint, box lines, a fraction's guide),
+"scanned" (blur, noise, JPEG), then read back through the same ink and segmentation code the
+scanner uses: the network learns the characters as the scanner will see them. A piece that is
+two characters run together, part of a broken one, or a scribble is "x", not a character.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from generator.scan.handwriting import Writer, cross_out, write
+from generator.scan.recognize import CLASSES, MODEL, PX_MM, features, ink_mask, segment
+
+JUNK = CLASSES.index("x")
+
+
+def sample_value(r: np.random.Generator) -> str:
+    """A value as a student writes it in a sheet's box: an integer, a fraction, a decimal."""
+    kind = r.choice(["int", "int", "frac", "dec"])
+    sign = "-" if r.random() < 0.3 else ""
+    if kind == "int":
+        return sign + str(int(r.choice([r.integers(0, 10), r.integers(10, 100), r.integers(100, 3000)])))
+    if kind == "frac":
+        return f"{sign}{r.integers(1, 40)}/{r.integers(2, 90)}"
+    return f"{sign}{r.integers(0, 3)}{r.choice(['.', ','])}{r.integers(0, 100):02d}"
+
+
+def blank_crop(r: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Print as a sheet's box has it: a pale tint, the box's lines, sometimes a guide."""
+    tint = int(r.integers(215, 256))
+    blank = np.full((h, w), tint, np.uint8)
+    line = int(r.integers(90, 170))
+    blank[:1, :] = blank[-1:, :] = line
+    blank[:, :1] = blank[:, -1:] = line
+    if r.random() < 0.3:  # a fraction's guide across the middle
+        y = h // 2 + int(r.integers(-3, 4))
+        blank[y, 2:-2] = int(r.integers(150, 200))
+    return blank
+
+
+def scanned(image: np.ndarray, r: np.random.Generator) -> np.ndarray:
+    """A crop as a copier or a phone returns it."""
+    out = image.astype(np.float32)
+    sigma = r.uniform(0.2, 1.1)
+    out = cv2.GaussianBlur(out, (0, 0), sigma)
+    out += r.normal(0, r.uniform(0, 7), out.shape)
+    out = out * r.uniform(0.85, 1.0) + r.uniform(0, 15)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(r.integers(45, 96))])
+    return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+
+
+def labelled(r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One written crop's characters: their features and their classes."""
+    h = int(r.choice([int(r.integers(26, 36)), int(r.integers(50, 66))]))
+    w = int(r.integers(55, 150))
+    blank = blank_crop(r, h, w)
+    paper = blank.copy()
+    writer = Writer.random(int(r.integers(0, 2**31)), neat=r.random() < 0.6)
+    text = sample_value(r)
+    placed = write(paper, text, writer, (2, 2, w - 4, h - 4), PX_MM, r)
+    crossed = r.random() < 0.06
+    if crossed:
+        cross_out(paper, (2, 2, w - 4, h - 4), writer, PX_MM, r)
+    scan = scanned(paper, r)
+    glyphs = segment(ink_mask(scan, blank))
+    if not glyphs:
+        return np.zeros((0, 404), np.float32), np.zeros(0, np.int64)
+    labels = []
+    owners: dict[int, list[int]] = {}
+    for i, g in enumerate(glyphs):
+        overlaps = sorted(((min(g.x1, hi) - max(g.x0, lo), k) for k, (_, lo, hi) in enumerate(placed)), reverse=True)
+        (best, k), second = overlaps[0], (overlaps[1][0] if len(overlaps) > 1 else 0)
+        width = max(g.x1 - g.x0, 1)
+        if crossed or best <= 0 or second > 0.3 * width:
+            labels.append(JUNK)  # a scribble, or characters run together
+        else:
+            labels.append(CLASSES.index(placed[k][0]))
+            owners.setdefault(k, []).append(i)
+    for k, pieces in owners.items():  # a character in pieces: only its biggest is that character
+        if len(pieces) > 1:
+            keep = max(pieces, key=lambda i: glyphs[i].area)
+            for i in pieces:
+                if i != keep:
+                    labels[i] = JUNK
+    return features(glyphs, h), np.array(labels, np.int64)
+
+
+def dataset(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features and classes of the characters of `n` written crops."""
+    r = np.random.default_rng(seed)
+    xs, ys = [], []
+    for _ in range(n):
+        x, y = labelled(r)
+        xs.append(x)
+        ys.append(y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def train(x: np.ndarray, y: np.ndarray, seed: int = 0, hidden: int = 160, epochs: int = 30) -> dict[str, np.ndarray]:
+    """A two-layer network fitted by Adam on cross-entropy; its weights."""
+    r = np.random.default_rng(seed)
+    k = len(CLASSES)
+    p = {"w1": r.normal(0, np.sqrt(2 / x.shape[1]), (x.shape[1], hidden)).astype(np.float32),
+         "b1": np.zeros(hidden, np.float32),
+         "w2": r.normal(0, np.sqrt(1 / hidden), (hidden, k)).astype(np.float32), "b2": np.zeros(k, np.float32)}
+    m = {name: np.zeros_like(v) for name, v in p.items()}
+    v2 = {name: np.zeros_like(v) for name, v in p.items()}
+    step, rate = 0, 2e-3
+    for epoch in range(epochs):
+        order = r.permutation(len(x))
+        for start in range(0, len(x), 256):
+            idx = order[start:start + 256]
+            xb, yb = x[idx], y[idx]
+            h = np.maximum(xb @ p["w1"] + p["b1"], 0)
+            z = h @ p["w2"] + p["b2"]
+            z -= z.max(axis=1, keepdims=True)
+            prob = np.exp(z)
+            prob /= prob.sum(axis=1, keepdims=True)
+            dz = prob
+            dz[np.arange(len(yb)), yb] -= 1
+            dz /= len(yb)
+            grads = {"w2": h.T @ dz, "b2": dz.sum(0)}
+            dh = (dz @ p["w2"].T) * (h > 0)
+            grads.update(w1=xb.T @ dh + 1e-5 * p["w1"], b1=dh.sum(0))
+            step += 1
+            lr = rate * (0.5 if epoch > epochs * 0.6 else 1.0) * (0.3 if epoch > epochs * 0.85 else 1.0)
+            for name in p:
+                m[name] = 0.9 * m[name] + 0.1 * grads[name]
+                v2[name] = 0.999 * v2[name] + 0.001 * grads[name] ** 2
+                mh, vh = m[name] / (1 - 0.9 ** step), v2[name] / (1 - 0.999 ** step)
+                p[name] -= lr * mh / (np.sqrt(vh) + 1e-8)
+    return p
+
+
+def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
+    h = np.maximum(x @ p["w1"] + p["b1"], 0)
+    return float(((h @ p["w2"] + p["b2"]).argmax(1) == y).mean())
+
+
+def main(out: Path = MODEL, samples: int = 40000) -> None:
+    x, y = dataset(samples, seed=1)
+    tx, ty = dataset(3000, seed=2)
+    p = train(x, y)
+    print(f"{len(x)} characters; accuracy on {len(tx)} unseen: {accuracy(p, tx, ty):.4f}")
+    tmp = out.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **{k: v.astype(np.float16) for k, v in p.items()})
+    tmp.replace(out)
+
+
+if __name__ == "__main__":
+    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 40000)

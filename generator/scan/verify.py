@@ -1,0 +1,157 @@
+"""Reading by verification: a box's reads checked against what that box should hold.
+
+For every box the grader knows two values: the true one, and the one carried forward from the
+student's own earlier cells. Steps are taken in working order, so a box's carried value comes
+from the cells before it as accepted, as confirmed by a person, or, for a box in review whose
+reads agree on one value (a wrong value, clearly written), as read: the boxes after a student's
+mistake follow it, as the student did. A person's correction verifies the later boxes again. A read is
+accepted only when the recognizer's reads that stand for one of those values, in any form the
+grader takes (3/8, 9/24, 0.38, 0,375), hold nearly all the probability of the reads that are
+numbers at all; anything else goes to a person. A blank box is blank. Pure: no pictures here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from generator.core.cells import read_cell_text
+from generator.core.grade import BLANK, Answers, Entry, matches
+from generator.core.kinds import grade, grid_shapes, heads_of
+from generator.core.numbers import normalize, sheet_value
+from generator.core.student import Student
+
+ACCEPT = 0.9
+"""The share of the number-like reads' probability that must stand for one value."""
+
+Key = tuple[Optional[int], str, int, int]
+"""A box: head (None outside the heads), step, row and column (0-based, the sheet's layout; sums one row)."""
+Reads = tuple[tuple[str, float], ...]
+"""A part's likeliest strings with their probabilities; empty where the part is blank."""
+
+
+@dataclass(frozen=True)
+class CellRead:
+    """What the recognizer makes of one box: its parts (the whole box, or a fraction and its decimals)."""
+
+    parts: tuple[Reads, ...]
+
+    @property
+    def blank(self) -> bool:
+        return not any(self.parts)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One box, decided."""
+
+    key: Key
+    verdict: str
+    """accepted, blank or review."""
+    value: str = ""
+    """What is written, as accepted."""
+    reads: Reads = ()
+    """The best reads of the whole box (its parts joined), for a person to look at."""
+    expected: str = ""
+    """The value it was checked against and matched (accepted) or would be (review: the carried, else the true)."""
+
+
+def _posterior(reads: Reads, v) -> tuple[float, str]:
+    """The share of the number-like reads that stand for v, and the best of those."""
+    total, mass, best = max(0.0, 1.0 - sum(p for _, p in reads)), 0.0, ""
+    for text, p in reads:
+        entry = read_cell_text(text)
+        if entry.kind != "value":
+            continue
+        total += p
+        if matches(entry, v):
+            mass += p
+            best = best or text
+    return (mass / total if total else 0.0), best
+
+
+def decide(read: CellRead, true, carried) -> tuple[str, str, str]:
+    """(verdict, value written, value it stands for) for one box with its true and carried values."""
+    if read.blank:
+        return "blank", "", ""
+    for v in dict.fromkeys(x for x in (true, carried) if x is not None):
+        found = [_posterior(part, v) for part in read.parts if part]
+        if all(share >= ACCEPT for share, _ in found):
+            return "accepted", " ".join(text for _, text in found), sheet_value(v)
+    shown = carried if carried is not None else true
+    return "review", "", "" if shown is None else sheet_value(shown)
+
+
+def clear_read(read: CellRead) -> str:
+    """What a box says when its reads agree on one value, whatever it is (else ""): a box in
+    review carries that forward for the boxes after it, until a person says otherwise."""
+    tops = [next((t for t, _ in part if read_cell_text(t).kind == "value"), "") for part in read.parts if part]
+    if not tops or not all(tops):
+        return ""
+    text = " ".join(tops)
+    entry = read_cell_text(text)
+    if entry.kind != "value":
+        return ""
+    v = entry.exact if entry.exact is not None else normalize(entry.decimal[0])
+    parts = [part for part in read.parts if part]
+    return text if all(_posterior(part, v)[0] >= ACCEPT for part in parts) else ""
+
+
+def joined(read: CellRead, k: int = 3) -> Reads:
+    """The best reads of a whole box: its written parts' best strings, joined."""
+    out: list[tuple[str, float]] = [("", 1.0)]
+    for part in read.parts:
+        if part:
+            out = sorted(((a + (" " if a else "") + b, p * q) for a, p in out for b, q in part[:k]),
+                         key=lambda x: -x[1])[:k]
+    return tuple((text, round(p, 4)) for text, p in out if text)
+
+
+def empty_grids(problem) -> dict[tuple[Optional[int], str], list[list[Entry]]]:
+    """Every grid a student writes, blank: by (head, step)."""
+    shapes, final = grid_shapes(problem)
+    grids = {(h, name): [[BLANK] * c for _ in range(r)] for h in range(1, heads_of(problem) + 1)
+             for name, (r, c) in shapes.items()}
+    grids.update({(None, name): [[BLANK] * c for _ in range(r)] for name, (r, c) in final.items()})
+    return grids
+
+
+def answers_of(problem, grids: dict, code: Optional[str], student: Student) -> Answers:
+    """Grids of written entries as the grader takes them."""
+    frozen = {k: tuple(map(tuple, g)) for k, g in grids.items()}
+    heads = tuple({name: g for (h, name), g in frozen.items() if h == n} for n in range(1, heads_of(problem) + 1))
+    return Answers(heads=heads, final={name: g for (h, name), g in frozen.items() if h is None}, code=code,
+                   student=student)
+
+
+def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, student: Student = Student(),
+           confirmed: Optional[dict[Key, str]] = None) -> list[Decision]:
+    """Every read box decided, in working order; `confirmed`: boxes a person has settled (their
+    text, "" for blank), which count as written and carry forward like accepted ones."""
+    confirmed = confirmed or {}
+    grids = empty_grids(problem)
+    order = [(s.head, s.step) for s in grade(problem, answers_of(problem, grids, code, student)).steps]
+    decisions = []
+    for head, step in order:
+        keys = sorted(k for k in set(reads) | set(confirmed) if (k[0], k[1]) == (head, step))
+        if not keys:
+            continue
+        g = None
+        if any(k not in confirmed and not reads[k].blank for k in keys):
+            g = grade(problem, answers_of(problem, grids, code, student)).step(head, step)
+        for key in keys:
+            row, col = key[2], key[3]
+            if key in confirmed:
+                grids[(head, step)][row][col] = read_cell_text(confirmed[key])
+                continue
+            read = reads[key]
+            if g is None or read.blank:
+                decisions.append(Decision(key, "blank"))
+                continue
+            verdict, value, expected = decide(read, g.expected[row][col], g.carried[row][col])
+            if verdict == "accepted":
+                grids[(head, step)][row][col] = read_cell_text(value)
+            elif clear_read(read):  # provisionally: a person may say otherwise, and this is verified again
+                grids[(head, step)][row][col] = read_cell_text(clear_read(read))
+            decisions.append(Decision(key, verdict, value, joined(read), expected))
+    return decisions
