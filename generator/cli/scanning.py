@@ -29,9 +29,12 @@ from generator.sheet.model import Settings
 @click.option("--json", "as_json", is_flag=True, help="Write attnsheet/boxes@1 JSON instead of a table.")
 def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[Path], paper: str, lang: str,
                   as_json: bool) -> None:
-    """Where sheet CODE's answer boxes are printed: every page's registration marks and QR code,
-    and every box in points from the page's top left (rows and columns 1-based, as in the
-    answers CSV; a fraction's box as its fraction and decimal parts).
+    """Where sheet CODE's answer boxes are printed: marks, QR code and every box, in points.
+
+    For every page of the worksheet: its registration marks' centres, what its QR code holds,
+    and every answer box from the page's top left (rows and columns 1-based, as in the answers
+    CSV; a fraction's box as its fraction part and its decimal part). The contract other
+    scanners can use too (README: "The box geometry").
 
     \b
     Example:
@@ -59,7 +62,7 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
 
 
 @click.command("scan")
-@click.argument("scans", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scans", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for answers/, review.json, crops/ and pages.json (created if missing).")
 @click.option("--manifest", type=InFile(), default=None,
@@ -72,8 +75,10 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
 @click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
 def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], secret_file: Optional[Path],
                  paper: Optional[str], as_json: bool, force: bool) -> None:
-    """Read scanned worksheets: every page found by its marks and QR code, every answer box read
-    and checked against its true value and the value carried from the student's own cells.
+    """Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked.
+
+    Each box's read is checked against its true value and the value carried from the student's
+    own cells: accepted when it clearly stands for one, else left for a person to review.
 
     SCANS are PDFs (every page, at 200 dpi; pages in any order, turned, scanned twice) and
     pictures (PNG, JPEG, TIFF; a phone photo with the four corner marks in it). Writes

@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import BinaryIO, Callable, Iterable, Optional
 
 import cv2
 import numpy as np
@@ -78,8 +77,8 @@ class SheetScan:
     source: Source
     pages: int
     reads: dict[Key, CellRead] = field(default_factory=dict)
-    crops: dict[Key, str] = field(default_factory=dict)
-    """Each written box's crop, by file name under crops/."""
+    crops: dict[Key, tuple[int, int, int]] = field(default_factory=dict)
+    """Each written box's crop, raw grey pixels in the scanner's spool: (offset, height, width)."""
     boxes: dict[Key, int] = field(default_factory=dict)
     """Each box's page."""
     seen: dict[int, int] = field(default_factory=dict)
@@ -174,9 +173,11 @@ def crop_name(source: Source, page: int, key: Key) -> str:
 class Scanner:
     """Reads pages one at a time into the sheets they belong to."""
 
-    def __init__(self, catalogue: Catalogue, crops: Optional[Path] = None) -> None:
+    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None) -> None:
         self.catalogue = catalogue
-        self.crops = crops
+        self.spool = spool
+        """Where written boxes' crops wait, one after the other, until the boxes to review are known:
+        one file, not a file a box (a box's own file costs more than reading it), never in memory."""
         self.sheets: OrderedDict[str, SheetScan] = OrderedDict()
         self.reports: list[PageReport] = []
         self.net = model()
@@ -230,12 +231,19 @@ class Scanner:
             sheet.reads[key] = read
             sheet.boxes[key] = box.page
             sheet.crops.pop(key, None)
-            if not read.blank and self.crops is not None:
+            if not read.blank and self.spool is not None:
                 x0, y0, x1, y1 = _rect(box.x, box.y, box.w, box.h)
-                name = crop_name(sheet.source, box.page, key)
                 crop = page[max(0, y0 - CROP_PAD):y1 + CROP_PAD, max(0, x0 - CROP_PAD):x1 + CROP_PAD]
-                cv2.imwrite(str(self.crops / name), crop)
-                sheet.crops[key] = name
+                sheet.crops[key] = (self.spool.tell(), *crop.shape)
+                self.spool.write(np.ascontiguousarray(crop).tobytes())  # encoded only if it goes to review
+
+    def crop(self, sheet: SheetScan, key: Key) -> bytes:
+        """A written box's crop, as PNG."""
+        offset, height, width = sheet.crops[key]
+        self.spool.seek(offset)
+        pixels = np.frombuffer(self.spool.read(height * width), np.uint8).reshape(height, width)
+        self.spool.seek(0, 2)
+        return cv2.imencode(".png", pixels)[1].tobytes()
 
     def decisions(self) -> Iterable[tuple[SheetScan, list[Decision]]]:
         """Every sheet's boxes, verified."""

@@ -91,7 +91,10 @@ def segment(mask: np.ndarray) -> list[Glyph]:
     for g in groups:
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
-        crop = np.isin(labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
+        window = labels[y0:y1, x0:x1]
+        crop = (window == g[0][5]).astype(np.uint8)
+        for q in g[1:]:
+            crop |= (window == q[5]).astype(np.uint8)
         glyphs.append(Glyph(x0, y0, x1, y1, crop))
     glyphs.sort(key=lambda g: (g.x0 + g.x1) / 2)
     return glyphs
@@ -174,7 +177,7 @@ def best_strings(probs: np.ndarray, k: int = 5) -> list[tuple[str, float]]:
     """The `k` most probable strings, one class a row (a beam over the rows)."""
     beam: list[tuple[float, str]] = [(0.0, "")]
     for row in probs:
-        logs = np.log(np.maximum(row, 1e-12))
-        top = np.argsort(-logs)[:k]
-        beam = heapq.nlargest(k, ((s + float(logs[c]), text + CLASSES[c]) for s, text in beam for c in top))
+        # Classes a thousand times less likely than the best never make a top read: left out.
+        likely = [(math.log(float(row[c])), CLASSES[c]) for c in np.flatnonzero(row >= row.max() * 1e-3)]
+        beam = heapq.nlargest(k, ((s + lp, text + c) for s, text in beam for lp, c in likely))
     return [(text, math.exp(s)) for s, text in beam]

@@ -10,6 +10,8 @@ refused without --force.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -18,7 +20,7 @@ from generator.core.answers import skeleton
 from generator.output.batch import slug
 from generator.output.files import OutputError, check_free, ensure_folder, write_atomic
 from generator.scan.pages import scan_pages
-from generator.scan.pipeline import Catalogue, Scanner, SheetScan
+from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
 from generator.scan.verify import Decision
 
 REVIEW_FORMAT = "attnsheet/review@1"
@@ -61,8 +63,8 @@ def review_items(sheet: SheetScan, decisions: list[Decision]) -> list[dict]:
     """The boxes of a sheet a person must look at (review@1 items)."""
     code = sheet.source.code
     return [{"code": code, "page": sheet.boxes[d.key], "head": d.key[0], "step": d.key[1], "row": d.key[2] + 1,
-             "col": d.key[3] + 1, "crop": f"crops/{sheet.crops[d.key]}", "expected": d.expected,
-             "reads": [{"text": t, "score": p} for t, p in d.reads]}
+             "col": d.key[3] + 1, "crop": f"crops/{crop_name(sheet.source, sheet.boxes[d.key], d.key)}",
+             "expected": d.expected, "reads": [{"text": t, "score": p} for t, p in d.reads]}
             for d in decisions if d.verdict == "review"]
 
 
@@ -78,19 +80,19 @@ def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool 
     check_free(fixed, force)
     if not force and (out / "answers").is_dir() and any((out / "answers").glob("*.json")):
         raise OutputError(f"{out / 'answers'} holds answers already; use --force to replace them")
-    crops = out / "crops"
-    ensure_folder(crops)
+    ensure_folder(out / "crops")
     if force:
-        for old in crops.glob("*.png"):
+        for old in (out / "crops").glob("*.png"):
             old.unlink()
         for old in (out / "answers").glob("*.json") if (out / "answers").is_dir() else ():
             old.unlink()
-    scanner = Scanner(catalogue, crops)
-    for n, page in enumerate(scan_pages(paths), start=1):
-        scanner.add(page)
-        if progress:
-            progress(n)
-    return write_results(scanner, out)
+    with tempfile.TemporaryFile(dir=out) as spool:
+        scanner = Scanner(catalogue, spool)
+        for n, page in enumerate(scan_pages(paths), start=1):
+            scanner.add(page)
+            if progress:
+                progress(n)
+        return write_results(scanner, out)
 
 
 def write_results(scanner: Scanner, out: Path) -> ScanSummary:
@@ -99,23 +101,32 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
     review: list[dict] = []
     counts = {"accepted": 0, "blank": 0, "review": 0}
     width = max([2] + [len(str(s.source.index)) for s in scanner.sheets.values()])
-    keep: set[str] = set()
     for sheet, decisions in scanner.decisions():
         for d in decisions:
             counts[d.verdict] += 1
-        items = review_items(sheet, decisions)
-        keep |= {item["crop"].split("/", 1)[1] for item in items}
-        review += items
+            if d.verdict == "review":
+                name = crop_name(sheet.source, sheet.boxes[d.key], d.key)
+                _put(out / "crops" / name, scanner.crop(sheet, d.key))
+        review += review_items(sheet, decisions)
         write_atomic(out / "answers" / answers_name(sheet, width), _json(answers_json(sheet, decisions)), force=True)
-    for crop in (out / "crops").glob("*.png"):
-        if crop.name not in keep:
-            crop.unlink()
     write_atomic(out / "review.json", _json({"format": REVIEW_FORMAT, "items": review}), force=True)
     reports = scanner.reports
     write_atomic(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}),
                  force=True)
     return ScanSummary(len(reports), sum(r.identified for r in reports), len(scanner.sheets), counts["accepted"],
                        counts["blank"], counts["review"])
+
+
+def _put(path: Path, data: bytes) -> None:
+    """A crop, whole or not at all (a temporary name, then renamed); not synced one by one: a
+    class's hundreds of crops are pictures of the scans, made again by running again."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def _json(value) -> bytes:

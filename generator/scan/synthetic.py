@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
 
 import cv2
 import numpy as np
@@ -146,3 +147,68 @@ def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: f
         img = cv2.merge([np.clip(img.astype(np.int16) - d, 0, 255).astype(np.uint8) for d in (12, 4, 0)])
     ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+
+
+@dataclass(frozen=True)
+class Filled:
+    """One sheet's scanned pages and what its student wrote in each box."""
+
+    code: str
+    pages: tuple[np.ndarray, ...]
+    written: dict
+    """Each box's written parts ("" where left blank)."""
+    crossed: frozenset
+    """Boxes with a value crossed out and written again."""
+
+
+def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
+                  wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01) -> Iterator[Filled]:
+    """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
+    in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
+    each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour)."""
+    import json
+
+    import pypdfium2 as pdfium
+
+    from generator.core.student import Student as Who
+    from generator.output.boxes import worksheet_boxes
+    from generator.output.manifest import manifest_settings, read_manifest
+    from generator.sheet.model import Settings
+
+    text = (batch / "manifest.json").read_text(encoding="utf-8")
+    settings = Settings(**{k: v for k, v in manifest_settings(text, "manifest").items() if k in ("paper", "lang")})
+    listed = list(read_manifest(text, "manifest").values())
+    sheets = json.loads(text)["sheets"]
+    pdf = pdfium.PdfDocument(str(batch / "worksheets.pdf"))
+    rng, r = np.random.default_rng(seed), random.Random(seed)
+    try:
+        for item, entry in zip(listed, sheets):
+            from generator.core.kinds import solve
+
+            geometry = worksheet_boxes(item.problem, solve(item.problem), Who(), settings)
+            boxes = {(b.head, b.step, b.row - 1, b.col - 1): b.split is not None for p in geometry for b in p.boxes}
+            student = Student(Writer.random(seed * 1000 + int(entry["index"]), neat=neat), wrong, blank, crossed)
+            written = work(item.problem, boxes, student, r)
+            struck: set = set()
+            pages = []
+            for k, page_boxes in enumerate(geometry):
+                bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
+                paper = np.array(bitmap.to_numpy(), copy=True)
+                page = fill(paper, page_boxes, written, student, rng, struck)
+                settings_of_scan = scan if scan is not None else dict(
+                    dpi=int(rng.choice([150, 200, 300])), angle=float(rng.uniform(-5, 5)),
+                    scale=float(rng.uniform(0.95, 1.05)), upside_down=bool(rng.random() < 0.2),
+                    quality=int(rng.integers(50, 91)), colour=bool(rng.random() < 0.3))
+                pages.append(scanned(page, rng, **settings_of_scan))
+            yield Filled(item.code, tuple(pages), written, frozenset(struck))
+    finally:
+        pdf.close()
+
+
+def pdf_of(pages: Iterable[np.ndarray], path: Path, dpi: int = 200) -> None:
+    """Pictures as a copier's PDF: one JPEG page each, at `dpi`."""
+    from PIL import Image
+
+    images = (Image.fromarray(p if p.ndim == 2 else cv2.cvtColor(p, cv2.COLOR_BGR2RGB)) for p in pages)
+    first = next(images)
+    first.save(path, "PDF", resolution=dpi, save_all=True, append_images=images, quality=80)

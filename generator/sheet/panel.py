@@ -6,7 +6,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from typing import Sequence
 
 import segno
 
@@ -36,6 +36,7 @@ from generator.sheet.style import (
     Ink,
     raster_width,
 )
+from generator.sheet.writing import PanelBox, writing_boxes
 
 
 @dataclass(frozen=True)
@@ -81,23 +82,6 @@ class Shapes:
     strokes: tuple[tuple[str, float, tuple[tuple[Point, ...], ...]], ...]
     """(colour, line width, polylines), drawn over the fills, in order."""
 
-
-
-@dataclass(frozen=True)
-class PanelBox:
-    """One writing box of a computed matrix, in points from its panel's top left."""
-
-    head: Optional[int]
-    step: str
-    row: int
-    """0-based, in the matrix as the sheet draws it."""
-    col: int
-    x: float
-    y: float
-    w: float
-    h: float
-    split: Optional[float] = None
-    """A fraction's box (A, Z): the guide's height from the box's top, the fraction above, its decimals below."""
 
 
 @dataclass(frozen=True)
@@ -278,7 +262,7 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
     layers: list[Layer] = []
     boxes: list[PanelBox] = []
     for cells, pitches, offset in parts:
-        boxes += _writing_boxes([replace(c, col=c.col + offset) for c in cells], line_tops(pitches), scale)
+        boxes += writing_boxes([replace(c, col=c.col + offset) for c in cells], line_tops(pitches), scale)
         rasters = _rasters(drawing, [replace(c, col=c.col + offset) for c in cells], line_tops(pitches))
         layers += [layer for kind, raster in rasters.items()
                    for layer in raster.layers(kind, EDGE_PT * scale, CHAR_PT * scale * STYLES[kind].size / FONT_PT,
@@ -294,26 +278,6 @@ def _panel(parts: Sequence[Part], cols: int, scale: float) -> PanelView:
         width_pt=round(width * scale, 2), height_pt=round(height * scale, 2), scale=scale,
         shapes=drawing.shapes(width, height), layers=tuple(layers), boxes=tuple(boxes),
     )
-
-
-def _writing_boxes(cells: Sequence[Placed], tops: Sequence[float], scale: float) -> list[PanelBox]:
-    """The writing boxes of the computed matrices among `cells`, in points at `scale`."""
-    out = []
-    for c in cells:
-        m = c.m
-        if not (m.step and m.boxes):
-            continue
-        masked = set(m.masked)
-        for i in range(m.rows):
-            top, foot = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
-            split = (tops[c.body_row + i * m.cell_h + 1] - top) * scale if m.guided and m.cell_h > 1 else None
-            for j in range(m.cols):
-                if (i, j) not in masked:
-                    x = EDGE_PT + (c.col + j * m.cell_w) * CHAR_PT
-                    out.append(PanelBox(m.head, m.step, i, j, round(x * scale, 3), round(top * scale, 3),
-                                        round(m.cell_w * CHAR_PT * scale, 3), round((foot - top) * scale, 3),
-                                        None if split is None else round(split, 3)))
-    return out
 
 
 def _rasters(drawing: _Drawing, cells: Sequence[Placed], tops: Sequence[float]) -> dict[str, _Raster]:

@@ -1,0 +1,78 @@
+"""Scanning bench: pages a second end to end on one core at 200 dpi, and memory over 300 pages.
+
+Makes a class of synthetic scans (sheets filled by the project's writers, scanned at 200 dpi
+into one copier PDF), then times `attnsheet scan` on it pinned to one core, process start
+included, and takes its peak memory on 30 pages and on 300: flat means the 300-page run
+needs no more than a quarter more than the 30-page one. Targets (issue 25): at least 4
+pages/s; memory flat. Prints one table; exits 1 when a target is missed.
+
+    python bench/scan.py [--pages 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generator.scan.synthetic import filled_sheets, pdf_of  # noqa: E402
+
+ATTNSHEET = [sys.executable, "-m", "generator"]
+
+
+def make_class(folder: Path, count: int, seed: int) -> Path:
+    """A batch of `count` default sheets and its scans as one 200 dpi PDF; the PDF's path."""
+    batch = folder / f"batch{count}"
+    subprocess.run([*ATTNSHEET, "generate", "--count", str(count), "--seed", str(seed), "--out", str(batch)],
+                   check=True, capture_output=True)
+    pages = (page for sheet in filled_sheets(batch, seed, scan=dict(dpi=200, angle=1.5, quality=80))
+             for page in sheet.pages)
+    pdf = folder / f"scans{count}.pdf"
+    pdf_of(pages, pdf)
+    return pdf
+
+
+def run_scan(pdf: Path, out: Path) -> tuple[float, int]:
+    """Seconds and peak memory (kB) of one `attnsheet scan` on one core."""
+    pin = ["taskset", "-c", "0"] if os.path.exists("/usr/bin/taskset") else []
+    manifest = pdf.parent / pdf.stem.replace("scans", "batch") / "manifest.json"
+    # A small process starts the scan and reports its peak: a child forked from this one (which
+    # made the scans) would count this one's memory as its own until it runs the scan.
+    wrapper = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+               "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+               "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    result = subprocess.run([sys.executable, "-c", wrapper, *pin, *ATTNSHEET, "scan", str(pdf), "--manifest",
+                             str(manifest), "--out", str(out), "--force"], check=True, capture_output=True, text=True)
+    seconds, peak = result.stdout.split()
+    return float(seconds), int(peak)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=300)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        small, big = make_class(folder, 30, 31), make_class(folder, args.pages, 32)
+        seconds, small_rss = run_scan(small, folder / "out30")
+        big_seconds, big_rss = run_scan(big, folder / "out-big")
+    rate, big_rate = 30 / seconds, args.pages / big_seconds
+    growth = big_rss / small_rss
+    rows = [("pages/s, 30 pages, one core, 200 dpi", f"{rate:.2f}", ">= 4", rate >= 4),
+            (f"pages/s, {args.pages} pages", f"{big_rate:.2f}", ">= 4", big_rate >= 4),
+            ("peak memory, 30 pages (MB)", f"{small_rss / 1024:.0f}", "", True),
+            (f"peak memory, {args.pages} pages (MB)", f"{big_rss / 1024:.0f}", "", True),
+            (f"memory {args.pages} / 30 pages", f"{growth:.2f}", "<= 1.25", growth <= 1.25)]
+    for name, value, target, ok in rows:
+        print(f"{name:<42} {value:>8}  {target:<8} {'ok' if ok else 'MISSED'}")
+    return 0 if all(ok for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
