@@ -15,6 +15,7 @@ from generator.core.student import Student
 from generator.draw.rebuild import rebuild
 from generator.draw.sheetcodes import read_own_code
 from generator.output.boxes import worksheet_boxes
+from generator.output.manifest import manifest_settings, read_manifest
 from generator.sheet.boxes import boxes_json
 from generator.sheet.model import Settings
 
@@ -68,13 +69,19 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
 @click.option("--manifest", type=InFile(), default=None,
               help="The batch's manifest.json: its sheets' problems and students (without it, only drawn codes "
                    "are known, each sheet unnamed).")
+@click.option("--batch", default=None, metavar="NAME",
+              help="A web batch instead of --manifest (its worksheets' QR codes open the students' links).")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --batch: the web app's data folder (default: your user data folder).")
+@click.option("--database", default=None, metavar="URL", help="With --batch: the server's PostgreSQL database.")
 @secret_option(make=False)
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, show_default="the manifest's, else a4",
               help="The paper the sheets were printed on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
-def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], secret_file: Optional[Path],
-                 paper: Optional[str], as_json: bool, force: bool) -> None:
+def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], batch: Optional[str],
+                 data: Optional[Path], database: Optional[str], secret_file: Optional[Path], paper: Optional[str],
+                 as_json: bool, force: bool) -> None:
     """Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked.
 
     Each box's read is checked against its true value and the value carried from the student's
@@ -97,11 +104,17 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], se
     from generator.scan.run import scan_folder, sources_of
 
     check_writable(out)
+    if batch is not None and manifest is not None:
+        raise click.UsageError("give --manifest or --batch, not both")
     secret = load_secret(secret_file)
-    listed, settings = load_manifest(manifest, secret)
-    sources = []
-    if listed is not None:
-        sources = sources_of(json.loads(read_text(manifest)), listed)
+    links: dict[str, str] = {}
+    if batch is not None:
+        manifest_text, links = _web_batch(batch, data, database)
+        listed, settings = read_manifest(manifest_text, batch), manifest_settings(manifest_text, batch)
+    else:
+        listed, settings = load_manifest(manifest, secret)
+        manifest_text = read_text(manifest) if manifest is not None else ""
+    sources = sources_of(json.loads(manifest_text), listed) if listed is not None else []
     counter = iter(range(1, 1_000_000))
 
     def rebuilt(code: str) -> Source:
@@ -110,7 +123,7 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], se
 
     catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
                                             lang=settings.get("lang", "en")),
-                          rebuild=None if listed is not None else rebuilt)
+                          links=links, rebuild=None if listed is not None else rebuilt)
     summary = scan_folder(list(scans), catalogue, out, force)
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
@@ -118,3 +131,22 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], se
                          "accepted": summary.accepted, "blank": summary.blank, "review": summary.review}) + "\n")
     else:
         say(f"{summary.line}; see {out / 'pages.json'} and {out / 'review.json'}")
+
+
+def _web_batch(name: str, data: Optional[Path], database: Optional[str]) -> tuple[str, dict[str, str]]:
+    """A web batch's manifest, and its students' link tokens → their sheets' codes."""
+    from generator.app.store import Store
+    from generator.core.errors import InputError
+    from generator.core.formats import dumps
+    from generator.web.app import folder_of
+
+    root = folder_of(data)
+    if not (root / "batches").is_dir():
+        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
+    store = Store(root, database)
+    try:
+        stored = store.batch(name)
+        links = {link.token: link.code for link in store.links(stored).values()}
+        return dumps(stored.manifest), links
+    finally:
+        store.close()

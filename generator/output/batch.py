@@ -22,6 +22,7 @@ from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.output.staging import Staging
 from generator.sheet.assets import templates_dir
+from generator.sheet.boxes import boxes_rows
 from generator.sheet.model import Settings
 from generator.sheet.sheets import check_fits, sheet_view
 from generator.sheet.sheetview import with_link
@@ -214,13 +215,16 @@ def warm_renderer() -> None:
     renderer()
 
 
-def render_task(task: Task) -> tuple[bytes, list[int]]:
-    """A task's PDF and the page count of each of its sheets (runs in a job process)."""
+def render_task(task: Task) -> tuple[bytes, list[int], list]:
+    """A task's PDF, the page count of each of its sheets, and each worksheet's box geometry
+    (boxes@1's pages, None where unknown) for the manifest (runs in a job process)."""
     from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
 
     views = [with_link(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), s.link, s.pin)
              for s in task.sheets]
-    return document(views, task.settings)
+    boxes: list = []
+    data, counts = document(views, task.settings, boxes)
+    return data, counts, [None if b is None else boxes_rows(b) for b in boxes]
 
 
 MIN_PAGES_FOR_JOBS = 40
@@ -245,6 +249,7 @@ def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list
     written: list[Path] = []
     counts: dict[tuple[Path, int], tuple[int, int]] = {}  # (file, sheet index) -> (first page, pages)
     filled = {path: 0 for path in files}  # pages already rendered for each file
+    geometry: dict[int, list] = {}  # sheet index -> its worksheet's boxes, for the manifest
     try:
         cpus = os.cpu_count() or 1
         jobs = min(batch.jobs or cpus, cpus)
@@ -256,10 +261,12 @@ def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list
         def rendered(path: Path) -> Iterator[bytes]:
             """The parts of `path`, as they come: tasks are worked and given back in order."""
             for _ in range(parts[path]):
-                task, (data, pages) = next(results)
-                for sheet, n in zip(task.sheets, pages):
+                task, (data, pages, boxes) = next(results)
+                for sheet, n, b in zip(task.sheets, pages, boxes or [None] * len(pages)):
                     counts[(task.path, sheet.index)] = (filled[task.path] + 1, n)
                     filled[task.path] += n
+                    if b is not None:
+                        geometry[sheet.index] = b
                 yield data
 
         for path in files:
@@ -272,6 +279,7 @@ def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list
         raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(files))) from None
     total = sum(filled.values())
     places = [{kind: _place(batch, path, *counts[(path, sheet.index)]) for kind, path in _files_of(batch, plan, i)}
+              | ({"boxes": geometry[sheet.index]} if sheet.index in geometry else {})
               for i, sheet in enumerate(batch.sheets)]
     return written, total, places
 

@@ -28,6 +28,7 @@ from generator.output.paint import (
     rgb,
 )
 from generator.output.prose import PROSE_FILES, Shaper, shaper
+from generator.sheet.boxes import page_boxes
 from generator.sheet.layout import page_layout
 from generator.sheet.marks import is_scanned
 from generator.sheet.model import Settings
@@ -43,14 +44,18 @@ def prose_key(weight: int) -> str:
     return f"AttnSans{weight}"
 
 
-def document(views: Sequence[SheetView], settings: Settings) -> Optional[tuple[bytes, list[int]]]:
-    """Sheets as one PDF and each one's page count, or None: one of them needs WeasyPrint."""
+def document(views: Sequence[SheetView], settings: Settings,
+             boxes: Optional[list] = None) -> Optional[tuple[bytes, list[int]]]:
+    """Sheets as one PDF and each one's page count, or None: one of them needs WeasyPrint.
+    `boxes`: a list to put each worksheet's box geometry in (sheet/boxes.py), from the same layout."""
     measure = shaper()
     pages, counts = [], []
     for view in views:
         layouts = page_layout(view, settings, measure)
         if layouts is None:
             return None
+        if boxes is not None:
+            boxes.append(page_boxes(layouts) if is_scanned(view) else None)
         placements = _placements(layouts, view)
         if placements is None:
             return None

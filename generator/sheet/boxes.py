@@ -91,3 +91,15 @@ def boxes_json(pages: Sequence[PageBoxes]) -> dict:
                     "x": b.x, "y": b.y, "w": b.w, "h": b.h,
                     **({"parts": {k: list(v) for k, v in b.parts.items()}} if b.split is not None else {})}
                    for b in p.boxes]} for p in pages]}
+
+
+COLUMNS = ("head", "step", "row", "col", "x", "y", "w", "h", "split")
+"""A box as a row of the manifest's `boxes` entry: the same fields, `split` the guide's height from the box's top (or null)."""
+
+
+def boxes_rows(pages: Sequence[PageBoxes]) -> list[dict]:
+    """The geometry as a manifest keeps it: each page with its boxes as rows under COLUMNS (a
+    class's manifest stays a few times its size without them, not ten)."""
+    return [{"page": p.page, "width": round(p.width, 2), "height": round(p.height, 2),
+             "marks": [[round(x, 2), round(y, 2)] for x, y in p.marks], "qr": p.qr, "columns": list(COLUMNS),
+             "boxes": [[b.head, b.step, b.row, b.col, b.x, b.y, b.w, b.h, b.split] for b in p.boxes]} for p in pages]
