@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
-from anyascii import anyascii
-
 from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.kinds import solve
 from generator.core.problem import Head, Problem, Rules, to_row
 from generator.core.student import Sheet, Student
-from generator.output.files import check_free, check_writable, remove_files, target_kind
+from generator.output.files import check_free, check_writable, remove_files, slug, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.output.staging import Staging
@@ -29,7 +26,6 @@ from generator.sheet.sheetview import with_link
 
 if TYPE_CHECKING:
     from generator.draw.options import DrawOptions
-
 
 
 @dataclass(frozen=True)
@@ -95,14 +91,6 @@ def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], st
     return tuple(
         Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
     )
-
-
-def slug(text: str, limit: int = 40) -> str:
-    """A file-name-safe version of a name: ASCII letters, digits and hyphens only, transliterated
-    from any script (Ø → O, 王小明 → WangXiaoMing) rather than dropped."""
-    ascii_text = anyascii(text)
-    cleaned = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
-    return cleaned[:limit].strip("-")
 
 
 def _stem(sheet: Sheet, width: int) -> str:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
 import threading
 from pathlib import Path
 from typing import Iterable, Optional, Union
+
+from anyascii import anyascii
 
 from generator.core.errors import AttnsheetError
 
@@ -285,3 +288,10 @@ def _discard(tmp: str) -> None:
     except OSError:
         pass
 
+
+def slug(text: str, limit: int = 40) -> str:
+    """A file-name-safe version of a name: ASCII letters, digits and hyphens only, transliterated
+    from any script (Ø → O, 王小明 → WangXiaoMing) rather than dropped."""
+    ascii_text = anyascii(text)
+    cleaned = re.sub(r"[^A-Za-z0-9]+", "-", ascii_text).strip("-").lower()
+    return cleaned[:limit].strip("-")

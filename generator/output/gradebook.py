@@ -18,7 +18,7 @@ from generator.core.kinds import grade, solve
 from generator.core.problem import Problem, same_numbers
 from generator.core.student import Student
 from generator.core.usertext import clean_text
-from generator.output.batch import slug
+from generator.output.files import slug
 from generator.output.manifest import Listed, code_key
 from generator.sheet.graded import graded_sheet, step_title
 from generator.sheet.model import Settings

@@ -12,7 +12,6 @@ best strings of those characters, each with its probability.
 from __future__ import annotations
 
 import functools
-import heapq
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from generator.scan.verify import CLASSES, best_strings
+
 PX_MM = 200 / 25.4
 """Pixels a millimetre on the page as it is read (200 dpi), whatever the scan's resolution."""
-CLASSES = "0123456789-/.,x"
-"""What a character can be; x: not one (a scribble, a stroke of a crossed-out value, two characters run together)."""
 SIDE = 20
 """A character is read as a SIDE × SIDE picture of its shape, its longer side 18 pixels."""
 MIN_AREA = 6
@@ -171,13 +170,3 @@ def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> 
         return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
     probs = (net or model()).probabilities(features(glyphs, mask.shape[0]))
     return PartRead(sum(g.area for g in glyphs), probs)
-
-
-def best_strings(probs: np.ndarray, k: int = 5) -> list[tuple[str, float]]:
-    """The `k` most probable strings, one class a row (a beam over the rows)."""
-    beam: list[tuple[float, str]] = [(0.0, "")]
-    for row in probs:
-        # Classes a thousand times less likely than the best never make a top read: left out.
-        likely = [(math.log(float(row[c])), CLASSES[c]) for c in np.flatnonzero(row >= row.max() * 1e-3)]
-        beam = heapq.nlargest(k, ((s + lp, text + c) for s, text in beam for lp, c in likely))
-    return [(text, math.exp(s)) for s, text in beam]

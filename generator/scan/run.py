@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from generator.core.answers import skeleton
-from generator.output.batch import slug
-from generator.output.files import OutputError, check_free, ensure_folder, write_atomic
+from generator.output.files import OutputError, check_free, ensure_folder, slug, write_atomic
 from generator.scan.pages import scan_pages
 from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
 from generator.scan.verify import Decision

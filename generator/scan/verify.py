@@ -12,8 +12,12 @@ numbers at all; anything else goes to a person. A blank box is blank. Pure: no p
 
 from __future__ import annotations
 
+import heapq
+import math
 from dataclasses import dataclass
 from typing import Optional
+
+import numpy as np
 
 from generator.core.cells import read_cell_text
 from generator.core.grade import BLANK, Answers, Entry, matches
@@ -28,17 +32,38 @@ Key = tuple[Optional[int], str, int, int]
 """A box: head (None outside the heads), step, row and column (0-based, the sheet's layout; sums one row)."""
 Reads = tuple[tuple[str, float], ...]
 """A part's likeliest strings with their probabilities; empty where the part is blank."""
+CLASSES = "0123456789-/.,x"
+"""What a character can be (scan/recognize.py's network's classes); x: not one."""
+STRINGS = 24
+"""Reads kept per part: enough that the likeliest numbers are all among them."""
 
 
 @dataclass(frozen=True)
 class CellRead:
-    """What the recognizer makes of one box: its parts (the whole box, or a fraction and its decimals)."""
+    """What the recognizer makes of one box: its parts (the whole box, or a fraction and its
+    decimals), each as its characters' class probabilities (a row a character, none where
+    blank; kept small until the box is verified) or as its reads."""
 
-    parts: tuple[Reads, ...]
+    parts: tuple
 
     @property
     def blank(self) -> bool:
-        return not any(self.parts)
+        return not any(len(part) for part in self.parts)
+
+    def reads(self) -> tuple[Reads, ...]:
+        """Each part's likeliest strings."""
+        return tuple(part if isinstance(part, tuple) else tuple(best_strings(part, STRINGS)) if len(part) else ()
+                     for part in self.parts)
+
+
+def best_strings(probs: np.ndarray, k: int = 5) -> list[tuple[str, float]]:
+    """The `k` most probable strings, one class a row (a beam over the rows)."""
+    beam: list[tuple[float, str]] = [(0.0, "")]
+    for row in probs:
+        # Classes a thousand times less likely than the best never make a top read: left out.
+        likely = [(math.log(float(row[c])), CLASSES[c]) for c in np.flatnonzero(row >= row.max() * 1e-3)]
+        beam = heapq.nlargest(k, ((s + lp, text + c) for s, text in beam for lp, c in likely))
+    return [(text, math.exp(s)) for s, text in beam]
 
 
 @dataclass(frozen=True)
@@ -74,8 +99,9 @@ def decide(read: CellRead, true, carried) -> tuple[str, str, str]:
     """(verdict, value written, value it stands for) for one box with its true and carried values."""
     if read.blank:
         return "blank", "", ""
+    parts = read.reads()
     for v in dict.fromkeys(x for x in (true, carried) if x is not None):
-        found = [_posterior(part, v) for part in read.parts if part]
+        found = [_posterior(part, v) for part in parts if part]
         if all(share >= ACCEPT for share, _ in found):
             return "accepted", " ".join(text for _, text in found), sheet_value(v)
     shown = carried if carried is not None else true
@@ -85,7 +111,8 @@ def decide(read: CellRead, true, carried) -> tuple[str, str, str]:
 def clear_read(read: CellRead) -> str:
     """What a box says when its reads agree on one value, whatever it is (else ""): a box in
     review carries that forward for the boxes after it, until a person says otherwise."""
-    tops = [next((t for t, _ in part if read_cell_text(t).kind == "value"), "") for part in read.parts if part]
+    reads = read.reads()
+    tops = [next((t for t, _ in part if read_cell_text(t).kind == "value"), "") for part in reads if part]
     if not tops or not all(tops):
         return ""
     text = " ".join(tops)
@@ -93,14 +120,14 @@ def clear_read(read: CellRead) -> str:
     if entry.kind != "value":
         return ""
     v = entry.exact if entry.exact is not None else normalize(entry.decimal[0])
-    parts = [part for part in read.parts if part]
+    parts = [part for part in reads if part]
     return text if all(_posterior(part, v)[0] >= ACCEPT for part in parts) else ""
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:
     """The best reads of a whole box: its written parts' best strings, joined."""
     out: list[tuple[str, float]] = [("", 1.0)]
-    for part in read.parts:
+    for part in read.reads():
         if part:
             out = sorted(((a + (" " if a else "") + b, p * q) for a, p in out for b, q in part[:k]),
                          key=lambda x: -x[1])[:k]
