@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Optional
 
 import cv2
@@ -171,8 +172,10 @@ def crop_name(source: Source, page: int, key: Key) -> str:
 class Scanner:
     """Reads pages one at a time into the sheets they belong to."""
 
-    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None) -> None:
+    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None, pages: Optional[Path] = None) -> None:
         self.catalogue = catalogue
+        self.pages = pages
+        """Where to keep each page upright at half the resolution, for a spot check (None: nowhere)."""
         self.spool = spool
         """Where written boxes' crops wait, one after the other, until the boxes to review are known:
         one file, not a file a box (a box's own file costs more than reading it), never in memory."""
@@ -220,6 +223,11 @@ class Scanner:
             self.reports[sheet.seen[number]] = replace(earlier, why=f"replaced by {scan.file} page {scan.number}")
         sheet.seen[number] = len(self.reports)
         self._read_boxes(sheet, pages[number - 1], found.page, blanks[number - 1])
+        if self.pages is not None:
+            half = cv2.resize(found.page, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+            name = f"{key}-p{number}.jpg"
+            cv2.imwrite(str(self.pages / f".{name}.part.jpg"), half, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            (self.pages / f".{name}.part.jpg").replace(self.pages / name)
         return PageReport(scan.file, scan.number, source.code, number, why, found.turned)
 
     def _read_boxes(self, sheet: SheetScan, boxes: PageBoxes, page: np.ndarray, blank: np.ndarray) -> None:

@@ -73,8 +73,9 @@ def answers_name(sheet: SheetScan, width: int) -> str:
 
 
 def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool = False,
-                progress: Optional[Callable[[int], None]] = None) -> ScanSummary:
-    """Reads every page of `paths` into `out`; the summary."""
+                progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False) -> ScanSummary:
+    """Reads every page of `paths` into `out` (`keep_pages`: each page upright in out/pages/, for
+    a spot check); the summary."""
     fixed = [out / "review.json", out / "pages.json"]
     check_free(fixed, force)
     if not force and (out / "answers").is_dir() and any((out / "answers").glob("*.json")):
@@ -85,8 +86,10 @@ def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool 
             old.unlink()
         for old in (out / "answers").glob("*.json") if (out / "answers").is_dir() else ():
             old.unlink()
+    if keep_pages:
+        ensure_folder(out / "pages")
     with tempfile.TemporaryFile(dir=out) as spool:
-        scanner = Scanner(catalogue, spool)
+        scanner = Scanner(catalogue, spool, out / "pages" if keep_pages else None)
         for n, page in enumerate(scan_pages(paths), start=1):
             scanner.add(page)
             if progress:

@@ -22,6 +22,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from generator.app.classroom import Closed, grade_sheet, save_sheet
+from generator.app.scans import latest_runs
 from generator.app.store import NotFound, Store
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
@@ -30,6 +31,7 @@ from generator.core.kinds import solve
 from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
 from generator.output.html import report_html
 from generator.output.jobs import Workers
+from generator.output.manifest import code_key
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
 from generator.sheet.model import Settings
@@ -49,10 +51,11 @@ from generator.web.batches import (
 )
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.practice import Practice, shapes_of
+from generator.web.review import Review
 from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, Students
 
 
-class App(Practice, Students):
+class App(Practice, Students, Review):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
@@ -142,7 +145,7 @@ class App(Practice, Students):
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
-                         saved=self.store.saved(batch), links=self.store.links(batch),
+                         saved=self.store.saved(batch), links=self.store.links(batch), scanned=_scanned(batch),
                          base=(self.public_url or str(request.base_url)).rstrip("/"))
 
     async def class_page(self, request: Request) -> Response:
@@ -307,6 +310,11 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),
         Route("/api/batches/{batch_id}/status", app.status),
         Route("/preview/fonts/{name}", app.preview_font),
+        Route("/batches/{batch_id}/scans", app.upload_scans, methods=["POST"]),
+        Route("/batches/{batch_id}/review", app.review),
+        Route("/api/batches/{batch_id}/review", app.review_api, methods=["POST"]),
+        Route("/batches/{batch_id}/scans/{run}/{kind}/{name}", app.scan_file),
+        Route("/batches/{batch_id}/scanned/{index}", app.scanned_sheet),
     ]
 
     def answer(status: int, words: Optional[str] = None):
@@ -331,6 +339,12 @@ def _summary(name: str, content: bytes, lang: str) -> str:
         return upload_summary(name, content, lang)
     except AttnsheetError as error:
         raise AttnsheetError(f"the {name} file: {error}") from None
+
+
+def _scanned(batch) -> set[int]:
+    """The sheets of a batch that a scan has read (their spot-check link)."""
+    read = latest_runs(batch)
+    return {int(s["index"]) for s in batch.sheets if code_key(s["code"]) in read}
 
 
 def _labels(graded: list) -> list[tuple[str, int, int]]:

@@ -15,8 +15,11 @@ from generator.web.students import student_path
 
 MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
+MAX_SCANS_BODY = 256 * 1024 * 1024
+"""Largest upload of scans: a class's copier PDF at 200–300 dpi is 10–60 MB."""
 STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
           "student.js": "text/javascript", "class.js": "text/javascript", "sheetdoc.js": "text/javascript",
+          "review.js": "text/javascript",
           "web.css": "text/css", "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
        "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -126,8 +129,9 @@ class Guard:
             length = request.headers.get("content-length")
             if length is None or not length.isdigit():
                 return JSONResponse({"error": "a request body needs its length"}, status_code=411)
-            if int(length) > MAX_BODY:
-                return JSONResponse({"error": f"too large: at most {MAX_BODY // 1024} KB"}, status_code=413)
+            limit = MAX_SCANS_BODY if _scans_upload(request.url.path) else MAX_BODY
+            if int(length) > limit:
+                return JSONResponse({"error": f"too large: at most {limit // 1024} KB"}, status_code=413)
         return None
 
     @staticmethod
@@ -135,3 +139,9 @@ class Guard:
         response.headers["content-security-policy"] = CSP
         response.headers["x-content-type-options"] = "nosniff"
         return response
+
+
+def _scans_upload(path: str) -> bool:
+    """Whether a request uploads a batch's scans (`/batches/NAME/scans`): its body may be big."""
+    parts = path.strip("/").split("/")
+    return len(parts) == 3 and parts[0] == "batches" and parts[2] == "scans"

@@ -1,0 +1,194 @@
+"""A batch's scans: read into the store, and the boxes a person must look at, each with its expected value.
+
+Each upload is read into a run folder of its own (scans/run-N: the scan's answers, review
+items, crops, and the pages upright for a spot check), and every sheet it holds is saved as
+if typed: accepted values, blanks, and the boxes in review empty (null). A box is still to
+review while its saved cell is null; confirming it saves the sheet again, so the class page's
+grades follow, and the later boxes' expected values (carried from the student's own cells)
+follow the confirmed ones. A sheet scanned again is read again: the later run wins.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from generator.app.classroom import Graded, grade_sheet, save_sheet
+from generator.app.store import NotFound, Store, StoredBatch
+from generator.core.errors import AttnsheetError
+from generator.core.grade import step_label
+from generator.output.files import ensure_folder, write_atomic
+from generator.output.manifest import code_key
+
+RUN = re.compile(r"run-\d{1,6}")
+"""A run folder's name: the only names joined into a path under a batch's scans/."""
+FILE = re.compile(r"[0-9A-Za-z_.-]{1,120}\.(png|jpg)")
+"""A crop's or a page picture's name."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """A box to review: where it is, its crop, its expected value now."""
+
+    run: str
+    code: str
+    index: int
+    name: str
+    head: Optional[int]
+    step: str
+    label: str
+    """The step as the gradebook names it (h2 Q, Z concat)."""
+    row: int
+    col: int
+    crop: str
+    expected: str
+    reads: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.index}:{self.head or 0}:{self.step}:{self.row}:{self.col}"
+
+
+def scans_folder(batch: StoredBatch) -> Path:
+    """Where a batch's scan runs are kept."""
+    return batch.folder / "scans"
+
+
+def runs(batch: StoredBatch) -> list[str]:
+    """The batch's scan runs, oldest first."""
+    folder = scans_folder(batch)
+    found = [p.name for p in folder.iterdir() if p.is_dir() and RUN.fullmatch(p.name)] if folder.is_dir() else []
+    return sorted(found, key=lambda name: int(name.split("-")[1]))
+
+
+def new_run(batch: StoredBatch) -> Path:
+    """A fresh run folder."""
+    taken = runs(batch)
+    number = int(taken[-1].split("-")[1]) + 1 if taken else 1
+    folder = scans_folder(batch) / f"run-{number}"
+    ensure_folder(folder)
+    return folder
+
+
+def latest_runs(batch: StoredBatch) -> dict[str, str]:
+    """Each sheet's code key → the run that read it last (a later scan of a sheet wins)."""
+    latest: dict[str, str] = {}
+    for run in runs(batch):
+        try:
+            pages = json.loads((scans_folder(batch) / run / "pages.json").read_text(encoding="utf-8"))["pages"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for page in pages:
+            if page.get("code") and not page.get("why", "").startswith("not "):
+                latest[code_key(page["code"])] = run
+    return latest
+
+
+def save_run(store: Store, batch: StoredBatch, run: Path) -> int:
+    """Saves every sheet a run read (its boxes in review left empty); how many."""
+    by_code = {code_key(s["code"]): s for s in batch.sheets}
+    saved = 0
+    for path in sorted((run / "answers").glob("*.json")):
+        answers = json.loads(path.read_text(encoding="utf-8"))
+        sheet = by_code.get(code_key(str(answers.get("code", ""))))
+        if sheet is not None:
+            save_sheet(store, batch, sheet, answers, source="scan")
+            saved += 1
+    return saved
+
+
+def _cell(answers: dict, head: Optional[int], step: str, row: int, col: int):
+    grids = answers if head is None else answers["heads"][head - 1]
+    return grids[step][col - 1] if step == "sums" else grids[step][row - 1][col - 1]
+
+
+def _set_cell(answers: dict, head: Optional[int], step: str, row: int, col: int, value: str) -> None:
+    grids = answers if head is None else answers["heads"][head - 1]
+    if step == "sums":
+        grids[step][col - 1] = value
+    else:
+        grids[step][row - 1][col - 1] = value
+
+
+def review_items(store: Store, batch: StoredBatch) -> list[Item]:
+    """Every box still to review, in working order (step by step, then sheet by sheet)."""
+    latest = latest_runs(batch)
+    by_code = {code_key(s["code"]): s for s in batch.sheets}
+    items, expected = [], {}
+    for run in sorted(set(latest.values()), key=lambda name: int(name.split("-")[1])):
+        path = scans_folder(batch) / run / "review.json"
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))["items"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for item in found:
+            key = code_key(str(item["code"]))
+            sheet = by_code.get(key)
+            if sheet is None or latest.get(key) != run:
+                continue
+            answers = store.answers(batch, sheet)
+            if answers is None or _cell(answers, item["head"], item["step"], item["row"], item["col"]) is not None:
+                continue  # confirmed (or typed) since
+            if key not in expected:
+                expected[key] = grade_sheet(sheet, answers)
+            graded = expected[key]
+            items.append(Item(run, sheet["code"], int(sheet["index"]), str(sheet["student"].get("name", "")),
+                              item["head"], item["step"], "", item["row"], item["col"],
+                              item["crop"].rsplit("/", 1)[-1],
+                              _cell(graded.expected, item["head"], item["step"], item["row"], item["col"]) or "",
+                              tuple(r["text"] for r in item.get("reads", ())[:3])))
+    if not items:
+        return []
+    steps = [(s["head"], s["step"]) for s in next(iter(expected.values())).grade["steps"]]
+    heads = max((h or 0 for h, _ in steps), default=0)
+    order = {key: n for n, key in enumerate(steps)}
+    items = [Item(**{**i.__dict__, "label": step_label(i.head, i.step, heads)}) for i in items]
+    return sorted(items, key=lambda i: (order.get((i.head, i.step), 99), i.index, i.row, i.col))
+
+
+def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Graded, dict]:
+    """Says what box `key` holds (`value`; "" for blank); the sheet saved again and graded; each of
+    its cells' expected value now, as `Graded.expected` has them."""
+    try:
+        index, head, step, row, col = key.split(":")
+        head_n, row_n, col_n = int(head) or None, int(row), int(col)
+    except ValueError:
+        raise AttnsheetError("no such box") from None
+    batch_, sheet = store.sheet(batch.id, index)
+    answers = store.answers(batch_, sheet)
+    if answers is None:
+        raise NotFound("this sheet has no scan to review")
+    try:
+        if _cell(answers, head_n, step, row_n, col_n) is not None:
+            raise AttnsheetError("this box was confirmed already: reload the page")
+        _set_cell(answers, head_n, step, row_n, col_n, value[:60])
+    except (KeyError, IndexError, TypeError):
+        raise AttnsheetError("no such box") from None
+    graded = save_sheet(store, batch_, sheet, answers, source="scan")
+    return graded, graded.expected
+
+
+def page_pictures(batch: StoredBatch, code: str) -> list[tuple[str, str]]:
+    """A sheet's upright pages from the run that read it last: (run, picture name), page by page."""
+    run = latest_runs(batch).get(code_key(code))
+    if run is None:
+        return []
+    folder = scans_folder(batch) / run / "pages"
+    return [(run, p.name) for p in sorted(folder.glob(f"{code_key(code)}-p*.jpg"))]
+
+
+def run_file(batch: StoredBatch, run: str, kind: str, name: str) -> Path:
+    """A crop or a page picture of a run, by name; never a path out of the run."""
+    if not RUN.fullmatch(run) or kind not in ("crops", "pages") or not FILE.fullmatch(name):
+        raise NotFound("no such file")
+    path = scans_folder(batch) / run / kind / name
+    if not path.is_file():
+        raise NotFound("no such file")
+    return path
+
+
+def write_json(path: Path, value) -> None:
+    write_atomic(path, (json.dumps(value, ensure_ascii=False) + "\n").encode(), force=True)

@@ -1,0 +1,166 @@
+"""The web app's scans: upload a pile to a batch, review the boxes the reader left, spot-check a sheet.
+
+The review page goes step by step through the crops that need a look, each beside its
+expected value (true, or carried from the student's own cells as confirmed so far); Enter
+takes the expected value, typing says what is written, `b` says blank. Every answer saves the
+sheet again, so the class page is current throughout.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+
+from generator.app.scans import confirm, new_run, page_pictures, review_items, run_file, save_run, write_json
+from generator.app.store import NotFound
+from generator.core.errors import AttnsheetError
+from generator.core.formats import problem_from_json
+from generator.core.kinds import solve
+from generator.core.student import Student
+from generator.output.boxes import NoGeometry, worksheet_boxes
+from generator.output.manifest import code_key
+from generator.sheet.model import Settings
+from generator.web.pages import Pages
+
+MAX_SCAN_FILES = 100
+"""Files in one upload (a copier's PDF is one; a teacher's phone photos, a few dozen)."""
+SCAN_SUFFIXES = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
+
+
+class Review(Pages):
+    """Routes for a batch's scans (the app's store and render lock are set by its subclass)."""
+
+    async def upload_scans(self, request: Request) -> Response:
+        """Read an upload of scans into the batch: its sheets saved, its review waiting."""
+        data = await request.form(max_files=MAX_SCAN_FILES, max_fields=4)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        batch = self.store.batch(request.path_params["batch_id"])
+        uploads = [f for f in data.getlist("scans") if hasattr(f, "read")]
+        if not uploads:
+            raise AttnsheetError("choose the scans to upload: PDF, PNG, JPEG or TIFF files")
+        run = new_run(batch)
+        try:
+            (run / "uploads").mkdir()
+            paths = []
+            for n, upload in enumerate(uploads, start=1):
+                suffix = Path(str(upload.filename or "")).suffix.lower()
+                if suffix not in SCAN_SUFFIXES:
+                    raise AttnsheetError(f"{str(upload.filename)[:60]!r} is not a PDF, PNG, JPEG or TIFF file")
+                path = run / "uploads" / f"{n:03d}{suffix}"  # the name is ours: the upload's is only shown
+                path.write_bytes(await upload.read())
+                paths.append(path)
+            summary = await self.off_loop(self._locked, _scan, self.store, batch, paths, run)
+        except BaseException:
+            shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind
+            raise
+        write_json(run / "summary.json", {"line": summary})
+        return RedirectResponse(f"/batches/{batch.id}/review?run={run.name}", status_code=303)
+
+    async def review(self, request: Request) -> Response:
+        batch = self.store.batch(request.path_params["batch_id"])
+        items = await self.off_loop(review_items, self.store, batch)
+        summary = ""
+        run = request.query_params.get("run", "")
+        if run:
+            try:
+                summary = json.loads(run_file_json(batch, run).read_text(encoding="utf-8"))["line"]
+            except (NotFound, OSError, ValueError, KeyError):
+                summary = ""
+        steps: list[tuple[str, list]] = []
+        for item in items:
+            if not steps or steps[-1][0] != item.label:
+                steps.append((item.label, []))
+            steps[-1][1].append(item)
+        return self.page(request, "review.html", lang=self.language(request, batch), batch=batch, steps=steps,
+                         count=len(items), summary=summary)
+
+    async def review_api(self, request: Request) -> Response:
+        """One box confirmed: the sheet's expected values now, for the boxes after it."""
+        self._check_csrf(request)
+        batch = self.store.batch(request.path_params["batch_id"])
+        try:
+            value = json.loads(await request.body())
+            key, text = str(value["key"]), str(value["value"])
+        except (ValueError, KeyError, TypeError):
+            raise AttnsheetError("expected {\"key\": …, \"value\": …}") from None
+        graded, expected = await self.off_db(confirm, self.store, batch, key, text)
+        return JSONResponse({"index": key.split(":")[0], "expected": expected, "points": graded.grade["points"],
+                             "total": graded.grade["total"]})
+
+    async def scan_file(self, request: Request) -> Response:
+        batch = self.store.batch(request.path_params["batch_id"])
+        p = request.path_params
+        path = run_file(batch, p["run"], p["kind"], p["name"])
+        return FileResponse(path, media_type="image/png" if path.suffix == ".png" else "image/jpeg")
+
+    async def scanned_sheet(self, request: Request) -> Response:
+        """A sheet's scan with each box's verdict on it, for a spot check."""
+        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
+        answers = self.store.answers(batch, sheet)
+        pictures = page_pictures(batch, sheet["code"])
+        if answers is None or not pictures:
+            raise NotFound("this sheet has no scan")
+        from generator.app.classroom import grade_sheet
+
+        graded = grade_sheet(sheet, answers)
+        pages = await self.off_loop(_geometry, batch, sheet)
+        marks = []
+        for page, (run, name) in zip(pages, pictures):
+            boxes = []
+            for b in page.boxes:
+                verdict = _verdict(graded.grade["cells"], b.head, b.step, b.row, b.col)
+                boxes.append({"x": 100 * b.x / page.width, "y": 100 * b.y / page.height, "w": 100 * b.w / page.width,
+                              "h": 100 * b.h / page.height, "verdict": verdict})
+            marks.append({"src": f"/batches/{batch.id}/scans/{run}/pages/{name}", "boxes": boxes,
+                          "ratio": 100 * page.height / page.width})
+        return self.page(request, "scanned.html", lang=self.language(request, batch), batch=batch, sheet=sheet,
+                         pages=marks, grade=graded.grade)
+
+
+def run_file_json(batch, run: str) -> Path:
+    """A run's summary.json (a run's name checked as every run file's is)."""
+    from generator.app.scans import RUN, scans_folder
+
+    if not RUN.fullmatch(run):
+        raise NotFound("no such run")
+    return scans_folder(batch) / run / "summary.json"
+
+
+def _scan(store, batch, paths: list[Path], run: Path) -> str:
+    """Reads the uploaded pages into `run` and saves the sheets they hold; the summary line."""
+    from generator.scan.pipeline import Catalogue, Source
+    from generator.scan.run import scan_folder
+
+    listed = batch.listed()
+    index = {code_key(s["code"]): int(s["index"]) for s in batch.sheets}
+    sources = [Source(item.code, index.get(key, 0), item.problem, item.student) for key, item in listed.items()]
+    links = {link.token: link.code for link in store.links(batch).values()}
+    settings = batch.manifest["settings"]
+    catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
+    summary = scan_folder(paths, catalogue, run, force=True, keep_pages=True)
+    save_run(store, batch, run)
+    return summary.line
+
+
+def _geometry(batch, sheet: dict):
+    """A sheet's pages' boxes: from its manifest, else laid out again."""
+    problem = problem_from_json(sheet["problem"])
+    settings = batch.manifest["settings"]
+    try:
+        return worksheet_boxes(problem, solve(problem), Student(), Settings(paper=settings["paper"],
+                                                                            lang=settings["lang"]))
+    except NoGeometry as error:
+        raise AttnsheetError(str(error)) from None
+
+
+def _verdict(cells: dict, head, step: str, row: int, col: int) -> str:
+    grids = cells if head is None else cells["heads"][head - 1]
+    try:
+        return grids[step][col - 1] if step == "sums" else grids[step][row - 1][col - 1]
+    except (KeyError, IndexError, TypeError):
+        return ""

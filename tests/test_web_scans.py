@@ -1,0 +1,110 @@
+"""Scans in the web app: upload a batch's pile, review what the reader left, spot-check a sheet.
+
+A web batch's worksheets hold the students' links in their first page's QR code: the pages
+are identified through the store. The review's answers save the sheets; the grades are those
+of the same answers typed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import cv2
+import pytest
+from starlette.testclient import TestClient
+
+from generator.app.classroom import grade_sheet
+from generator.app.scans import review_items
+from generator.app.store import Store
+from generator.scan.synthetic import filled_sheets, pdf_of
+from generator.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("webscan")
+    store = Store(tmp / "data")
+    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    assert teacher.post("/batches", data={"csrf": csrf, "count": "4", "seed": "8"}).status_code == 303
+    batch = store.batch("batch-0001")
+    filled = list(filled_sheets(batch.folder, seed=4, scan=dict(dpi=200, angle=2.0, quality=80)))
+    pdf_of([p for f in filled for p in f.pages], tmp / "pile.pdf")
+    return store, teacher, csrf, batch, filled, tmp
+
+
+def _upload(teacher, csrf, batch, path, name="pile.pdf", kind="application/pdf"):
+    return teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
+                        files=[("scans", (name, path.read_bytes(), kind))])
+
+
+def test_an_upload_is_read_its_sheets_saved_and_its_review_waits(scanned):
+    store, teacher, csrf, batch, filled, tmp = scanned
+    r = _upload(teacher, csrf, batch, tmp / "pile.pdf")
+    assert r.status_code == 303 and r.headers["location"].startswith(f"/batches/{batch.id}/review")
+    page = teacher.get(r.headers["location"])
+    assert page.status_code == 200 and "read 4 pages: 4 identified, 0 not; 4 sheets" in page.text
+    assert len(store.saved(batch)) == 4
+    items = review_items(store, batch)
+    assert items and page.text.count('class="card"') == len(items)
+    crop = teacher.get(re.search(r'<img src="([^"]+/crops/[^"]+)"', page.text).group(1))
+    assert crop.status_code == 200 and crop.content[:4] == b"\x89PNG"
+    batch_page = teacher.get(f"/batches/{batch.id}").text
+    assert f"/batches/{batch.id}/scanned/1" in batch_page
+    sheet_view = teacher.get(f"/batches/{batch.id}/scanned/1")
+    assert sheet_view.status_code == 200 and sheet_view.text.count('class="mark v-') >= 150
+
+
+def test_reviewing_every_box_gives_the_grades_of_the_same_answers_typed(scanned):
+    store, teacher, csrf, batch, filled, tmp = scanned
+    if not store.saved(batch):
+        _upload(teacher, csrf, batch, tmp / "pile.pdf")
+    by_code = {f.code: f for f in filled}
+    for item in review_items(store, batch):  # as a person at the review says
+        written = by_code[item.code].written[(item.head, item.step, item.row - 1, item.col - 1)]
+        r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+                         content=json.dumps({"key": item.key, "value": " ".join(p for p in written if p)}))
+        assert r.status_code == 200, r.text
+    assert review_items(store, batch) == []
+    assert "Every box is reviewed" in teacher.get(f"/batches/{batch.id}/review").text
+    for sheet in batch.sheets:
+        f = by_code[sheet["code"]]
+        typed = json.loads(json.dumps(store.answers(batch, sheet)))
+        for (head, step, row, col), parts in f.written.items():
+            grids = typed if head is None else typed["heads"][head - 1]
+            text = " ".join(p for p in parts if p)
+            if step == "sums":
+                grids[step][col] = text
+            else:
+                grids[step][row][col] = text
+        assert grade_sheet(sheet, typed).grade == store.saved(batch)[sheet["index"]]
+
+
+def test_a_box_is_confirmed_once_and_foreign_names_lead_nowhere(scanned):
+    store, teacher, csrf, batch, filled, tmp = scanned
+    r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+                     content=json.dumps({"key": "1:1:Q:1:1", "value": "3"}))
+    assert r.status_code == 400 and "confirmed already" in r.json()["error"]
+    assert teacher.post(f"/api/batches/{batch.id}/review", content=json.dumps({"key": "1:1:Q:1:1", "value": "3"})
+                        ).status_code == 403  # no CSRF token
+    for bad in ("1:1:nope:1:1", "9:1:Q:1:1", "x", "1:1:Q:99:1"):
+        r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+                         content=json.dumps({"key": bad, "value": "3"}))
+        assert r.status_code in (400, 404), bad
+    for path in ("run-1/crops/..%2F..%2Fmanifest.json", "run-1/other/x.png", "../x/crops/a.png", "run-1/pages/a.txt"):
+        assert teacher.get(f"/batches/{batch.id}/scans/{path}").status_code == 404, path
+
+
+def test_an_upload_that_is_no_scan_is_refused_and_leaves_nothing(scanned):
+    store, teacher, csrf, batch, filled, tmp = scanned
+    before = sorted(p.name for p in (batch.folder / "scans").iterdir())
+    (tmp / "notes.txt").write_text("hello")
+    r = _upload(teacher, csrf, batch, tmp / "notes.txt", "notes.txt", "text/plain")
+    assert r.status_code == 400 and "not a PDF" in r.text
+    assert sorted(p.name for p in (batch.folder / "scans").iterdir()) == before
+    picture = io.BytesIO(cv2.imencode(".png", filled[0].pages[0])[1].tobytes())
+    stale = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": "wrong"},
+                         files=[("scans", ("a.png", picture.getvalue(), "image/png"))])
+    assert stale.status_code == 403
