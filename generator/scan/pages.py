@@ -17,6 +17,8 @@ import numpy as np
 DPI = 200
 """PDF pages are rasterised at this resolution (the scan's own pictures are used as they are)."""
 PICTURES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
+REOPEN = 16
+"""A PDF is opened again every so many pages: PDFium's memory of the pages read stays bounded."""
 MAX_PIXELS = 80_000_000
 """A larger picture is refused (a 600 dpi A3 is 70 million): a hostile file must not take the memory."""
 
@@ -50,30 +52,37 @@ def _pdf_pages(path: Path) -> Iterator[ScanPage]:
 
     try:
         pdf = pdfium.PdfDocument(str(path))
+        count = len(pdf)
     except (pdfium.PdfiumError, OSError) as error:
         yield ScanPage(str(path), 1, None, f"cannot read it as a PDF ({str(error).splitlines()[0][:80]})")
         return
     try:
-        for i in range(len(pdf)):
-            page = pdf[i]
-            try:
-                width, height = page.get_size()
-                if width * height * (DPI / 72) ** 2 > MAX_PIXELS:
-                    yield ScanPage(str(path), i + 1, None, "the page is too big to be a sheet")
-                    continue
-                grey = _scanned_picture(page, pdfium)
-                if grey is None:
-                    bitmap = page.render(scale=DPI / 72, grayscale=True)
-                    grey = np.array(bitmap.to_numpy(), copy=True)
-                    bitmap.close()
-            except pdfium.PdfiumError as error:
-                yield ScanPage(str(path), i + 1, None, f"cannot render the page ({error})")
-                continue
-            finally:
-                page.close()
-            yield ScanPage(str(path), i + 1, grey if grey.ndim == 2 else cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY))
+        for i in range(count):
+            if i and i % REOPEN == 0:  # PDFium keeps what it parsed of every page until the file is closed
+                pdf.close()
+                pdf = pdfium.PdfDocument(str(path))
+            yield _pdf_page(pdf, pdfium, path, i)
     finally:
         pdf.close()
+
+
+def _pdf_page(pdf, pdfium, path: Path, i: int) -> ScanPage:
+    """Page `i` of an open PDF, grey."""
+    page = pdf[i]
+    try:
+        width, height = page.get_size()
+        if width * height * (DPI / 72) ** 2 > MAX_PIXELS:
+            return ScanPage(str(path), i + 1, None, "the page is too big to be a sheet")
+        grey = _scanned_picture(page, pdfium)
+        if grey is None:
+            bitmap = page.render(scale=DPI / 72, grayscale=True)
+            grey = np.array(bitmap.to_numpy(), copy=True)
+            bitmap.close()
+    except pdfium.PdfiumError as error:
+        return ScanPage(str(path), i + 1, None, f"cannot render the page ({error})")
+    finally:
+        page.close()
+    return ScanPage(str(path), i + 1, grey if grey.ndim == 2 else cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY))
 
 
 def _scanned_picture(page, pdfium) -> Optional[np.ndarray]:

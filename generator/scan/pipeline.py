@@ -25,7 +25,7 @@ from generator.output.manifest import code_key
 from generator.scan.locate import PX_PT, NotFound, is_blank, locate
 from generator.scan.pages import ScanPage
 from generator.scan.recognize import Model, model, read_part
-from generator.scan.verify import CellRead, Decision, Key, verify
+from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
 from generator.sheet.model import Settings
@@ -160,7 +160,7 @@ def read_box(page: np.ndarray, blank: np.ndarray, box: AnswerBox, net: Model) ->
     for x, y, w, h in parts:
         x0, y0, x1, y1 = _rect(x, y, w, h)
         part = read_part(page[y0:y1, x0:x1], blank[y0:y1, x0:x1], net)
-        reads.append(part.probabilities.astype(np.float16))  # strings made when verified: a class's reads stay small
+        reads.append(packed(part.probabilities))  # its strings made when verified
     return CellRead(tuple(reads))
 
 

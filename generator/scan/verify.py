@@ -52,8 +52,20 @@ class CellRead:
 
     def reads(self) -> tuple[Reads, ...]:
         """Each part's likeliest strings."""
-        return tuple(part if isinstance(part, tuple) else tuple(best_strings(part, STRINGS)) if len(part) else ()
-                     for part in self.parts)
+        return tuple(part if isinstance(part, tuple) else tuple(best_strings(_matrix(part), STRINGS)) if len(part)
+                     else () for part in self.parts)
+
+
+def packed(probs: np.ndarray) -> bytes:
+    """A part's class probabilities as a CellRead keeps them: float16 bytes (a class's reads stay small)."""
+    return probs.astype(np.float16).tobytes()
+
+
+def _matrix(part) -> np.ndarray:
+    """A part's probabilities, a row a character, from an array or its packed bytes."""
+    if isinstance(part, bytes):
+        return np.frombuffer(part, np.float16).reshape(-1, len(CLASSES))
+    return part
 
 
 def best_strings(probs: np.ndarray, k: int = 5) -> list[tuple[str, float]]:
