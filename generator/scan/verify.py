@@ -137,13 +137,14 @@ def clear_read(read: CellRead) -> str:
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:
-    """The best reads of a whole box: its written parts' best strings, joined."""
+    """The best reads of a whole box: its written parts' best strings, joined ("?" where no character)."""
     out: list[tuple[str, float]] = [("", 1.0)]
     for part in read.reads():
         if part:
             out = sorted(((a + (" " if a else "") + b, p * q) for a, p in out for b, q in part[:k]),
                          key=lambda x: -x[1])[:k]
-    return tuple((text, round(p, 4)) for text, p in out if text)
+    # "x" is the network's "not a character": a person reads it as "?".
+    return tuple((text.replace("x", "?"), round(p, 4)) for text, p in out if text)
 
 
 def empty_grids(problem) -> dict[tuple[Optional[int], str], list[list[Entry]]]:

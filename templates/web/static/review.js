@@ -11,7 +11,7 @@
 
   function pending() { return cards.filter((c) => !c.classList.contains("done")); }
 
-  function focusNext(from) {
+  function focusNext(from) {  // the first box left after `from` (null: from the top)
     const rest = pending();
     const after = rest.find((c) => cards.indexOf(c) > cards.indexOf(from)) || rest[0];
     if (left) left.textContent = root.dataset.left.replace("{n}", rest.length);
@@ -82,5 +82,5 @@
       send(card, "");
     }
   });
-  if (cards.length) focusNext(cards[0]);
+  if (cards.length) focusNext(null);
 })();
