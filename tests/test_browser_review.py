@@ -86,7 +86,8 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
                 grids[step][col] = text
             else:
                 grids[step][row][col] = text
-        assert grade_sheet(sheet, typed).grade == store.saved(batch)[sheet["index"]]
+        mine, want = store.saved(batch)[sheet["index"]], grade_sheet(sheet, typed).grade
+        assert mine == want, repr(_differences(mine, want, store.answers(batch, sheet), typed))
 
 
 def _code(batch, card) -> str:
@@ -98,3 +99,17 @@ def _same(written: str, expected: str) -> bool:
     """Whether what is written is exactly the expected value (Enter would save the same cell)."""
     a, b = read_cell_text(written), read_cell_text(expected)
     return written.replace("-", "−") == expected or (a.exact == b.exact and a.decimal is None and b.decimal is None)
+
+
+def _differences(mine: dict, want: dict, saved: dict, typed: dict) -> list:
+    """The cells whose verdicts differ, with what is saved and what is written."""
+    out = []
+    for h, (a, b) in enumerate(zip(mine["cells"]["heads"], want["cells"]["heads"]), start=1):
+        for step in a:
+            for r, (ra, rb) in enumerate(zip(a[step], b[step]) if step != "sums" else [(a[step], b[step])]):
+                for c, (x, y) in enumerate(zip(ra, rb)):
+                    if x != y:
+                        cell = (lambda g: g[c] if step == "sums" else g[r][c])
+                        out.append((h, step, r, c, x, y, cell(saved["heads"][h - 1][step]),
+                                    cell(typed["heads"][h - 1][step])))
+    return out

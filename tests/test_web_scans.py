@@ -108,3 +108,23 @@ def test_an_upload_that_is_no_scan_is_refused_and_leaves_nothing(scanned):
     stale = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": "wrong"},
                          files=[("scans", ("a.png", picture.getvalue(), "image/png"))])
     assert stale.status_code == 403
+
+
+def test_a_long_value_is_kept_whole_and_a_longer_one_refused(scanned):
+    from generator.app.classroom import save_sheet
+    from generator.app.scans import confirm
+
+    store, teacher, csrf, batch, filled, tmp = scanned
+    sheet = batch.sheets[0]
+    answers = store.answers(batch, sheet) or {}
+    if not answers:
+        _upload(teacher, csrf, batch, tmp / "pile.pdf")
+        answers = store.answers(batch, sheet)
+    answers["heads"][0]["powers"][0][0] = None  # as a box left in review
+    save_sheet(store, batch, sheet, answers, source="scan")
+    huge = "3" * 300  # a wrong power of a student's, as long as they come
+    r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+                     content=json.dumps({"key": f"{sheet['index']}:1:powers:1:1", "value": "1" * 1001}))
+    assert r.status_code == 400 and "at most" in r.json()["error"]
+    confirm(store, batch, f"{sheet['index']}:1:powers:1:1", huge)
+    assert store.answers(batch, sheet)["heads"][0]["powers"][0][0] == huge

@@ -25,6 +25,8 @@ from generator.output.manifest import code_key
 
 RUN = re.compile(r"run-\d{1,6}")
 """A run folder's name: the only names joined into a path under a batch's scans/."""
+MAX_VALUE = 1000
+"""The longest value a box is said to hold (a sheet's largest power has 287 digits)."""
 FILE = re.compile(r"[0-9A-Za-z_.-]{1,120}\.(png|jpg)")
 """A crop's or a page picture's name."""
 
@@ -164,7 +166,9 @@ def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Gra
     try:
         if _cell(answers, head_n, step, row_n, col_n) is not None:
             raise AttnsheetError("this box was confirmed already: reload the page")
-        _set_cell(answers, head_n, step, row_n, col_n, value[:60])
+        if len(value) > MAX_VALUE:  # never cut: a cut number is another number
+            raise AttnsheetError(f"a value of at most {MAX_VALUE} characters, please")
+        _set_cell(answers, head_n, step, row_n, col_n, value)
     except (KeyError, IndexError, TypeError):
         raise AttnsheetError("no such box") from None
     graded = save_sheet(store, batch_, sheet, answers, source="scan")
