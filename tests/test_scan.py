@@ -43,7 +43,10 @@ CONDITIONS = {
     "upside down": dict(dpi=200, upside_down=True, angle=-3.0, quality=80),
     "colour, 5 % larger": dict(dpi=200, colour=True, scale=1.05, quality=90),
     "150 dpi, 5 % smaller, turned −4°": dict(dpi=150, scale=0.95, angle=-4.0, quality=55),
+    "a phone held sideways": dict(dpi=200, quarter=True, angle=1.0, quality=75),
+    "a light pencil at 150 dpi, JPEG 50": dict(dpi=150, quality=50, angle=2.0),
 }
+PENCIL = "a light pencil at 150 dpi, JPEG 50"
 
 
 # --- sheets made for scanning --------------------------------------------------------------------
@@ -117,11 +120,11 @@ def test_boxes_prints_the_contract_as_json():
 def test_the_network_reads_unseen_writers_characters():
     x, y = dataset(600, seed=99)  # writers it never saw
     p = model().probabilities(x)
-    assert (p.argmax(1) == y).mean() >= 0.94
+    assert (p.argmax(1) == y).mean() >= 0.92  # pen and light pencil, neat and hurried hands
     # Sure reads are rarely wrong (the labels of run-together pieces are themselves a guess);
     # a cell is accepted only when its whole read stands for its value, tested below.
     sure = p.max(1) >= 0.99
-    assert sure.mean() >= 0.75 and (p.argmax(1)[sure] != y[sure]).mean() <= 0.01
+    assert sure.mean() >= 0.7 and (p.argmax(1)[sure] != y[sure]).mean() <= 0.01
 
 
 def _read(*parts: str) -> CellRead:
@@ -182,7 +185,8 @@ def scanned_class(batch):
     sheets = list(filled_sheets(batch / "batch", seed=3))
     pictures = []
     for sheet, (name, settings) in zip(sheets, CONDITIONS.items()):
-        again = next(s for s in filled_sheets(batch / "batch", seed=3, scan=settings) if s.code == sheet.code)
+        again = next(s for s in filled_sheets(batch / "batch", seed=3, scan=settings, pencil=name == PENCIL)
+                     if s.code == sheet.code)
         pictures.append((name, again))
     order = [p for _, s in pictures for p in s.pages][::-1]
     pdf_of(order[:3], batch / "copier.pdf")
@@ -204,7 +208,7 @@ def test_every_page_is_identified_and_assigned_to_its_own_sheet(scanned_class):
     assert summary.pages == summary.identified == len(pages) == len(CONDITIONS)
     assert sorted(p["code"] for p in pages) == sorted(s.code for s in pictures.values())
     turned = {p["code"]: p["turned"] for p in pages}
-    assert turned[pictures["upside down"].code] == 180
+    assert turned[pictures["upside down"].code] == 180 and turned[pictures["a phone held sideways"].code] == 90
 
 
 def _outcomes(out: Path, pictures: dict) -> dict:

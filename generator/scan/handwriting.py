@@ -75,7 +75,7 @@ class Writer:
     spacing: float
     """Gap between characters, against the height."""
     ink: int
-    """The ink's grey (0 black, about 90 a pencil)."""
+    """The ink's grey (0 black, 90–150 a pencil)."""
     shapes: tuple[int, ...]
     """Which shape of each character, by its index in SHAPES' order."""
 
@@ -86,9 +86,9 @@ class Writer:
         loose = 1.0 if neat else 1.7
         return Writer(
             seed=seed, size=float(r.uniform(3.2, 4.6)), slant=float(r.normal(0.12, 0.12 * loose)),
-            width=float(r.uniform(0.5, 0.72)), thickness=float(r.uniform(0.25, 0.5)),
+            width=float(r.uniform(0.5, 0.72)), thickness=float(r.uniform(0.18, 0.5)),
             wobble=float(r.uniform(0.01, 0.03) * loose), spacing=float(r.uniform(0.12, 0.35)),
-            ink=int(r.choice([0, 20, 40, 70, 90])), shapes=tuple(int(r.integers(0, 6)) for _ in SHAPES))
+            ink=int(r.choice([0, 20, 40, 70, 90, 120, 150])), shapes=tuple(int(r.integers(0, 6)) for _ in SHAPES))
 
     def shape(self, char: str) -> list[Stroke]:
         """This writer's way of writing `char`."""

@@ -27,8 +27,10 @@ SIDE = 20
 """A character is read as a SIDE × SIDE picture of its shape, its longer side 18 pixels."""
 MIN_AREA = 6
 """Smaller pieces of ink are dust or a scanner's noise (a written point is 10 or more)."""
-INK_DIFF = 60
-"""How much darker than the print nearby a pixel is to be ink (greys 0–255)."""
+INK_DIFF = (30, 60)
+"""How much darker than the print nearby a stroke's core must be to be ink (greys 0–255): at
+least the first (a scanner's noise stays below it), at most the second (a pen's ink, far darker,
+is then taken whole); its faint edges count from half that."""
 MODEL = Path(__file__).with_name("model.npz")
 
 
@@ -51,14 +53,50 @@ class Glyph:
 def ink_mask(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> np.ndarray:
     """Ink (1) in a crop of the scan, given the same crop of the blank sheet: the print (lines,
     tints) taken out, with a little slack for the scan's registration; `border` pixels along
-    the edges never count (the box's own lines)."""
+    the edges never count (the box's own lines).
+
+    What is darker than the print nearby is ink, by hysteresis: a stroke is kept where some of
+    it is clearly dark (its core) and grown along what is a little dark (its faint edges), so
+    a light pencil stroke at 150 dpi is as whole as a pen's, and a scanner's noise, never
+    clearly dark over a stroke's length, is not ink. The thresholds follow the crop's darkest
+    ink: half of it, within INK_DIFF's bounds."""
     printed = cv2.erode(blank, np.ones((5, 5), np.uint8))  # the darkest print within 2 pixels
-    ink = (printed.astype(np.int16) - scan.astype(np.int16)) > INK_DIFF
-    out = ink.astype(np.uint8)
+    # A scan is lighter or darker than the print's own greys (the scanner's levels, the paper):
+    # its box is brought to the blank box's level by their medians, mostly background either way.
+    gain = min(max(float(np.median(blank)) / max(float(np.median(scan)), 1.0), 0.7), 1.5)
+    diff = printed.astype(np.float32) - scan.astype(np.float32) * gain
     if border:
-        out[:border, :] = out[-border:, :] = 0
-        out[:, :border] = out[:, -border:] = 0
-    return out
+        diff[:border, :] = diff[-border:, :] = 0
+        diff[:, :border] = diff[:, -border:] = 0
+    high = min(max(0.5 * float(np.percentile(diff, 99.5)), INK_DIFF[0]), INK_DIFF[1])
+    weak = (diff > high / 2).astype(np.uint8)
+    n, labels = cv2.connectedComponents(weak, connectivity=8)
+    if n <= 1:
+        return weak
+    keep = np.zeros(n, bool)
+    keep[np.unique(labels[diff > high])] = True
+    keep[0] = False
+    out = keep[labels].astype(np.uint8)
+    return _without_edge_lines(out)
+
+
+EDGE = 6
+"""Pixels from a crop's edge within which a thin line along it is print, not ink."""
+
+
+def _without_edge_lines(mask: np.ndarray) -> np.ndarray:
+    """`mask` less the thin lines along its edges: what is left of a box's lines or a matrix's
+    bracket where the scan sits a pixel or two off (a written stroke is not 3 pixels thin and
+    flat against the box's side)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
+    for k in range(1, n):
+        x, y, bw, bh = stats[k, :4]
+        along_side = bw <= 3 and (x < EDGE or x + bw > w - EDGE)
+        along_top = bh <= 3 and (y < EDGE or y + bh > h - EDGE)
+        if along_side or along_top:
+            mask[labels == k] = 0
+    return mask
 
 
 def segment(mask: np.ndarray) -> list[Glyph]:

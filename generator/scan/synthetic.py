@@ -11,7 +11,7 @@ photographed at an angle. Every box's written text is kept, to score the reader 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
@@ -122,7 +122,8 @@ def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]]
 
 
 def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: float = 0.0, scale: float = 1.0,
-            upside_down: bool = False, quality: int = 80, colour: bool = False, photo: bool = False) -> np.ndarray:
+            upside_down: bool = False, quality: int = 80, colour: bool = False, photo: bool = False,
+            quarter: bool = False) -> np.ndarray:
     """A filled page (at PAPER_DPI) as a scanner or a phone gives it back: encoded JPEG bytes decoded."""
     f = dpi / PAPER_DPI * scale
     img = cv2.resize(page, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -139,6 +140,8 @@ def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: f
     img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=240)
     if upside_down:
         img = cv2.rotate(img, cv2.ROTATE_180)
+    if quarter:  # a phone held sideways
+        img = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
     img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), float(rng.uniform(0.4, 1.0)))
     img = img * float(rng.uniform(0.88, 1.0)) + float(rng.uniform(0, 12)) + rng.normal(0, float(rng.uniform(2, 6)),
                                                                                         img.shape)
@@ -162,10 +165,12 @@ class Filled:
 
 
 def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
-                  wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01) -> Iterator[Filled]:
+                  wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
+                  pencil: bool = False) -> Iterator[Filled]:
     """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
     in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
-    each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour)."""
+    each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
+    `pencil`: every writer with a light, thin pencil)."""
     import json
 
     import pypdfium2 as pdfium
@@ -187,7 +192,10 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
 
             geometry = worksheet_boxes(item.problem, solve(item.problem), Who(), settings)
             boxes = {(b.head, b.step, b.row - 1, b.col - 1): b.split is not None for p in geometry for b in p.boxes}
-            student = Student(Writer.random(seed * 1000 + int(entry["index"]), neat=neat), wrong, blank, crossed)
+            writer = Writer.random(seed * 1000 + int(entry["index"]), neat=neat)
+            if pencil:  # a light, thin pencil line
+                writer = replace(writer, ink=150, thickness=0.2)
+            student = Student(writer, wrong, blank, crossed)
             written = work(item.problem, boxes, student, r)
             struck: set = set()
             pages = []
