@@ -128,3 +128,18 @@ def test_a_long_value_is_kept_whole_and_a_longer_one_refused(scanned):
     assert r.status_code == 400 and "at most" in r.json()["error"]
     confirm(store, batch, f"{sheet['index']}:1:powers:1:1", huge)
     assert store.answers(batch, sheet)["heads"][0]["powers"][0][0] == huge
+
+
+def test_the_command_line_reads_a_web_batchs_pile_through_its_store(scanned, tmp_path):
+    import subprocess
+    import sys
+
+    store, teacher, csrf, batch, filled, tmp = scanned
+    result = subprocess.run([sys.executable, "-m", "generator", "scan", str(tmp / "pile.pdf"), "--batch", batch.id,
+                             "--data", str(store.root), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "read 4 pages: 4 identified, 0 not; 4 sheets" in result.stderr
+    missing = subprocess.run([sys.executable, "-m", "generator", "scan", str(tmp / "pile.pdf"), "--batch", "nope",
+                              "--data", str(store.root), "--out", str(tmp_path / "o2")], capture_output=True, text=True)
+    assert missing.returncode != 0 and "no such batch" in missing.stderr and "Traceback" not in missing.stderr
