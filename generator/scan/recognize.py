@@ -15,6 +15,7 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -51,7 +52,13 @@ class Glyph:
 
 
 def ink_mask(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> np.ndarray:
-    """Ink (1) in a crop of the scan, given the same crop of the blank sheet: the print (lines,
+    """Ink (1) in a crop of the scan, given the same crop of the blank sheet (see `ink`)."""
+    labels, _, keep = ink(scan, blank, border)
+    return keep[labels].astype(np.uint8)
+
+
+def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ink in a crop of the scan, given the same crop of the blank sheet: the print (lines,
     tints) taken out, with a little slack for the scan's registration; `border` pixels along
     the edges never count (the box's own lines).
 
@@ -59,51 +66,55 @@ def ink_mask(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> np.ndarray
     it is clearly dark (its core) and grown along what is a little dark (its faint edges), so
     a light pencil stroke at 150 dpi is as whole as a pen's, and a scanner's noise, never
     clearly dark over a stroke's length, is not ink. The thresholds follow the crop's darkest
-    ink: half of it, within INK_DIFF's bounds."""
-    printed = cv2.erode(blank, np.ones((5, 5), np.uint8))  # the darkest print within 2 pixels
+    ink: half of it, within INK_DIFF's bounds. A thin line flat against the crop's side is
+    what is left of the box's lines or a matrix's bracket where the scan sits a pixel off.
+    Returns the pieces of ink as OpenCV labels them, their stats, and which of them are ink."""
+    printed = cv2.erode(blank, KERNEL)  # the darkest print within 2 pixels
     # A scan is lighter or darker than the print's own greys (the scanner's levels, the paper):
     # its box is brought to the blank box's level by their medians, mostly background either way.
-    gain = min(max(float(np.median(blank)) / max(float(np.median(scan)), 1.0), 0.7), 1.5)
+    gain = min(max(_quantile(blank, 0.5) / max(_quantile(scan, 0.5), 1.0), 0.7), 1.5)
     diff = printed.astype(np.float32) - scan.astype(np.float32) * gain
     if border:
         diff[:border, :] = diff[-border:, :] = 0
         diff[:, :border] = diff[:, -border:] = 0
-    high = min(max(0.5 * float(np.percentile(diff, 99.5)), INK_DIFF[0]), INK_DIFF[1])
+    darkest = _quantile(np.clip(diff, 0, 255).astype(np.uint8), 0.995)
+    high = min(max(0.5 * darkest, INK_DIFF[0]), INK_DIFF[1])
     weak = (diff > high / 2).astype(np.uint8)
-    n, labels = cv2.connectedComponents(weak, connectivity=8)
-    if n <= 1:
-        return weak
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     keep = np.zeros(n, bool)
+    if n <= 1:
+        return labels, stats, keep
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
-    out = keep[labels].astype(np.uint8)
-    return _without_edge_lines(out)
+    h, w = weak.shape
+    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
+    along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
+    along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
+    keep &= ~(along_side | along_top)
+    return labels, stats, keep
 
 
+KERNEL = np.ones((5, 5), np.uint8)
 EDGE = 6
 """Pixels from a crop's edge within which a thin line along it is print, not ink."""
 
 
-def _without_edge_lines(mask: np.ndarray) -> np.ndarray:
-    """`mask` less the thin lines along its edges: what is left of a box's lines or a matrix's
-    bracket where the scan sits a pixel or two off (a written stroke is not 3 pixels thin and
-    flat against the box's side)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    h, w = mask.shape
-    for k in range(1, n):
-        x, y, bw, bh = stats[k, :4]
-        along_side = bw <= 3 and (x < EDGE or x + bw > w - EDGE)
-        along_top = bh <= 3 and (y < EDGE or y + bh > h - EDGE)
-        if along_side or along_top:
-            mask[labels == k] = 0
-    return mask
+def _quantile(grey: np.ndarray, q: float) -> float:
+    """The `q` quantile of a grey picture's values, from its histogram (no sort)."""
+    counts = np.bincount(grey.ravel(), minlength=256).cumsum()
+    return float(np.searchsorted(counts, q * counts[-1]))
 
 
-def segment(mask: np.ndarray) -> list[Glyph]:
-    """The characters in a part's ink, left to right."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+def segment(mask: np.ndarray, found: Optional[tuple] = None) -> list[Glyph]:
+    """The characters in a part's ink, left to right (`found`: `ink`'s pieces, not labelled again)."""
+    if found is None:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        ids = range(1, n)
+    else:
+        labels, stats, keep = found
+        ids = np.flatnonzero(keep)
     pieces = [(int(stats[k, 0]), int(stats[k, 1]), int(stats[k, 0] + stats[k, 2]), int(stats[k, 1] + stats[k, 3]),
-               int(stats[k, 4]), k) for k in range(1, n) if stats[k, 4] >= MIN_AREA]
+               int(stats[k, 4]), int(k)) for k in ids if stats[k, 4] >= MIN_AREA]
     if not pieces:
         return []
     tall = max(p[3] - p[1] for p in pieces)
@@ -202,9 +213,9 @@ class PartRead:
 
 def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
     """What is written in one crop (`blank`: the same crop of the blank sheet)."""
-    mask = ink_mask(scan, blank)
-    glyphs = segment(mask)
+    found = ink(scan, blank)
+    glyphs = segment(found[0], found)  # labels stand in for the mask: only the ink's pieces are taken
     if not glyphs:
         return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
-    probs = (net or model()).probabilities(features(glyphs, mask.shape[0]))
+    probs = (net or model()).probabilities(features(glyphs, scan.shape[0]))
     return PartRead(sum(g.area for g in glyphs), probs)
