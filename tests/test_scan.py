@@ -45,8 +45,10 @@ CONDITIONS = {
     "150 dpi, 5 % smaller, turned −4°": dict(dpi=150, scale=0.95, angle=-4.0, quality=55),
     "a phone held sideways": dict(dpi=200, quarter=True, angle=1.0, quality=75),
     "a light pencil at 150 dpi, JPEG 50": dict(dpi=150, quality=50, angle=2.0),
+    "digits printed in fonts, 150 dpi, JPEG 60": dict(dpi=150, quality=60, angle=-3.0),
 }
 PENCIL = "a light pencil at 150 dpi, JPEG 50"
+FONTS = "digits printed in fonts, 150 dpi, JPEG 60"
 
 
 # --- sheets made for scanning --------------------------------------------------------------------
@@ -185,8 +187,8 @@ def scanned_class(batch):
     sheets = list(filled_sheets(batch / "batch", seed=3))
     pictures = []
     for sheet, (name, settings) in zip(sheets, CONDITIONS.items()):
-        again = next(s for s in filled_sheets(batch / "batch", seed=3, scan=settings, pencil=name == PENCIL)
-                     if s.code == sheet.code)
+        again = next(s for s in filled_sheets(batch / "batch", seed=3, scan=settings, pencil=name == PENCIL,
+                                              font=name == FONTS) if s.code == sheet.code)
         pictures.append((name, again))
     order = [p for _, s in pictures for p in s.pages][::-1]
     pdf_of(order[:3], batch / "copier.pdf")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -157,3 +158,59 @@ def cross_out(canvas: np.ndarray, box: tuple[float, float, float, float], writer
         b = (x0 + bw * rng.uniform(0.8, 0.95), y0 + bh * rng.uniform(0.2, 0.8))
         cv2.line(canvas, (int(a[0] * 16), int(a[1] * 16)), (int(b[0] * 16), int(b[1] * 16)), writer.ink, thick,
                  cv2.LINE_AA, 4)
+
+
+HERSHEY = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+           cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
+"""OpenCV's own stroke fonts (in its wheel), two of them script: a neat hand, or a tidy one."""
+
+
+def write_font(canvas: np.ndarray, text: str, box: tuple[float, float, float, float], px_mm: float,
+               rng: np.random.Generator, font: Optional[object] = None) -> list[tuple[str, float, float]]:
+    """Writes `text` into `box` of `canvas` in a font (a Hershey stroke font, or a TrueType font
+    `font` from PIL), as tidy writers and other tools print digits; each character with its left
+    and right, as `write` returns them."""
+    chars = [c for c in text.replace("\u2212", "-") if c in SHAPES]
+    if not chars:
+        return []
+    x0, y0, bw, bh = box
+    height = min(rng.uniform(2.4, 4.6) * px_mm, bh * 0.72)
+    ink = int(rng.choice([0, 30, 60, 100, 140]))
+    gap = rng.uniform(0.0, 0.2) * height
+    if font is None:
+        face = int(rng.choice(HERSHEY)) | (cv2.FONT_ITALIC if rng.random() < 0.3 else 0)
+        thick = max(1, int(round(rng.uniform(0.15, 0.45) * px_mm)))
+        scale = height / max(cv2.getTextSize("8", face, 1.0, thick)[0][1], 1)
+        widths = [cv2.getTextSize(c, face, scale, thick)[0][0] for c in chars]
+    else:
+        from PIL import ImageFont
+
+        face = ImageFont.truetype(font, max(8, int(height * 1.4)))
+        widths = [face.getlength(c) for c in chars]
+    total = sum(widths) + gap * (len(chars) - 1)
+    if total > bw * 0.9:
+        return write_font(canvas, text, box, px_mm * 0.8 * bw / total, rng, font) if px_mm > 1 else []
+    x, base = x0 + (bw - total) / 2, y0 + (bh + height) / 2 + rng.normal(0, bh * 0.03)
+    placed = []
+    for c, w in zip(chars, widths):
+        if font is None:
+            cv2.putText(canvas, c, (int(round(x)), int(round(base))), face, scale, ink, thick, cv2.LINE_AA)
+        else:
+            _pil_text(canvas, c, x, base, face, ink)
+        placed.append((c, x, x + w))
+        x += w + gap
+    return placed
+
+
+def _pil_text(canvas: np.ndarray, char: str, x: float, base: float, face, ink: int) -> None:
+    """One character of a TrueType font on a grey canvas, its baseline at `base`."""
+    from PIL import Image, ImageDraw
+
+    left, top, right, bottom = face.getbbox(char, anchor="ls")
+    x0, y0 = int(x + left) - 2, int(base + top) - 2
+    w, h = right - left + 4, bottom - top + 4
+    if x0 < 0 or y0 < 0 or y0 + h > canvas.shape[0] or x0 + w > canvas.shape[1]:
+        return
+    patch = Image.fromarray(canvas[y0:y0 + h, x0:x0 + w])
+    ImageDraw.Draw(patch).text((x - x0, base - y0), char, font=face, fill=ink, anchor="ls")
+    canvas[y0:y0 + h, x0:x0 + w] = np.asarray(patch)

@@ -21,7 +21,7 @@ import numpy as np
 
 from generator.core.cells import read_cell_text
 from generator.core.numbers import sheet_decimal, sheet_value
-from generator.scan.handwriting import Writer, cross_out, write
+from generator.scan.handwriting import Writer, cross_out, write, write_font
 from generator.scan.verify import Key, answers_of, empty_grids
 from generator.sheet.boxes import PageBoxes
 
@@ -95,8 +95,10 @@ def _nobody():
 
 
 def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]], student: Student,
-         rng: np.random.Generator, crossed: Optional[set] = None) -> np.ndarray:
-    """`page` (the blank worksheet page at PAPER_DPI) with the written boxes filled in."""
+         rng: np.random.Generator, crossed: Optional[set] = None, font: bool = False) -> np.ndarray:
+    """`page` (the blank worksheet page at PAPER_DPI) with the written boxes filled in (`font`:
+    printed in fonts, not written)."""
+    faces = [None, *_faces()] if font else []
     out = page.copy()
     px_pt, px_mm = PAPER_DPI / 72, PAPER_DPI / 25.4
     for b in boxes.boxes:
@@ -117,8 +119,19 @@ def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]]
                 write(out, text, student.writer, (box[0] + box[2] * 0.5, box[1], box[2] * 0.5, box[3]), px_mm, rng)
                 crossed.add(key)
                 continue
-            write(out, text, student.writer, box, px_mm, rng)
+            if font:
+                write_font(out, text, box, px_mm, rng, faces[int(rng.integers(0, len(faces)))])
+            else:
+                write(out, text, student.writer, box, px_mm, rng)
     return out
+
+
+def _faces() -> list[str]:
+    """TrueType faces to print digits in: DejaVu where the system has it, else the sheets' own."""
+    from generator.sheet.assets import templates_dir
+
+    found = sorted(Path("/usr/share/fonts/truetype/dejavu").glob("DejaVuSans*.ttf"))
+    return [str(f) for f in found or sorted((templates_dir() / "fonts").glob("*.subset.ttf"))]
 
 
 def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: float = 0.0, scale: float = 1.0,
@@ -166,11 +179,12 @@ class Filled:
 
 def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
                   wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
-                  pencil: bool = False) -> Iterator[Filled]:
+                  pencil: bool = False, font: bool = False) -> Iterator[Filled]:
     """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
     in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
     each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
-    `pencil`: every writer with a light, thin pencil)."""
+    `pencil`: every writer with a light, thin pencil; `font`: digits printed in OpenCV's stroke
+    fonts and TrueType faces, as another tool would fill a sheet)."""
     import json
 
     import pypdfium2 as pdfium
@@ -202,7 +216,7 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
             for k, page_boxes in enumerate(geometry):
                 bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
                 paper = np.array(bitmap.to_numpy(), copy=True)
-                page = fill(paper, page_boxes, written, student, rng, struck)
+                page = fill(paper, page_boxes, written, student, rng, struck, font)
                 settings_of_scan = scan if scan is not None else dict(
                     dpi=int(rng.choice([150, 200, 300])), angle=float(rng.uniform(-5, 5)),
                     scale=float(rng.uniform(0.95, 1.05)), upside_down=bool(rng.random() < 0.2),

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from generator.scan.handwriting import Writer, cross_out, write
+from generator.scan.handwriting import Writer, cross_out, write, write_font
 from generator.scan.recognize import CLASSES, MODEL, PX_MM, features, ink_mask, segment
 
 JUNK = CLASSES.index("x")
@@ -66,7 +66,13 @@ def labelled(r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     paper = blank.copy()
     writer = Writer.random(int(r.integers(0, 2**31)), neat=r.random() < 0.6)
     text = sample_value(r)
-    placed = write(paper, text, writer, (2, 2, w - 4, h - 4), PX_MM, r)
+    kind = r.random()
+    if kind < 0.6:
+        placed = write(paper, text, writer, (2, 2, w - 4, h - 4), PX_MM, r)
+    else:  # a tidy hand, or another tool's: a stroke font, or a TrueType one
+        fonts = truetype_fonts()
+        font = str(fonts[int(r.integers(0, len(fonts)))]) if fonts and kind > 0.85 else None
+        placed = write_font(paper, text, (2, 2, w - 4, h - 4), PX_MM, r, font)
     crossed = r.random() < 0.06
     if crossed:
         cross_out(paper, (2, 2, w - 4, h - 4), writer, PX_MM, r)
@@ -92,6 +98,14 @@ def labelled(r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
                 if i != keep:
                     labels[i] = JUNK
     return features(glyphs, h), np.array(labels, np.int64)
+
+
+def truetype_fonts() -> list[Path]:
+    """The TrueType faces digits are printed in here: the sheets' own, and DejaVu where the system has it."""
+    from generator.sheet.assets import templates_dir
+
+    found = sorted((templates_dir() / "fonts").glob("*.subset.*"))
+    return found + sorted(Path("/usr/share/fonts/truetype/dejavu").glob("DejaVuSans*.ttf"))
 
 
 def dataset(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

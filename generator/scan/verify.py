@@ -107,12 +107,45 @@ def _posterior(reads: Reads, v) -> tuple[float, str]:
     return (mass / total if total else 0.0), best
 
 
+def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
+    """A fraction's box read whole: the share of its number-like reads (a fraction and its
+    decimals, read together) that stand for v, and the best of those. People write the decimals
+    of the fraction they wrote: a pair that disagrees counts INCONSISTENT as much, so where a
+    stroke could be a 1 or a slash, the decimals below say which."""
+    top = [(f, p) for f, p in fraction[:PAIRS]], [(d, q) for d, q in decimal[:PAIRS]]
+    seen = sum(p for _, p in top[0]) * sum(q for _, q in top[1])
+    total, mass, best = max(0.0, 1.0 - seen), 0.0, ""
+    for f, p in top[0]:
+        for d, q in top[1]:
+            entry = read_cell_text(f"{f} {d}")
+            if entry.kind != "value":
+                continue
+            agree = entry.exact is not None and matches(entry, entry.exact)
+            weight = p * q * (1.0 if agree else INCONSISTENT)
+            total += weight
+            if matches(entry, v):
+                mass += weight
+                best = best or f"{f} {d}"
+    return (mass / total if total else 0.0), best
+
+
+PAIRS = 8
+"""Reads of each line of a fraction's box paired up."""
+INCONSISTENT = 0.05
+"""How much less likely a fraction and decimals that disagree are than a pair that agrees."""
+
+
 def decide(read: CellRead, true, carried) -> tuple[str, str, str]:
     """(verdict, value written, value it stands for) for one box with its true and carried values."""
     if read.blank:
         return "blank", "", ""
     parts = read.reads()
     for v in dict.fromkeys(x for x in (true, carried) if x is not None):
+        if len(parts) == 2 and all(parts):  # a fraction and its decimals: read together
+            share, text = _joint(parts[0], parts[1], v)
+            if share >= ACCEPT:
+                return "accepted", text, sheet_value(v)
+            continue
         found = [_posterior(part, v) for part in parts if part]
         if all(share >= ACCEPT for share, _ in found):
             return "accepted", " ".join(text for _, text in found), sheet_value(v)
