@@ -110,7 +110,7 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
                 name = crop_name(sheet.source, sheet.boxes[d.key], d.key)
                 _put(out / "crops" / name, scanner.crop(sheet, d.key))
         review += review_items(sheet, decisions)
-        write_atomic(out / "answers" / answers_name(sheet, width), _json(answers_json(sheet, decisions)), force=True)
+        _put(out / "answers" / answers_name(sheet, width), _json(answers_json(sheet, decisions)))
     write_atomic(out / "review.json", _json({"format": REVIEW_FORMAT, "items": review}), force=True)
     reports = scanner.reports
     write_atomic(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}),
@@ -120,8 +120,9 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
 
 
 def _put(path: Path, data: bytes) -> None:
-    """A crop, whole or not at all (a temporary name, then renamed); not synced one by one: a
-    class's hundreds of crops are pictures of the scans, made again by running again."""
+    """A sheet's answers or a crop, whole or not at all (a temporary name, then renamed); not
+    synced one by one (a class's files would wait on the disk a file at a time): pages.json and
+    review.json, written last, are, and every file here is made again by running again."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         tmp.write_bytes(data)
