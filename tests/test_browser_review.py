@@ -9,8 +9,6 @@ The grades are then those of the same answers typed.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.sync_api import expect, sync_playwright
 from procs import Served
@@ -61,7 +59,7 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
             expect(card.locator("input")).to_be_focused()  # the page moves on by itself
             head, step = int(card.get_attribute("data-head")) or None, card.get_attribute("data-step")
             row, col = int(card.get_attribute("data-row")), int(card.get_attribute("data-col"))
-            written = " ".join(x for x in filled[_code(batch, card)].written[(head, step, row - 1, col - 1)] if x)
+            written = filled[_code(batch, card)].text((head, step, row - 1, col - 1))
             expected = card.locator(".expected .value").inner_text()
             if not written:
                 page.keyboard.press("b")
@@ -78,14 +76,7 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
         browser.close()
     assert review_items(store, batch) == [] and keys["enter"] > 0 and keys["typed"] > 0
     for sheet in batch.sheets:  # the grades are the same answers' typed
-        typed = json.loads(json.dumps(store.answers(batch, sheet)))
-        for (head, step, row, col), parts in filled[sheet["code"]].written.items():
-            grids = typed if head is None else typed["heads"][head - 1]
-            text = " ".join(x for x in parts if x)
-            if step == "sums":
-                grids[step][col] = text
-            else:
-                grids[step][row][col] = text
+        typed = filled[sheet["code"]].typed(store.answers(batch, sheet))
         mine, want = store.saved(batch)[sheet["index"]], grade_sheet(sheet, typed).grade
         assert mine == want, repr(_differences(mine, want, store.answers(batch, sheet), typed))
 

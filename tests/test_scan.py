@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
+from generator.core.answers import put_cell
 from generator.core.cells import read_cell_text
 from generator.core.kinds import grid_shapes, heads_of, solve
 from generator.core.student import Student
@@ -265,23 +266,11 @@ def test_scan_then_grade_equals_the_same_answers_typed(scanned_class, batch):
     for f in (out / "answers").glob("*.json"):
         value = json.loads(f.read_text())
         sheet = by_code[value["code"]]
-        typed = json.loads(json.dumps(value))
-        for (head, step, row, col), parts in sheet.written.items():
-            grids = typed if head is None else typed["heads"][head - 1]
-            text = " ".join(p for p in parts if p)
-            if step == "sums":
-                grids[step][col] = text
-            else:
-                grids[step][row][col] = text
+        typed = sheet.typed(value)
         for item in review:  # the person at the review says what is written
             if item["code"] == value["code"]:
                 key = (item["head"], item["step"], item["row"] - 1, item["col"] - 1)
-                grids = value if item["head"] is None else value["heads"][item["head"] - 1]
-                text = " ".join(p for p in sheet.written[key] if p)
-                if item["step"] == "sums":
-                    grids["sums"][item["col"] - 1] = text
-                else:
-                    grids[item["step"]][item["row"] - 1][item["col"] - 1] = text
+                put_cell(value, *key, sheet.text(key))
         (typed_dir / f.name).write_text(json.dumps(typed))
         (scanned_dir / f.name).write_text(json.dumps(value))
     manifest = str(batch / "batch" / "manifest.json")

@@ -18,6 +18,7 @@ from typing import Optional
 
 from generator.app.classroom import Graded, grade_sheet, save_sheet
 from generator.app.store import NotFound, Store, StoredBatch
+from generator.core.answers import cell_at, put_cell
 from generator.core.errors import AttnsheetError
 from generator.core.grade import step_label
 from generator.output.files import ensure_folder, write_atomic
@@ -102,19 +103,6 @@ def save_run(store: Store, batch: StoredBatch, run: Path) -> int:
     return saved
 
 
-def _cell(answers: dict, head: Optional[int], step: str, row: int, col: int):
-    grids = answers if head is None else answers["heads"][head - 1]
-    return grids[step][col - 1] if step == "sums" else grids[step][row - 1][col - 1]
-
-
-def _set_cell(answers: dict, head: Optional[int], step: str, row: int, col: int, value: str) -> None:
-    grids = answers if head is None else answers["heads"][head - 1]
-    if step == "sums":
-        grids[step][col - 1] = value
-    else:
-        grids[step][row - 1][col - 1] = value
-
-
 def review_items(store: Store, batch: StoredBatch) -> list[Item]:
     """Every box still to review, in working order (step by step, then sheet by sheet)."""
     latest = latest_runs(batch)
@@ -132,7 +120,7 @@ def review_items(store: Store, batch: StoredBatch) -> list[Item]:
             if sheet is None or latest.get(key) != run:
                 continue
             answers = store.answers(batch, sheet)
-            if answers is None or _cell(answers, item["head"], item["step"], item["row"], item["col"]) is not None:
+            if answers is None or cell_at(answers, item["head"], item["step"], item["row"] - 1, item["col"] - 1) is not None:
                 continue  # confirmed (or typed) since
             if key not in expected:
                 expected[key] = grade_sheet(sheet, answers)
@@ -140,7 +128,7 @@ def review_items(store: Store, batch: StoredBatch) -> list[Item]:
             items.append(Item(run, sheet["code"], int(sheet["index"]), str(sheet["student"].get("name", "")),
                               item["head"], item["step"], "", item["row"], item["col"],
                               item["crop"].rsplit("/", 1)[-1],
-                              _cell(graded.expected, item["head"], item["step"], item["row"], item["col"]) or "",
+                              cell_at(graded.expected, item["head"], item["step"], item["row"] - 1, item["col"] - 1) or "",
                               tuple(r["text"] for r in item.get("reads", ())[:3])))
     if not items:
         return []
@@ -164,11 +152,11 @@ def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Gra
     if answers is None:
         raise NotFound("this sheet has no scan to review")
     try:
-        if _cell(answers, head_n, step, row_n, col_n) is not None:
+        if cell_at(answers, head_n, step, row_n - 1, col_n - 1) is not None:
             raise AttnsheetError("this box was confirmed already: reload the page")
         if len(value) > MAX_VALUE:  # never cut: a cut number is another number
             raise AttnsheetError(f"a value of at most {MAX_VALUE} characters, please")
-        _set_cell(answers, head_n, step, row_n, col_n, value)
+        put_cell(answers, head_n, step, row_n - 1, col_n - 1, value)
     except (KeyError, IndexError, TypeError):
         raise AttnsheetError("no such box") from None
     graded = save_sheet(store, batch_, sheet, answers, source="scan")

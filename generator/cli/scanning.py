@@ -135,15 +135,10 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
 
 def _web_batch(name: str, data: Optional[Path], database: Optional[str]) -> tuple[str, dict[str, str]]:
     """A web batch's manifest, and its students' link tokens → their sheets' codes."""
-    from generator.app.store import Store
-    from generator.core.errors import InputError
+    from generator.cli.serving import data_store
     from generator.core.formats import dumps
-    from generator.web.app import folder_of
 
-    root = folder_of(data)
-    if not (root / "batches").is_dir():
-        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
-    store = Store(root, database)
+    store = data_store(data, database)
     try:
         stored = store.batch(name)
         links = {link.token: link.code for link in store.links(stored).values()}

@@ -146,15 +146,10 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
       attnsheet export batch-0003 --data ~/classes --out period3
       attnsheet grade period3/answers/*.json --manifest period3/manifest.json --out period3/grades
     """
-    from generator.app.store import Store
     from generator.core.formats import dumps
     from generator.output.staging import Staging
-    from generator.web.app import folder_of
 
-    root = folder_of(data)
-    if not (root / "batches").is_dir():
-        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
-    store = Store(root, database)
+    store = data_store(data, database)
     try:
         stored = store.batch(batch)
         saves = store.saves(stored)
@@ -168,3 +163,14 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
             stage.write(out / "grades" / f"{index:03d}.json", (dumps(grade) + "\n").encode("utf-8"))
         stage.commit()
     say(f"wrote manifest.json and {len(saves)} answers and grade{'s' if len(saves) != 1 else ''} of {batch} to {out}")
+
+
+def data_store(data, database):
+    """The store of the web app's data folder (the user's by default); one line when it is none."""
+    from generator.app.store import Store
+    from generator.web.app import folder_of
+
+    root = folder_of(data)
+    if not (root / "batches").is_dir():
+        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
+    return Store(root, database)

@@ -317,3 +317,19 @@ def parse_answers(text: str, label: str) -> list[Pending]:
     if start in ("{", "["):
         return parse_answers_json(text, label)
     return parse_answers_csv(text, label)
+
+
+def cell_at(answers: dict, head: Optional[int], step: str, row: int, col: int) -> Any:
+    """One cell of an answers@1 object (or of grade@1's `cells`, shaped alike), 0-based in the
+    sheet's layout; `sums` is a flat list, `head` None outside the heads."""
+    grids = answers if head is None else answers["heads"][head - 1]
+    return grids[step][col] if step == "sums" else grids[step][row][col]
+
+
+def put_cell(answers: dict, head: Optional[int], step: str, row: int, col: int, value: Any) -> None:
+    """Sets one cell of an answers@1 object, in place (see `cell_at`)."""
+    grids = answers if head is None else answers["heads"][head - 1]
+    if step == "sums":
+        grids[step][col] = value
+    else:
+        grids[step][row][col] = value

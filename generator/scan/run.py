@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from generator.core.answers import skeleton
+from generator.core.answers import put_cell, skeleton
 from generator.output.files import OutputError, check_free, ensure_folder, slug, write_atomic
 from generator.scan.pages import scan_pages
 from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
@@ -48,13 +48,7 @@ def answers_json(sheet: SheetScan, decisions: list[Decision]) -> dict:
     s = sheet.source
     out = skeleton(s.problem, s.code, s.student)
     for d in decisions:
-        head, step, row, col = d.key
-        grids = out if head is None else out["heads"][head - 1]
-        value = d.value if d.verdict == "accepted" else "" if d.verdict == "blank" else None
-        if step == "sums":
-            grids[step][col] = value
-        else:
-            grids[step][row][col] = value
+        put_cell(out, *d.key, d.value if d.verdict == "accepted" else "" if d.verdict == "blank" else None)
     return out
 
 

@@ -10,6 +10,7 @@ photographed at an angle. Every box's written text is kept, to score the reader 
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -19,6 +20,7 @@ from typing import Iterable, Iterator, Optional
 import cv2
 import numpy as np
 
+from generator.core.answers import put_cell
 from generator.core.cells import read_cell_text
 from generator.core.numbers import sheet_decimal, sheet_value
 from generator.scan.handwriting import Writer, cross_out, write, write_font
@@ -176,6 +178,17 @@ class Filled:
     crossed: frozenset
     """Boxes with a value crossed out and written again."""
 
+    def text(self, key) -> str:
+        """What box `key` holds, as one would type it ("" where blank)."""
+        return " ".join(p for p in self.written[key] if p)
+
+    def typed(self, answers: dict) -> dict:
+        """A copy of an answers@1 object with every written box as the student wrote it."""
+        out = json.loads(json.dumps(answers))
+        for key in self.written:
+            put_cell(out, *key, self.text(key))
+        return out
+
 
 def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
                   wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
@@ -185,8 +198,6 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
     each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
     `pencil`: every writer with a light, thin pencil; `font`: digits printed in OpenCV's stroke
     fonts and TrueType faces, as another tool would fill a sheet)."""
-    import json
-
     import pypdfium2 as pdfium
 
     from generator.core.student import Student as Who

@@ -17,12 +17,12 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 
 from generator.app.scans import confirm, new_run, page_pictures, review_items, run_file, save_run, write_json
 from generator.app.store import NotFound
+from generator.core.answers import cell_at
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.output.boxes import NoGeometry, worksheet_boxes
-from generator.output.manifest import code_key
 from generator.sheet.model import Settings
 from generator.web.pages import Pages
 
@@ -133,12 +133,10 @@ def run_file_json(batch, run: str) -> Path:
 
 def _scan(store, batch, paths: list[Path], run: Path) -> str:
     """Reads the uploaded pages into `run` and saves the sheets they hold; the summary line."""
-    from generator.scan.pipeline import Catalogue, Source
-    from generator.scan.run import scan_folder
+    from generator.scan.pipeline import Catalogue
+    from generator.scan.run import scan_folder, sources_of
 
-    listed = batch.listed()
-    index = {code_key(s["code"]): int(s["index"]) for s in batch.sheets}
-    sources = [Source(item.code, index.get(key, 0), item.problem, item.student) for key, item in listed.items()]
+    sources = sources_of(batch.manifest, batch.listed())
     links = {link.token: link.code for link in store.links(batch).values()}
     settings = batch.manifest["settings"]
     catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
@@ -159,8 +157,7 @@ def _geometry(batch, sheet: dict):
 
 
 def _verdict(cells: dict, head, step: str, row: int, col: int) -> str:
-    grids = cells if head is None else cells["heads"][head - 1]
     try:
-        return grids[step][col - 1] if step == "sums" else grids[step][row - 1][col - 1]
+        return cell_at(cells, head, step, row - 1, col - 1)
     except (KeyError, IndexError, TypeError):
         return ""
