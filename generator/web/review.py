@@ -113,7 +113,9 @@ class Review(Pages):
         for page, (run, name) in zip(pages, pictures):
             boxes = []
             for b in page.boxes:
-                verdict = _verdict(graded.grade["cells"], b.head, b.step, b.row, b.col)
+                # A box still in review is null in the saved answers (a blank one is ""): not "blank".
+                pending = _verdict(answers, b.head, b.step, b.row, b.col) is None
+                verdict = "review" if pending else _verdict(graded.grade["cells"], b.head, b.step, b.row, b.col)
                 boxes.append({"x": 100 * b.x / page.width, "y": 100 * b.y / page.height, "w": 100 * b.w / page.width,
                               "h": 100 * b.h / page.height, "verdict": verdict})
             marks.append({"src": f"/batches/{batch.id}/scans/{run}/pages/{name}", "boxes": boxes,
@@ -156,7 +158,8 @@ def _geometry(batch, sheet: dict):
         raise AttnsheetError(str(error)) from None
 
 
-def _verdict(cells: dict, head, step: str, row: int, col: int) -> str:
+def _verdict(cells: dict, head, step: str, row: int, col: int):
+    """A box's value in grade@1's cells or answers@1 (1-based row and column), "" where it has none."""
     try:
         return cell_at(cells, head, step, row - 1, col - 1)
     except (KeyError, IndexError, TypeError):
