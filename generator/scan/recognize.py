@@ -33,6 +33,8 @@ INK_DIFF = (30, 60)
 least the first (a scanner's noise stays below it), at most the second (a pen's ink, far darker,
 is then taken whole); its faint edges count from half that."""
 MODEL = Path(__file__).with_name("model.npz")
+RUN_TOGETHER = 1.05
+"""A tall piece wider than this against its height is characters run together."""
 
 
 @dataclass(frozen=True)
@@ -218,4 +220,11 @@ def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> 
     if not glyphs:
         return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
     probs = (net or model()).probabilities(features(glyphs, scan.shape[0]))
+    # A digit is taller than it is wide: a piece as wide as it is tall and as tall as the digits
+    # beside it is two characters run together ("00" reads as an 8), never one to accept.
+    tall = max(g.y1 - g.y0 for g in glyphs)
+    for i, g in enumerate(glyphs):
+        if g.x1 - g.x0 > RUN_TOGETHER * (g.y1 - g.y0) and g.y1 - g.y0 > 0.6 * tall:
+            probs[i] = 0.0
+            probs[i, CLASSES.index("x")] = 1.0
     return PartRead(sum(g.area for g in glyphs), probs)
