@@ -58,12 +58,38 @@ def separator_name(sep: str) -> str:
 
 
 def _fields(line: str, sep: str) -> tuple[list[str], bool]:
-    """The fields of one line, and whether its quotes were out of place (a quote left open, or
-    text right after a closing quote): then the fields are as the csv module guesses them."""
+    """The fields of one line, and whether its quotes were out of place (a quote left open, text
+    right after a closing quote, or a quote inside a field that does not start with one): then
+    the fields are as the csv module guesses them."""
     try:
-        return next(csv.reader([line], delimiter=sep, strict=True)), False
+        return next(csv.reader([line], delimiter=sep, strict=True)), _stray_quote(line, sep)
     except csv.Error:
         return next(csv.reader([line], delimiter=sep)), True
+
+
+def _stray_quote(line: str, sep: str) -> bool:
+    """Whether a quote stands where CSV has none: inside a field that is not quoted (`1"`), which
+    the csv module keeps as text even in its strict mode."""
+    quoted, start, i = False, True, 0
+    while i < len(line):
+        ch = line[i]
+        if quoted:
+            if ch == '"':
+                if line[i + 1:i + 2] == '"':  # a quote written twice: one quote in the text
+                    i += 1
+                else:
+                    quoted = False
+        elif ch == sep:
+            start = True
+            i += 1
+            continue
+        elif ch == '"':
+            if not start:
+                return True
+            quoted = True
+        start = False
+        i += 1
+    return False
 
 
 def read_table(text: str, required: tuple[str, ...]) -> Table | None:
