@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import OutPath, say
+from generator.cli.common import OutPath, open_store, say
 from generator.core.errors import InputError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -33,8 +33,11 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A host name the server answers to (repeatable), e.g. the school's name for this machine; "
                    "addresses, localhost and --host's name always are.")
+@click.option("--forwarded-allow-ips", "forwarded", default="", metavar="ADDRESSES",
+              help="A reverse proxy's addresses (comma-separated) whose X-Forwarded-For and -Proto headers are "
+                   "believed; off by default, so no client can claim another's address.")
 def serve_command(host: str, port: int, data, no_browser: bool, public_url: str, database,
-                  allowed_hosts: tuple[str, ...]) -> None:
+                  allowed_hosts: tuple[str, ...], forwarded: str) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
@@ -49,13 +52,18 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
 
     import uvicorn
 
-    from generator.app.store import Store
     from generator.output.batch import warm_renderer
     from generator.output.jobs import Workers
     from generator.output.pdf import renderer
     from generator.web.app import create_app, folder_of
 
-    store = Store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
+    store = open_store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
+    from generator.app.scans import finish_runs
+
+    for where in finish_runs(store):  # a pile being read when the server was stopped
+        say(f"finished the scans {where} that a stopped server had read")
+    for name in store.cleaned:
+        say(f"removed {name}, a batch a stopped server had begun and not finished")
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
     port = listener.getsockname()[1]  # the one the system chose, for --port 0
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
@@ -79,9 +87,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url)
         if public_url:
             say(f"students reach their sheets at {public_url.rstrip('/')}/s (each worksheet's QR opens its own link)")
-        # Bounded: at most this many connections at once (beyond, 503), idle ones closed after 5 s.
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", limit_concurrency=1000,
-                                               timeout_keep_alive=5))
+        server = uvicorn.Server(server_config(app, forwarded))
         try:
             server.run(sockets=[listener])
         except KeyboardInterrupt:
@@ -90,6 +96,20 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         listener.close()
         if workers is not None:
             workers.close()
+
+
+def server_config(app, forwarded: str = ""):
+    """uvicorn's settings for the app: bounded (at most 1,000 connections at once, beyond which 503;
+    idle ones closed after 5 s), every request's headers in time and its body at a minimum rate,
+    a few connections per address; proxy headers believed only from `forwarded`'s addresses."""
+    import uvicorn
+
+    from generator.web.connections import guarded_protocol
+
+    trusted = [a.strip() for a in forwarded.split(",") if a.strip()]
+    return uvicorn.Config(app, log_level="warning", limit_concurrency=1000, timeout_keep_alive=5,
+                          http=guarded_protocol(trusted), proxy_headers=bool(trusted),
+                          forwarded_allow_ips=trusted or None)
 
 
 def network_address() -> str:
@@ -167,10 +187,9 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
 
 def data_store(data, database):
     """The store of the web app's data folder (the user's by default); one line when it is none."""
-    from generator.app.store import Store
     from generator.web.app import folder_of
 
     root = folder_of(data)
     if not (root / "batches").is_dir():
         raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
-    return Store(root, database)
+    return open_store(root, database)
