@@ -6,9 +6,11 @@ import errno
 import os
 import re
 import shutil
+import socket
 import stat
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
@@ -129,8 +131,17 @@ def _read_umask() -> int:
 # --- leftovers of killed runs -------------------------------------------------------------------
 
 STAGE_PREFIX = ".attnsheet-stage-"
-"""A run's hidden folder of staged files: .attnsheet-stage-PID-RANDOM."""
+"""A run's hidden folder of staged files: .attnsheet-stage-PID@HOST~RANDOM."""
+STALE_ELSEWHERE = 24 * 3600
+"""Seconds after which a leftover of another machine's process (a data folder shared by several
+servers) is taken to be a killed run's: no batch or scan takes a day."""
 _cleaned: set[str] = set()
+
+
+def owner_tag() -> str:
+    """This process as a temporary name says it: PID@HOST (machines sharing a folder tell theirs apart)."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "", socket.gethostname())[:60] or "host"
+    return f"{os.getpid()}@{host}"
 
 
 def _pid_alive(pid: int) -> bool:
@@ -145,15 +156,38 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _owner(name: str) -> Optional[int]:
-    """The process id in a temporary name of ours (.attnsheet-stage-PID-…, .NAME.PID~….part), if any."""
+def _owner(name: str) -> Optional[tuple[int, str]]:
+    """The process in a temporary name of ours (.attnsheet-stage-PID@HOST~…, .NAME.PID@HOST~….part,
+    or an older version's without @HOST), if any: (pid, host, '' when not said)."""
     if name.startswith(STAGE_PREFIX):
-        head = name[len(STAGE_PREFIX):].split("-", 1)[0]
+        head = name[len(STAGE_PREFIX):].split("~", 1)[0]
+        if "@" not in head:  # an older version's .attnsheet-stage-PID-RANDOM
+            head = head.split("-", 1)[0]
+        pid, _, host = head.partition("@")
     elif name.endswith(".part") and "~" in name:
-        head = name.rsplit("~", 1)[0].rsplit(".", 1)[-1]
+        before = name.rsplit("~", 1)[0]  # .NAME.PID@HOST (or an older .NAME.PID): names and hosts have dots
+        left, _, host = before.rpartition("@") if "@" in before else (before, "", "")
+        pid = left.rsplit(".", 1)[-1]
     else:
         return None
-    return int(head) if head.isdigit() else None
+    return (int(pid), host) if pid.isdigit() else None
+
+
+def tag_alive(tag: str, path: Path) -> bool:
+    """Whether the process an `owner_tag` names may still be working on `path`."""
+    pid, _, host = tag.strip().partition("@")
+    return pid.isdigit() and _alive((int(pid), host), path)
+
+
+def _alive(owner: tuple[int, str], path: Path) -> bool:
+    """Whether the process that made a leftover may still be working on it."""
+    pid, host = owner
+    if host and host != owner_tag().partition("@")[2]:
+        try:
+            return time.time() - path.stat().st_mtime < STALE_ELSEWHERE
+        except OSError:
+            return False
+    return _pid_alive(pid)
 
 
 def clean_leftovers(folder: Path) -> list[str]:
@@ -172,10 +206,10 @@ def clean_leftovers(folder: Path) -> list[str]:
     for name in names:
         if not (name.startswith(STAGE_PREFIX) or (name.startswith(".") and name.endswith(".part"))):
             continue
-        pid = _owner(name)
-        if pid is not None and _pid_alive(pid):
-            continue
         path = folder / name
+        owner = _owner(name)
+        if owner is not None and _alive(owner, path):
+            continue
         kind = target_kind(path)
         try:
             if kind == "folder" and name.startswith(STAGE_PREFIX):
@@ -223,9 +257,9 @@ def write_atomic(path: Path, data: Union[bytes, Iterable[bytes]], force: bool = 
 
 def write_temporary(path: Path, chunks: Iterable[bytes]) -> str:
     """`chunks` written, flushed and synced to a new temporary file beside `path`, with the mode
-    the umask gives; its name (`.NAME.PID~RANDOM.part`) says whose it is, for `clean_leftovers`."""
+    the umask gives; its name (`.NAME.PID@HOST~RANDOM.part`) says whose it is, for `clean_leftovers`."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}~", suffix=".part")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{owner_tag()}~", suffix=".part")
     except OSError as error:
         raise OutputError(f"cannot write into {path.parent}: {reason(error)}") from None
     try:

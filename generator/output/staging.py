@@ -13,6 +13,7 @@ from generator.output.files import (
     OutputError,
     check_target,
     clean_leftovers,
+    owner_tag,
     ensure_folder,
     publish_new,
     reason,
@@ -42,7 +43,7 @@ class Staging:
         self._make_folder(self.root)
         clean_leftovers(self.root)
         try:
-            self._stage = Path(tempfile.mkdtemp(dir=self.root, prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
+            self._stage = Path(tempfile.mkdtemp(dir=self.root, prefix=f"{STAGE_PREFIX}{owner_tag()}~"))
         except OSError as error:
             self._remove_made()
             raise OutputError(f"cannot write into {self.root}: {reason(error)}") from None

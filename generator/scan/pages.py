@@ -103,21 +103,54 @@ def _scanned_picture(page, pdfium) -> Optional[np.ndarray]:
     return pixels
 
 
+def declared_pixels(path: Path) -> Optional[list[int]]:
+    """The pixels each picture of a file says it has, read from its header alone (nothing is
+    decoded: a 200-byte TIFF may declare ten billion); None when the header cannot be read."""
+    from PIL import Image  # Pillow reads every picture format's header without decoding it
+
+    try:
+        with Image.open(path) as picture:
+            sizes = []
+            for frame in range(min(getattr(picture, "n_frames", 1), MAX_FRAMES + 1)):
+                picture.seek(frame)
+                sizes.append(picture.size[0] * picture.size[1])
+            return sizes
+    except Image.DecompressionBombError:
+        return [MAX_PIXELS + 1]
+    except (OSError, ValueError, EOFError, SyntaxError):  # what Pillow raises for a file it cannot parse
+        return None
+
+
+MAX_FRAMES = 1000
+"""Pages one TIFF may hold (a copier's multi-page TIFF of a class is a few hundred)."""
+
+
 def _picture_pages(path: Path) -> Iterator[ScanPage]:
+    sizes = declared_pixels(path)
+    if sizes is not None and (max(sizes, default=0) > MAX_PIXELS or len(sizes) > MAX_FRAMES):
+        yield ScanPage(str(path), 1, None, "the picture is too big to be a sheet" if len(sizes) <= MAX_FRAMES
+                       else f"more than {MAX_FRAMES} pictures in one file")
+        return
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as error:
         yield ScanPage(str(path), 1, None, f"cannot read it ({error.strerror or error})")
         return
     if path.suffix.lower() in (".tif", ".tiff"):  # a TIFF may hold several pages
-        ok, pictures = cv2.imdecodemulti(data, cv2.IMREAD_GRAYSCALE)
+        try:
+            ok, pictures = cv2.imdecodemulti(data, cv2.IMREAD_GRAYSCALE)
+        except cv2.error:  # a header OpenCV refuses (its own size limit, a broken directory)
+            ok, pictures = False, None
         if not ok or not pictures:
             yield ScanPage(str(path), 1, None, "cannot read it as a TIFF picture")
             return
         for i, grey in enumerate(pictures, start=1):
             yield _checked(ScanPage(str(path), i, grey))
         return
-    grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)  # a phone's EXIF turn applied
+    try:
+        grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)  # a phone's EXIF turn applied
+    except cv2.error:
+        grey = None
     yield _checked(ScanPage(str(path), 1, grey) if grey is not None else
                    ScanPage(str(path), 1, None, "cannot read it as a picture"))
 

@@ -11,18 +11,30 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from generator.core.answers import put_cell, skeleton
-from generator.output.files import OutputError, check_free, ensure_folder, slug, write_atomic
+from generator.output.files import (
+    STAGE_PREFIX,
+    OutputError,
+    check_free,
+    clean_leftovers,
+    ensure_folder,
+    owner_tag,
+    reason,
+    slug,
+)
 from generator.scan.pages import scan_pages
 from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
 from generator.scan.verify import Decision
 
 REVIEW_FORMAT = "attnsheet/review@1"
+RUN_SUFFIXES = (".json", ".png", ".jpg")
+"""What a run writes in its folders (answers, crops, pages): an earlier run's are replaced, nothing else."""
 PAGES_FORMAT = "attnsheet/pages@1"
 
 
@@ -69,26 +81,60 @@ def answers_name(sheet: SheetScan, width: int) -> str:
 def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool = False,
                 progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False) -> ScanSummary:
     """Reads every page of `paths` into `out` (`keep_pages`: each page upright in out/pages/, for
-    a spot check); the summary."""
+    a spot check); the summary. Everything is written into a hidden folder inside `out` first and
+    moved into place at the end: a run that fails or is killed leaves `out` as it was (its hidden
+    folder goes at the next run)."""
     fixed = [out / "review.json", out / "pages.json"]
     check_free(fixed, force)
     if not force and (out / "answers").is_dir() and any((out / "answers").glob("*.json")):
         raise OutputError(f"{out / 'answers'} holds answers already; use --force to replace them")
-    ensure_folder(out / "crops")
-    if force:
-        for old in (out / "crops").glob("*.png"):
-            old.unlink()
-        for old in (out / "answers").glob("*.json") if (out / "answers").is_dir() else ():
-            old.unlink()
-    if keep_pages:
-        ensure_folder(out / "pages")
-    with tempfile.TemporaryFile(dir=out) as spool:
-        scanner = Scanner(catalogue, spool, out / "pages" if keep_pages else None)
-        for n, page in enumerate(scan_pages(paths), start=1):
-            scanner.add(page)
-            if progress:
-                progress(n)
-        return write_results(scanner, out)
+    ensure_folder(out)
+    clean_leftovers(out)
+    try:
+        work = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGE_PREFIX}{owner_tag()}~"))
+    except OSError as error:
+        raise OutputError(f"cannot write into {out}: {reason(error)}") from None
+    try:
+        for name in ("crops", "answers") + (("pages",) if keep_pages else ()):
+            (work / name).mkdir()
+        with tempfile.TemporaryFile(dir=work) as spool:
+            scanner = Scanner(catalogue, spool, work / "pages" if keep_pages else None)
+            for n, page in enumerate(scan_pages(paths), start=1):
+                scanner.add(page)
+                if progress:
+                    progress(n)
+            summary = write_results(scanner, work)
+        _publish(work, out, ("crops", "answers") + (("pages",) if keep_pages else ()), ("review.json", "pages.json"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return summary
+
+
+def _publish(work: Path, out: Path, folders: tuple[str, ...], files: tuple[str, ...]) -> None:
+    """A staged run moved into `out`: its folders in place of the earlier run's, then its reports
+    (synced) last, so that a run whose reports are there is whole."""
+    try:
+        for name in folders:
+            target = out / name
+            if not target.is_dir():
+                os.replace(work / name, target)
+                continue
+            for old in target.iterdir():  # the earlier run's files of this kind go (checked free or --force)
+                if old.suffix in RUN_SUFFIXES and old.is_file() and not old.name.startswith("."):
+                    old.unlink()
+            for new in (work / name).iterdir():
+                os.replace(new, target / new.name)
+        for name in files:
+            with open(work / name, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(work / name, out / name)
+        directory = os.open(out, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError as error:
+        raise OutputError(f"cannot write into {out}: {reason(error)}") from None
 
 
 def write_results(scanner: Scanner, out: Path) -> ScanSummary:
@@ -105,25 +151,24 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
                 _put(out / "crops" / name, scanner.crop(sheet, d.key))
         review += review_items(sheet, decisions)
         _put(out / "answers" / answers_name(sheet, width), _json(answers_json(sheet, decisions)))
-    write_atomic(out / "review.json", _json({"format": REVIEW_FORMAT, "items": review}), force=True)
+    _put(out / "review.json", _json({"format": REVIEW_FORMAT, "items": review}))
     reports = scanner.reports
-    write_atomic(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}),
-                 force=True)
+    _put(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}))
     return ScanSummary(len(reports), sum(r.identified for r in reports), len(scanner.sheets), counts["accepted"],
                        counts["blank"], counts["review"])
 
 
 def _put(path: Path, data: bytes) -> None:
-    """A sheet's answers or a crop, whole or not at all (a temporary name, then renamed); not
-    synced one by one (a class's files would wait on the disk a file at a time): pages.json and
-    review.json, written last, are, and every file here is made again by running again."""
+    """A file of the staged run, whole or not at all (a temporary name, then renamed); not synced
+    one by one (a class's files would wait on the disk a file at a time): pages.json and
+    review.json are, as the run is published, and every file here is made again by running again."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError as error:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write {path.name}: {reason(error)}") from None
 
 
 def _json(value) -> bytes:
