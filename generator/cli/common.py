@@ -147,7 +147,7 @@ def secret_option(make: bool) -> Callable:
 
 def load_secret(path: Optional[Path], make: bool = False):
     """The secret in --secret-file (None without one); with `make`, a missing file is made, and said."""
-    from generator.draw.private import read_secret, write_secret
+    from generator.draw.private import guard_secret, read_secret, write_secret
 
     if path is None:
         return None
@@ -159,4 +159,17 @@ def load_secret(path: Optional[Path], make: bool = False):
         say(f"made a new secret file {path} (readable by you alone): keep it, and keep it private — "
             "without it no key of this batch can be rebuilt, and with it anyone can")
         return secret
+    warning = guard_secret(path)
+    if warning:
+        say(f"warning: {warning}")
     return read_secret(path)
+
+
+def open_store(root: Path, database: Optional[str]):
+    """The classroom store of a data folder, its warnings said once."""
+    from generator.app.store import Store
+
+    store = Store(root, database)
+    for warning in store.warnings:
+        say(f"warning: {warning}")
+    return store

@@ -16,6 +16,7 @@ from generator.cli.common import (
     explicit,
     load_problems,
     load_secret,
+    open_store,
     read_text,
     say,
     secret_option,
@@ -178,12 +179,11 @@ def make_for_server(server_url: str, data, database, options, seed, students, se
     """A batch made straight into a classroom server's store: private codes under its secret,
     each worksheet's QR its student's link (the server lists it on its next page load)."""
     from generator.app.classroom import create_batch
-    from generator.app.store import Store
     from generator.web.app import folder_of
 
     if not server_url.startswith(("http://", "https://")):
         raise click.UsageError(f"--server-url: expected http://… or https://…, got {server_url[:60]!r}")
-    store = Store(folder_of(data), database)
+    store = open_store(folder_of(data), database)
     try:
         fresh = seed is None
         seed = fresh_seed() if fresh else seed

@@ -78,6 +78,24 @@ def read_secret(path: Path) -> Secret:
     return Secret(key)
 
 
+def guard_secret(path: Path) -> Optional[str]:
+    """A secret file others could read made readable by its owner alone: the words that say so
+    (None when it was private already); a SecretError when it cannot be made private."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # reading it says why
+    if not mode & 0o077:
+        return None
+    try:
+        os.chmod(path, 0o600)
+    except OSError as error:
+        raise SecretError(f"{path} can be read by others and cannot be made private "
+                          f"({error.strerror or error}): run chmod 600 on it, or use another") from None
+    return (f"{path} could be read by other users of this machine; it is now readable by its owner alone. "
+            "Whoever read it can rebuild this secret's keys: make a new secret for the next batches if that worries you")
+
+
 def write_secret(path: Path) -> Secret:
     """A new secret, in a new file only its owner can read: never over an existing one (that is
     FileExistsError), and never seen half-written (written aside, then linked into place)."""
