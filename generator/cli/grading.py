@@ -96,6 +96,9 @@ def answers_command(code, manifest, every, out, force, secret_file) -> None:
               help="Also write gradebook.csv, grades.json, a class report (report.pdf) and each student's graded "
                    "sheet (graded/NN-name.pdf).")
 @click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
+@click.option("--trivial-credit", "trivial", type=click.Choice(["none", "half", "full"]), default="none",
+              show_default=True, help="What a cell earns that is right only from the student's own numbers where "
+                                      "those left its step nothing to compute (Q written as zeros).")
 @click.option("--encoding", default=None, callback=check_encoding,
               help="The answer files' text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
 @click.option("--paper", type=click.Choice(list(PAPERS)), default=None, show_default="the manifest's, else a4",
@@ -108,8 +111,8 @@ def answers_command(code, manifest, every, out, force, secret_file) -> None:
               help="Also write gradebook-SYSTEM.csv in the columns that school system imports (repeatable).")
 @click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
 @secret_option(make=False)
-def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, paper, lang, csv_dialect, systems,
-                  force, secret_file) -> None:
+def grade_command(answer_files, manifest, as_json, out, no_carry, trivial, encoding, paper, lang, csv_dialect,
+                  systems, force, secret_file) -> None:
     """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
 
     A step done right from the student's own wrong numbers earns its point ("carried"). Each
@@ -129,7 +132,8 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, encoding, pape
     for path in answer_files:
         label = "stdin" if path == "-" else path
         pendings += parse_answers(read_text(path, encoding), label)
-    graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret)
+    graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret,
+                       trivial=trivial)
     grades = [g.grade for g in graded]
     if out is not None:
         targets = {out / "gradebook.csv": gradebook_csv(grades, csv_dialect),

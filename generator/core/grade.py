@@ -9,13 +9,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from generator.core.numbers import Number, normalize
 from generator.core.student import Student
 
 CREDITED = frozenset(("correct", "carried"))
 """The verdicts that earn a point; masked cells are not graded at all."""
+TRIVIAL_CREDIT = {"none": Fraction(0), "half": Fraction(1, 2), "full": Fraction(1)}
+"""What a "trivial" cell earns (carried from the student's own inputs where those make the step
+trivial: all zeros, one value throughout, the same column repeated, the identity), as the teacher sets it."""
 
 REL_TOL = 1e-9
 """Relative tolerance for exact-rules (real-valued) answers."""
@@ -72,11 +75,15 @@ class StepGrade:
     """The value the student's own earlier cells give each cell (None where none can be had)."""
     written: Grid = ()
     """What the student wrote in each cell, as read."""
+    trivial: str = "none"
+    """What a trivial cell earns (TRIVIAL_CREDIT's keys)."""
 
     @property
-    def points(self) -> int:
-        """Cells correct or carried."""
-        return sum(v in CREDITED for row in self.verdicts for v in row)
+    def points(self) -> Union[int, float]:
+        """Cells correct or carried, and trivial ones at their credit (a half point is 0.5)."""
+        whole = sum(v in CREDITED for row in self.verdicts for v in row)
+        trivial = sum(v == "trivial" for row in self.verdicts for v in row)
+        return as_points(whole + trivial * TRIVIAL_CREDIT[self.trivial])
 
     @property
     def total(self) -> int:
@@ -96,11 +103,13 @@ class Grade:
     """The sheet's code, if known."""
     student: Student = Student()
     """Who wrote it."""
+    trivial: str = "none"
+    """What a cell carried from inputs that make its step trivial earned (TRIVIAL_CREDIT's keys)."""
 
     @property
-    def points(self) -> int:
+    def points(self) -> Union[int, float]:
         """Points earned."""
-        return sum(s.points for s in self.steps)
+        return as_points(sum(Fraction(s.points) for s in self.steps))
 
     @property
     def total(self) -> int:
@@ -118,6 +127,12 @@ class Grade:
             if s.head == head and s.step == step:
                 return s
         raise KeyError((head, step))
+
+
+def as_points(value: Union[int, Fraction]) -> Union[int, float]:
+    """Points as grade@1 writes them: whole, or with a half (exact in binary)."""
+    value = normalize(Fraction(value))
+    return value if isinstance(value, int) else float(value)
 
 
 def step_label(head: Optional[int], step: str, heads: int) -> str:
@@ -141,7 +156,16 @@ def _close(a: Number, b: Number) -> bool:
 
 def _decimal_matches(d: Fraction, places: int, v: Number) -> bool:
     """A decimal with `places` places stands for v: v rounds to it, with two places at least
-    unless v is exactly that decimal (3/8: 0.38, 0.37 and 0.375 match, 0.4 does not)."""
+    unless v is exactly that decimal (3/8: 0.38, 0.37 and 0.375 match, 0.4 does not); or it is
+    the nearest double of v as a program prints it (9/28: 0.32142857142857145, 0.3214285714285715)."""
+    if not isinstance(v, float) and places > 2:
+        # A spreadsheet or a script computes in doubles: its 16 or 17 digits are the double's, not v's.
+        try:
+            double = Fraction(float(v))
+        except OverflowError:
+            double = None
+        if double is not None and double != v and _decimal_matches(d, places, double):
+            return True
     if isinstance(v, float):
         slack = 1e-12 * max(1.0, abs(v))
         try:
@@ -175,9 +199,11 @@ class Chain:
 
     def step(self, entries: Grid, true: Sequence[Sequence[Optional[Number]]],
              carried: Optional[Sequence[Sequence[Optional[Number]]]],
-             masked: frozenset = frozenset()) -> tuple[list[list[str]], Values]:
+             masked: frozenset = frozenset(), trivial: bool = False) -> tuple[list[list[str]], Values]:
         """Verdicts of a grid, and the values later steps use: what the student wrote where it
-        can be read (the fraction when a cell holds both), else the carried value."""
+        can be read (the fraction when a cell holds both), else the carried value. With `trivial`
+        (the student's own inputs make the step trivial), a carried cell is "trivial"."""
+        follows_as = "trivial" if trivial else "carried"
         verdicts, used = [], []
         for i, row in enumerate(true):
             vrow, urow = [], []
@@ -195,7 +221,7 @@ class Chain:
                     continue
                 right = matches(e, t)
                 follows = not right and c is not None and matches(e, c)
-                vrow.append("correct" if right else "carried" if follows and self.carry else "wrong")
+                vrow.append("correct" if right else follows_as if follows and self.carry else "wrong")
                 if e.exact is not None:
                     urow.append(e.exact)
                 else:

@@ -32,6 +32,7 @@ def grade_to_json(grade: Grade) -> dict:
         "code": grade.code,
         "student": {"name": grade.student.name, "id": grade.student.id, "group": grade.student.group},
         "carry": grade.carry,
+        "trivial": grade.trivial,
         "points": grade.points,
         "total": grade.total,
         "steps": [{"head": s.head, "step": s.step, "points": s.points, "total": s.total} for s in grade.steps],

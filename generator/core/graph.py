@@ -53,13 +53,14 @@ class Evaluated:
 
 
 def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
-             cells: Optional[Mapping[Key, Grid]] = None, carry: bool = True) -> Evaluated:
+             cells: Optional[Mapping[Key, Grid]] = None, carry: bool = True, trivial: str = "none") -> Evaluated:
     """Run the steps in order on the givens: their true values, and with `cells` (what a student
     wrote, by key; a missing grid is blank) a grade per step with error carried forward.
 
     A step's carried value is its compute on the values the student's own earlier cells give
     (the written value where one is read, else the carried one); where those are the true
-    values, no arithmetic is done: carried = true.
+    values, no arithmetic is done: carried = true. Where the student's inputs make the step
+    trivial (`trivial_step`), its carried cells are "trivial" and earn the `trivial` credit.
     """
     true: dict[Key, Values] = dict(given)
     if cells is None:
@@ -69,6 +70,7 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
     chain = Chain(carry)
     used: dict[Key, Values] = dict(given)
     grades = []
+    flat: set[Key] = set()  # the grids a student's own numbers left degenerate
     for step in steps:
         value = true[step.key] = step.compute(*[true[k] for k in step.inputs])
         same = all(used[k] is true[k] or same_values(used[k], true[k]) for k in step.inputs)
@@ -78,10 +80,69 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
         written = cells.get(step.key)
         if written is None:
             written = tuple(tuple(BLANK for _ in row) for row in value)
-        verdicts, used[step.key] = chain.step(written, value, carried, step.masked)
+        easy = carried is not None and any(k in flat for k in step.inputs) and trivial_step(
+            carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs], step.masked)
+        verdicts, used[step.key] = chain.step(written, value, carried, step.masked, easy)
+        # A grid the student made degenerate (written so, mostly wrong) or that follows degenerate from
+        # one: the steps after it may be trivial. A slip's coincidence (a uniform A from one wrong K) is not.
+        wrong = sum(v == "wrong" for row in verdicts for v in row)
+        if degenerate(used[step.key], value, step.masked) and (
+                2 * wrong > len(_flat(value, step.masked)) or any(k in flat for k in step.inputs)):
+            flat.add(step.key)
         grades.append(StepGrade(step.key[0], step.key[1], _frozen(verdicts), _frozen(value),
-                                _frozen(value if carried is None else carried), written))
+                                _frozen(value if carried is None else carried), written, trivial))
     return Evaluated(true, tuple(grades))
+
+
+MIN_TRIVIAL_CELLS = 4
+"""The fewest cells a grid needs for its values to be judged trivial."""
+
+
+def _flat(grid: Values, masked: frozenset = frozenset()) -> list:
+    return [x for i, r in enumerate(grid) for j, x in enumerate(r) if (i, j) not in masked and x is not None]
+
+
+def _constant(grid: Values, masked: frozenset = frozenset()) -> bool:
+    values = _flat(grid, masked)
+    return len(values) >= 2 and all(x == values[0] for x in values)
+
+
+def _same_columns(grid: Values, masked: frozenset = frozenset()) -> bool:
+    columns = [[x for i, x in enumerate(col) if (i, j) not in masked] for j, col in enumerate(zip(*grid))]
+    return len(columns) > 1 and len(columns[0]) > 1 and None not in columns[0] and all(c == columns[0] for c in columns)
+
+
+def _sized(grid: Values, masked: frozenset = frozenset()) -> bool:
+    """Whether a grid is large enough for a pattern in it to say anything: four cells, or a row of three (sums)."""
+    return len(_flat(grid, masked)) >= (3 if len(grid) == 1 else MIN_TRIVIAL_CELLS)
+
+
+def degenerate(grid: Values, true: Values, masked: frozenset = frozenset()) -> bool:
+    """Whether a grid holds one value throughout, or the same column repeated, where its true one does not."""
+    if not _sized(true, masked):
+        return False
+    return (_constant(grid, masked) and not _constant(true, masked)) or \
+        (_same_columns(grid, masked) and not _same_columns(true, masked))
+
+
+def trivial_step(carried: Values, true: Values, used: Sequence[Values], inputs: Sequence[Values],
+                 masked: frozenset) -> bool:
+    """Whether a student's own inputs make a step trivial where its true inputs do not (the caller
+    checks that an input of theirs is degenerate: one value throughout, or a column repeated, as
+    Q written as zeros), the step's carried grid degenerate too (a product with zeros, 3^0 everywhere, 1/n, each column one
+    computation done once) or its input unchanged (a ReLU with nothing to zero, adding zeros) —
+    with most of its cells moved from the true ones (one slip's trail is not a step made trivial).
+    Copies are never trivial in this sense: their true grid is a copy too."""
+    if any(same_values(t, true) or (t and same_values(transposed(t), true)) for t in inputs):
+        return False  # a copy (or a transpose): it is its input by nature
+    here = _flat(true, masked)
+    moved = sum(c != t for c, t in zip(_flat(carried, masked), here))
+    if not _sized(true, masked) or 2 * moved <= len(here):
+        return False
+    if degenerate(carried, true, masked):
+        return True
+    return any(len(u) == len(carried) and same_values(u, carried) and not same_values(t, true)
+               for u, t in zip(used, inputs) if u and t and len(u[0]) == len(carried[0]))
 
 
 def same_values(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> bool:

@@ -47,7 +47,7 @@ class Graded:
 
 
 def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
-              manifest_label: str = "the manifest", secret=None) -> list[Graded]:
+              manifest_label: str = "the manifest", secret=None, trivial: str = "none") -> list[Graded]:
     """Grade every sheet's answers against the teacher's truth; the same sheet twice is an error.
 
     With a manifest, a sheet's problem comes from the manifest alone: a code not in it, or
@@ -78,7 +78,8 @@ def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]]
             raise AnswersError(f"{where}: sheet {code or '(no code)'} is graded twice "
                                f"(also in {seen[key]})")
         seen[key] = where
-        grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry), problem))
+        grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry, trivial=trivial),
+                             problem))
     return grades
 
 
@@ -207,7 +208,7 @@ def graded_pdf(graded: Graded, settings: Settings) -> bytes:
     return data
 
 
-SHARE_KINDS = ("correct", "carried", "wrong", "blank")
+SHARE_KINDS = ("correct", "carried", "trivial", "wrong", "blank")
 """The parts of each step's bar; unreadable cells count as blank (nothing usable was written)."""
 
 
@@ -238,8 +239,11 @@ def class_report(grades: Sequence[Grade]) -> dict:
     for g in grades:
         bins[min(9, int(g.percent // 10))] += 1
     percents = [g.percent for g in grades]
+    trivial = sum(v == "trivial" for g in grades for s in g.steps for row in s.verdicts for v in row)
     return {
         "sheets": len(grades),
+        "trivial": trivial,
+        "trivial_credit": grades[0].trivial if grades else "none",
         "mean": statistics.mean(percents) if percents else 0.0,
         "median": statistics.median(percents) if percents else 0.0,
         "bars": bars,

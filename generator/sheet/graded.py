@@ -24,6 +24,8 @@ class GradedSheet:
     """Points available."""
     steps: tuple[tuple[str, int, int], ...]
     """Each step's label, points and total, for the header."""
+    trivial: Optional[str] = None
+    """The credit of the sheet's trivial cells (none, half, full), or None when it has none."""
 
     @property
     def percent(self) -> str:
@@ -80,7 +82,14 @@ def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> Panel
         ("captions", steps),
         ("captions", _("Marks: tick = correct; tick with a tail = carried (right from your own earlier numbers); "
                        "cross = wrong, with the expected value in small red; square = blank or unreadable.")),
-    ]], width_pt, SCORE_SCALE)
+    ] + ([("captions", {
+        "none": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                  "compute (all zeros, one value throughout, a column repeated, nothing changed): no point."),
+        "half": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                  "compute (all zeros, one value throughout, a column repeated, nothing changed): half a point."),
+        "full": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                  "compute (all zeros, one value throughout, a column repeated, nothing changed): a point.")}[
+        graded.trivial])] if graded.trivial else [])], width_pt, SCORE_SCALE)
 
 
 def graded_sheet(grade: Grade) -> GradedSheet:
@@ -90,4 +99,5 @@ def graded_sheet(grade: Grade) -> GradedSheet:
     for step in grade.steps:
         marks.setdefault(step.head, {})[step.step] = _marking(step)
     labels = tuple((step_label(s.head, s.step, heads), s.points, s.total) for s in grade.steps)
-    return GradedSheet(marks, grade.points, grade.total, labels)
+    trivial = any(v == "trivial" for s in grade.steps for row in s.verdicts for v in row)
+    return GradedSheet(marks, grade.points, grade.total, labels, grade.trivial if trivial else None)

@@ -221,12 +221,15 @@ class _Drawing:
         self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
 
     def mark(self, verdict: str, x: float, y: float) -> None:
-        """A verdict's mark with its top left at (x, y): a tick, a tick with a tail, a cross, a square."""
+        """A verdict's mark with its top left at (x, y): a tick, a tick with a tail (barred when
+        trivial), a cross, a square."""
         s, ink = MARK_PT, MARKS[verdict]
-        if verdict in ("correct", "carried"):
+        if verdict in ("correct", "carried", "trivial"):
             self.line(ink, 0.9, (x, y + 0.55 * s), (x + 0.35 * s, y + s), (x + s, y))
-            if verdict == "carried":
+            if verdict in ("carried", "trivial"):
                 self.line(ink, 0.9, (x - 0.6 * s, y + 0.55 * s), (x, y + 0.55 * s))
+            if verdict == "trivial":  # the tail barred: a grey-scale print tells it from carried
+                self.line(ink, 0.9, (x - 0.6 * s, y + 0.3 * s), (x - 0.6 * s, y + 0.8 * s))
         elif verdict == "wrong":
             self.line(ink, 0.9, (x, y), (x + s, y + s))
             self.line(ink, 0.9, (x, y + s), (x + s, y))

@@ -100,6 +100,7 @@ MARKS = {
     # A shape per verdict, so that a grey-scale print still tells them apart.
     "correct": "#1e7d32",  # a tick
     "carried": "#1c5c96",  # a tick with a tail: right from the student's own numbers
+    "trivial": "#8a6d00",  # a tick with a barred tail: from own numbers that left nothing to compute
     "wrong": "#b00020",  # a cross
     "blank": "#8a8a8a",  # an open square
     "unreadable": "#8a8a8a",  # an open square (the cell shows "?")

@@ -32,11 +32,12 @@ def solve(problem):
     return kind_of(problem).solve(problem)
 
 
-def grade(problem, answers: Answers, carry: bool = True) -> Grade:
+def grade(problem, answers: Answers, carry: bool = True, trivial: str = "none") -> Grade:
     """Grade what a student wrote against the problem's true values, with error carried forward:
     the kind's steps evaluated on the student's own cells (see `graph.evaluate`).
 
-    With `carry` off, a cell that follows from the student's own wrong cells counts as wrong.
+    With `carry` off, a cell that follows from the student's own wrong cells counts as wrong; a
+    cell carried from inputs that make its step trivial earns the `trivial` credit (none, half, full).
     Work is done in the column convention; a row-convention sheet is graded as its transposed
     twin, and its grades are given back in the sheet's layout.
     """
@@ -50,10 +51,10 @@ def grade(problem, answers: Answers, carry: bool = True) -> Grade:
     cells: dict[Key, Grid] = {(None, name): twin(name, grid) for name, grid in answers.final.items()}
     for h, grids in enumerate(answers.heads[:heads_of(problem)], start=1):
         cells.update({(h, name): twin(name, grid) for name, grid in grids.items()})
-    graded = evaluate(kind.steps(work), kind.given(work), cells, carry).grades
+    graded = evaluate(kind.steps(work), kind.given(work), cells, carry, trivial).grades
     if row:
         graded = tuple(_row_layout(g) for g in graded)
-    return Grade(steps=graded, carry=carry, code=answers.code, student=answers.student)
+    return Grade(steps=graded, carry=carry, code=answers.code, student=answers.student, trivial=trivial)
 
 
 def _row_layout(g: StepGrade) -> StepGrade:
@@ -61,7 +62,7 @@ def _row_layout(g: StepGrade) -> StepGrade:
     if g.step == "sums":
         return g
     t = transpose
-    return StepGrade(g.head, g.step, t(g.verdicts), t(g.expected), t(g.carried), t(g.written))
+    return StepGrade(g.head, g.step, t(g.verdicts), t(g.expected), t(g.carried), t(g.written), g.trivial)
 
 
 def grid_shapes(problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
