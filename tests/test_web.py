@@ -106,7 +106,7 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     assert graded["format"] == "attnsheet/grade@1" and (graded["points"], graded["total"]) == (151, 152)
     assert graded["cells"]["heads"][0]["Q"][0][0] == "wrong"
     saved = web.post(f"/api{location}/sheets/1/save", json=answers, headers=headers).json()
-    assert saved == {"saved": True, "points": 151, "total": 152}
+    assert saved == {"saved": True, "points": 151, "total": 152, "rev": 1, "kept_newer": False}
     assert "151/152" in web.get(location).text  # the gradebook shows it
     # `export` writes what was saved as the CLI's files; `grade` reads them to the same grade.
     folder = tmp_path / "exported"

@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.app.links import student_links
+from generator.app.revisions import Closed, Saved
 from generator.app.store import Store, StoredBatch
 from generator.core.answers import parse_answers_json
-from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
 from generator.core.grades import cells_json, grade_to_json
 from generator.core.kinds import grade
@@ -18,13 +18,12 @@ from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.output.batch import Batch, generate
 
-
-class Closed(AttnsheetError):
-    """A hand-in after the teacher closed the batch."""
+__all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", "feedback_now", "grade_sheet", "hand_in",
+           "save_sheet", "wrong_only"]
 
 
 def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now",
-                 base_url: str = "") -> StoredBatch:
+                 base_url: str = "", attempts: int = 3, trivial: str = "none") -> StoredBatch:
     """Write a batch's files into a fresh folder the database numbered, then list it (its row last:
     a batch that failed or stopped half-way is never listed). With the server's `base_url`, each
     worksheet's QR opens its student's link, and its PIN is printed beside the code."""
@@ -35,7 +34,7 @@ def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release
         sheets = tuple(replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
                        for s, link in zip(batch.sheets, links))
     generate(replace(batch, sheets=sheets, out=folder))
-    return store.add(name, links, feedback, release)
+    return store.add(name, links, feedback, release, attempts, trivial)
 
 
 @dataclass(frozen=True)
@@ -48,42 +47,85 @@ class Graded:
     """The grade@1."""
     expected: dict
     """Each cell's expected value given the cells entered so far, shaped as grade@1's cells."""
+    saved: Optional[Saved] = None
+    """What became of it when it was saved (current, or kept beside the current one), if it was."""
 
 
-def grade_sheet(sheet: dict, written: dict) -> Graded:
-    """Grade what is written on one of a batch's sheets (its problem from the manifest, never the request)."""
-    value = {**{k: v for k, v in written.items() if k != "problem"}, "format": "attnsheet/answers@1",
+def grade_sheet(sheet: dict, written: dict, trivial: str = "none") -> Graded:
+    """Grade what is written on one of a batch's sheets (its problem from the manifest, never the
+    request); `trivial`: the batch's credit for cells carried from inputs that make their step trivial."""
+    value = {**{k: v for k, v in written.items() if k not in ("problem", "base")}, "format": "attnsheet/answers@1",
              "code": sheet["code"]}
     (pending,) = parse_answers_json(json.dumps(value), "answers")
     problem = problem_from_json(sheet["problem"])
     student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
-    result = grade(problem, pending.answers(problem, student, sheet["code"]))
+    result = grade(problem, pending.answers(problem, student, sheet["code"]), trivial=trivial)
     value["student"] = sheet["student"]
     expected = cells_json(result, lambda s, i, j: "" if s.carried[i][j] is None or s.verdicts[i][j] == "masked"
                           else sheet_value(s.carried[i][j]))
     return Graded(value, grade_to_json(result), expected)
 
 
-def save_sheet(store: Store, batch: StoredBatch, sheet: dict, written: dict, source: str = "teacher") -> Graded:
-    """Grade and keep what a sheet holds: its answers and grade in one transaction."""
-    if source == "student" and batch.closed:
-        raise Closed("hand-ins for this sheet are closed: ask your teacher")
-    graded = grade_sheet(sheet, written)
-    store.save(batch, sheet, graded.answers, graded.grade, source)
-    return graded
+def save_sheet(store: Store, batch: StoredBatch, sheet: dict, written: dict, source: str = "teacher",
+               base: Optional[int] = None, replace_typed: bool = False) -> Graded:
+    """Grade and keep what a sheet holds: a new revision, its answers and grade in one transaction
+    (current, or kept beside the current one: app/revisions). A hand-in after the close, or after
+    the sheet's last attempt, is refused (Closed) inside that transaction."""
+    graded = grade_sheet(sheet, written, batch.trivial)
+    saved = store.save(batch, sheet, graded.answers, graded.grade, source, base, replace_typed)
+    return replace(graded, saved=saved)
 
 
-def feedback_for(batch: StoredBatch, graded: Optional[Graded]) -> dict:
+def feedback_for(batch: StoredBatch, graded: Optional[Graded], final: bool = False) -> dict:
     """What a student may see of their handed-in sheet (`graded`, None before they hand in) under
-    the batch's policy: "received" alone; the verdicts and points (no value); or those and each
-    box's expected value (true, or carried from their own cells). A value the policy hides is
-    never in it."""
+    the batch's policy: "received" alone; the verdicts and points (no value); or, with "full",
+    those and — once they can hand in no more (`final`: their last attempt, or hand-ins closed) —
+    the expected value of each box they wrote and got wrong (its value from their own earlier
+    cells where that is what was expected). Never a value of a blank box, never a value before
+    the last hand-in: an empty sheet, or one handed in again with what came back, learns nothing
+    it did not write. A value the policy hides is never in it."""
     if graded is None:
         return {"status": "not handed in"}
     if batch.feedback == "none" or not batch.shown:
         return {"status": "received"}
     out = {"status": "graded", "cells": graded.grade["cells"], "points": graded.grade["points"],
            "total": graded.grade["total"]}
-    if batch.feedback == "full":
-        out["expected"] = graded.expected
+    if batch.feedback == "full" and final:
+        out["expected"] = wrong_only(graded.expected, graded.grade["cells"])
     return out
+
+
+def wrong_only(expected: dict, verdicts: dict) -> dict:
+    """`expected` with every cell but the wrong ones emptied (both shaped as grade@1's cells)."""
+    def keep(values, marks):
+        if isinstance(values, dict):
+            return {k: keep(v, marks.get(k)) for k, v in values.items()}
+        if isinstance(values, list):
+            return [keep(v, m) for v, m in zip(values, marks)]
+        return values if marks == "wrong" else ""
+    return keep(expected, verdicts)
+
+
+def hand_in(store: Store, batch: StoredBatch, sheet: dict, written: dict) -> dict:
+    """A student's hand-in kept (refused once closed or out of attempts) and the feedback it gets."""
+    graded = save_sheet(store, batch, sheet, written, "student")
+    final = graded.saved.last or batch.closed
+    return {"handed_in": True, **feedback_for(batch, graded, final),
+            **attempts_left(batch, graded.saved.attempt)}
+
+
+def feedback_now(store: Store, batch: StoredBatch, sheet: dict) -> dict:
+    """The feedback of the sheet as its student last handed it in (the teacher may have released it since)."""
+    latest = store.latest(batch, sheet, "student")
+    if latest is None:
+        return feedback_for(batch, None)
+    used = store.attempts_used(batch, sheet)
+    graded = grade_sheet(sheet, latest[1], batch.trivial)
+    return {**feedback_for(batch, graded, batch.closed or used >= batch.attempts), **attempts_left(batch, used)}
+
+
+def attempts_left(batch: StoredBatch, used: int) -> dict:
+    """How many more hand-ins will be answered with feedback, where the policy shows any."""
+    if batch.feedback == "none" or not batch.shown:
+        return {}
+    return {"attempts": batch.attempts, "left": max(0, batch.attempts - used)}

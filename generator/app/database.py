@@ -16,15 +16,34 @@ from typing import Iterator, Sequence
 
 from generator.core.errors import AttnsheetError
 
-TYPES = {"sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL"},
-         "postgresql": {"serial": "BIGSERIAL PRIMARY KEY", "real": "DOUBLE PRECISION"}}
-"""The types each dialect spells its own way."""
+TYPES = {"sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL", "for_update": "",
+                    "for_share": ""},
+         "postgresql": {"serial": "BIGSERIAL PRIMARY KEY", "real": "DOUBLE PRECISION", "for_update": " FOR UPDATE",
+                        "for_share": " FOR SHARE"}}
+"""The types each dialect spells its own way, and its row locks (SQLite's transactions hold the
+whole database from their start, so a row needs none)."""
 MIGRATION_LOCK = 726_571_441
 """PostgreSQL advisory lock held while migrating: two processes starting at once migrate one at a time."""
 
 
 class DatabaseError(AttnsheetError):
     """A database that cannot be opened or used, in one line."""
+
+
+class DiskFull(DatabaseError):
+    """The database's disk is full: nothing of the statement was kept."""
+
+
+@contextmanager
+def _disk_said():
+    """A database's full disk (SQLite's "database or disk is full", PostgreSQL's DiskFull) as DiskFull."""
+    try:
+        yield
+    except Exception as error:
+        if type(error).__name__ == "DiskFull" or (isinstance(error, sqlite3.OperationalError)
+                                                 and "full" in str(error).lower()):
+            raise DiskFull("the disk is full: nothing was saved") from None
+        raise
 
 
 class Database:
@@ -85,12 +104,14 @@ class Database:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield Cursor(self, conn)
-                conn.execute("COMMIT")
+                with _disk_said():
+                    conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # a COMMIT that failed (a full disk) has rolled back already
+                    conn.execute("ROLLBACK")
                 raise
         else:
-            with conn.transaction():
+            with _disk_said(), conn.transaction():
                 yield Cursor(self, conn)
 
     def query(self, statement: str, params: Sequence = ()) -> list[tuple]:
@@ -136,8 +157,10 @@ class Cursor:
 
     def run(self, statement: str, params: Sequence = ()) -> None:
         """One statement."""
-        self.conn.execute(self.db.sql(statement), tuple(params))
+        with _disk_said():
+            self.conn.execute(self.db.sql(statement), tuple(params))
 
     def rows(self, statement: str, params: Sequence = ()) -> list[tuple]:
         """One statement's rows."""
-        return list(self.conn.execute(self.db.sql(statement), tuple(params)).fetchall())
+        with _disk_said():
+            return list(self.conn.execute(self.db.sql(statement), tuple(params)).fetchall())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -21,7 +22,7 @@ from generator.app.store import NotFound, Store, StoredBatch
 from generator.core.answers import cell_at, put_cell
 from generator.core.errors import AttnsheetError
 from generator.core.grade import step_label
-from generator.output.files import ensure_folder, write_atomic
+from generator.output.files import ensure_folder, owner_tag, reason, tag_alive, write_atomic
 from generator.output.manifest import code_key
 
 RUN = re.compile(r"run-\d{1,6}")
@@ -60,20 +61,64 @@ def scans_folder(batch: StoredBatch) -> Path:
     return batch.folder / "scans"
 
 
-def runs(batch: StoredBatch) -> list[str]:
-    """The batch's scan runs, oldest first."""
+def runs(batch: StoredBatch, finished: bool = True) -> list[str]:
+    """The batch's scan runs, oldest first: those done (their summary written), or all of them."""
     folder = scans_folder(batch)
-    found = [p.name for p in folder.iterdir() if p.is_dir() and RUN.fullmatch(p.name)] if folder.is_dir() else []
+    found = [p.name for p in folder.iterdir() if p.is_dir() and RUN.fullmatch(p.name)
+             and (not finished or (p / "summary.json").is_file())] if folder.is_dir() else []
     return sorted(found, key=lambda name: int(name.split("-")[1]))
 
 
+OWNER = ".owner"
+"""A run's file naming the process reading it (PID@HOST), until its summary says it is done."""
+
+
 def new_run(batch: StoredBatch) -> Path:
-    """A fresh run folder."""
-    taken = runs(batch)
-    number = int(taken[-1].split("-")[1]) + 1 if taken else 1
-    folder = scans_folder(batch) / f"run-{number}"
-    ensure_folder(folder)
-    return folder
+    """A fresh run folder, made by this process alone (two uploads at once never share one)."""
+    ensure_folder(scans_folder(batch))
+    for _ in range(1000):
+        taken = runs(batch, finished=False)
+        number = int(taken[-1].split("-")[1]) + 1 if taken else 1
+        folder = scans_folder(batch) / f"run-{number}"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise AttnsheetError(f"cannot keep the scans: {reason(error)}") from None
+        (folder / OWNER).write_text(owner_tag(), encoding="ascii")
+        return folder
+    raise AttnsheetError("cannot keep the scans: no free run folder")
+
+
+def finish_runs(store: Store) -> list[str]:
+    """What killed runs of scans left, put right (at a server's start): a run read whole but not
+    yet saved is saved (nothing twice) and marked done; a run cut short is removed, its uploads
+    with it (the teacher uploads again). A run another live process is reading is left alone.
+    The runs put right, as batch/run."""
+    done = []
+    for name in store.ids():
+        batch = store.batch(name)
+        for run in runs(batch, finished=False):
+            folder = scans_folder(batch) / run
+            if (folder / "summary.json").exists():
+                continue
+            owner = folder / OWNER
+            try:
+                tag = owner.read_text(encoding="ascii")
+            except OSError:
+                tag = ""
+            if tag and tag_alive(tag, owner):
+                continue
+            saving = folder / "saving.json"
+            if saving.is_file():
+                step = json.loads(saving.read_text(encoding="utf-8"))
+                save_run(store, batch, folder, bool(step.get("replace")))
+                write_json(folder / "summary.json", {"line": step.get("line", "")})
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+            done.append(f"{name}/{run}")
+    return done
 
 
 def latest_runs(batch: StoredBatch) -> dict[str, str]:
@@ -90,17 +135,42 @@ def latest_runs(batch: StoredBatch) -> dict[str, str]:
     return latest
 
 
-def save_run(store: Store, batch: StoredBatch, run: Path) -> int:
-    """Saves every sheet a run read (its boxes in review left empty); how many."""
+def save_run(store: Store, batch: StoredBatch, run: Path, replace_typed: bool = False) -> int:
+    """Saves every sheet a run read (its boxes in review left empty), each as a scan's revision:
+    current, or beside what was typed or handed in (`replace_typed`: the scan takes the place of
+    what the teacher typed); how many. Saving a run again saves nothing twice."""
     by_code = {code_key(s["code"]): s for s in batch.sheets}
     saved = 0
     for path in sorted((run / "answers").glob("*.json")):
         answers = json.loads(path.read_text(encoding="utf-8"))
         sheet = by_code.get(code_key(str(answers.get("code", ""))))
-        if sheet is not None:
-            save_sheet(store, batch, sheet, answers, source="scan")
-            saved += 1
+        if sheet is None:
+            continue
+        latest = store.latest(batch, sheet, "scan")
+        if latest is None or not _same_read(latest[1], answers):
+            save_sheet(store, batch, sheet, answers, source="scan", replace_typed=replace_typed)
+        saved += 1
     return saved
+
+
+def _same_read(kept: dict, read: dict) -> bool:
+    """Whether a kept scan revision is this read (its reviewed boxes may since hold values)."""
+    def same(a, b) -> bool:
+        if isinstance(b, dict):
+            return isinstance(a, dict) and all(same(a.get(k), v) for k, v in b.items() if k != "student")
+        if isinstance(b, list):
+            return isinstance(a, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return b is None or a == b
+    return same(kept, read)
+
+
+def scan_answers(store: Store, batch: StoredBatch, sheet: dict) -> Optional[tuple[int, dict]]:
+    """A sheet's newest scan revision (its id and answers@1) while it is in use or waiting for the
+    teacher: the one its review confirms boxes in; None when none is (or the teacher left it)."""
+    latest = store.latest(batch, sheet, "scan")
+    if latest is None or latest[2] not in ("current", "conflict"):
+        return None
+    return latest[0], latest[1]
 
 
 def review_items(store: Store, batch: StoredBatch) -> list[Item]:
@@ -119,11 +189,14 @@ def review_items(store: Store, batch: StoredBatch) -> list[Item]:
             sheet = by_code.get(key)
             if sheet is None or latest.get(key) != run:
                 continue
-            answers = store.answers(batch, sheet)
-            if answers is None or cell_at(answers, item["head"], item["step"], item["row"] - 1, item["col"] - 1) is not None:
-                continue  # confirmed (or typed) since
+            kept = scan_answers(store, batch, sheet)
+            if kept is None:
+                continue
+            answers = kept[1]
+            if cell_at(answers, item["head"], item["step"], item["row"] - 1, item["col"] - 1) is not None:
+                continue  # confirmed since
             if key not in expected:
-                expected[key] = grade_sheet(sheet, answers)
+                expected[key] = grade_sheet(sheet, answers, batch.trivial)
             graded = expected[key]
             items.append(Item(run, sheet["code"], int(sheet["index"]), str(sheet["student"].get("name", "")),
                               item["head"], item["step"], "", item["row"], item["col"],
@@ -148,9 +221,10 @@ def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Gra
     except ValueError:
         raise AttnsheetError("no such box") from None
     batch_, sheet = store.sheet(batch.id, index)
-    answers = store.answers(batch_, sheet)
-    if answers is None:
+    kept = scan_answers(store, batch_, sheet)
+    if kept is None:
         raise NotFound("this sheet has no scan to review")
+    rev, answers = kept
     try:
         if cell_at(answers, head_n, step, row_n - 1, col_n - 1) is not None:
             raise AttnsheetError("this box was confirmed already: reload the page")
@@ -159,7 +233,8 @@ def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Gra
         put_cell(answers, head_n, step, row_n - 1, col_n - 1, value)
     except (KeyError, IndexError, TypeError):
         raise AttnsheetError("no such box") from None
-    graded = save_sheet(store, batch_, sheet, answers, source="scan")
+    graded = grade_sheet(sheet, answers, batch_.trivial)
+    store.replace_revision(batch_, rev, graded.answers, graded.grade)
     return graded, graded.expected
 
 

@@ -82,6 +82,7 @@ WORDS = {
     "decimal_comma": (N_("Decimal comma"), "sheets"),
     "feedback": (N_("What students see when they hand in"), "students"),
     "release": (N_("When they see it"), "students"),
+    "attempts": (N_("Hand-ins answered with feedback, per student"), "students"),
 }
 """What the web form calls each setting, and where it shows it."""
 
@@ -144,6 +145,8 @@ SETTINGS = _settings(
             "value; full: each box's expected value too.", "choice", "verdicts", choices=("none", "verdicts", "full")),
     Setting("release", "", "now: as soon as they hand in; later: when you release it on the class page.", "choice",
             "now", choices=("now", "later")),
+    Setting("attempts", "", "How many of a student's hand-ins get feedback; the last one counts, and “full” shows "
+            "values only with it.", "number", 3, lo=1, hi=20),
 )
 """Every setting a batch takes, in the order `--help` and the form show them."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import shutil
 import threading
 import time
 from collections import OrderedDict
@@ -21,11 +22,12 @@ from typing import Optional
 
 from generator.app.database import MIGRATION_LOCK, Database
 from generator.app.links import StudentLink, manifest_sheets, student_links
+from generator.app.revisions import MIGRATION as REVISIONS
+from generator.app.revisions import Revisions
 from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
-from generator.core.formats import dumps
-from generator.draw.private import Secret, read_secret, write_secret
-from generator.output.files import ensure_folder, write_atomic
+from generator.draw.private import Secret, guard_secret, read_secret, write_secret
+from generator.output.files import STAGE_PREFIX, clean_leftovers, ensure_folder, write_atomic
 from generator.output.gradebook import Graded, grade_all
 from generator.output.manifest import Listed, read_manifest
 
@@ -40,12 +42,18 @@ MANIFESTS_KEPT = 32
 """Parsed manifests a store keeps: the batches in use this week."""
 HELD_ID = re.compile(r"[0-9a-f]{32}")
 """The names the store gives the form's files it holds."""
+UNLISTED_FOR = 3600
+"""Seconds after its number was reserved that an unlisted batch folder is a killed creation's."""
 HELD_FOR = 24 * 3600
 """Seconds a held file is kept: a form left open overnight still has its roster."""
 FEEDBACK = ("none", "verdicts", "full")
 """What a student sees after handing in: "received" only, right/carried/wrong per box, or the values too."""
 RELEASE = ("now", "later")
 """When: at once, or when the teacher releases it."""
+ATTEMPTS = (1, 20)
+"""The least and most hand-ins with feedback a batch may allow a student."""
+TRIVIAL = ("none", "half", "full")
+"""What a cell carried from inputs that make its step trivial earns: nothing, half a point, or a point."""
 
 MIGRATIONS = (
     (  # 1: batches, their sheets (with each student's link), saves
@@ -61,8 +69,19 @@ MIGRATIONS = (
         "handins INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (batch_id, idx))",
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    REVISIONS,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
+
+
+def check_policy(feedback: str, release: str, attempts: int, trivial: str) -> None:
+    """A batch's policy, every part one of its values (an AttnsheetError naming the first that is not)."""
+    if feedback not in FEEDBACK or release not in RELEASE:
+        raise AttnsheetError(f"feedback: one of {', '.join(FEEDBACK)}; release: one of {', '.join(RELEASE)}")
+    if not (isinstance(attempts, int) and ATTEMPTS[0] <= attempts <= ATTEMPTS[1]):
+        raise AttnsheetError(f"attempts: a whole number from {ATTEMPTS[0]} to {ATTEMPTS[1]}")
+    if trivial not in TRIVIAL:
+        raise AttnsheetError(f"trivial: one of {', '.join(TRIVIAL)}")
 
 
 class NotFound(AttnsheetError):
@@ -89,6 +108,10 @@ class StoredBatch:
     """The teacher has released the feedback (for release "later")."""
     closed: bool = False
     """Hand-ins are closed."""
+    attempts: int = 3
+    """Hand-ins a student may make that are answered with feedback (ATTEMPTS)."""
+    trivial: str = "none"
+    """The credit of a cell carried from inputs that make its step trivial (TRIVIAL)."""
 
     @property
     def sheets(self) -> list[dict]:
@@ -112,13 +135,15 @@ class StoredBatch:
         return read_manifest(json.dumps(self.manifest), "manifest.json")
 
 
-class Store:
+class Store(Revisions):
     """The database and the batch folders of one data folder (and its secret)."""
 
     def __init__(self, root: Path, database: Optional[str] = None) -> None:
         self.root = root
         ensure_folder(root / "batches")
-        self.secret = _server_secret(root / "secret")
+        self.warnings: list[str] = []
+        """What the front end should say once (a secret file others could read, made private)."""
+        self.secret = _server_secret(root / "secret", self.warnings)
         """The server's secret: its batches' codes are private, their keys rebuilt with it alone
         (`attnsheet key CODE --secret-file DATA/secret`), and it makes the students' links."""
         self.db = Database(database or root / DATABASE_FILE)
@@ -128,6 +153,8 @@ class Store:
         self._manifests: OrderedDict[int, dict] = OrderedDict()
         self._manifests_lock = threading.Lock()
         self._import_json_folders()
+        self.cleaned = self.clean_leftovers()
+        """The batch folders of killed batch creations removed when this store opened."""
 
     # --- batches ---------------------------------------------------------------------------------
 
@@ -143,30 +170,51 @@ class Store:
         name = f"batch-{number:04d}"
         return name, self.root / "batches" / name
 
-    def add(self, name: str, links: list[StudentLink], feedback: str = "verdicts", release: str = "now") -> StoredBatch:
+    def add(self, name: str, links: list[StudentLink], feedback: str = "verdicts", release: str = "now",
+            attempts: int = 3, trivial: str = "none") -> StoredBatch:
         """List a batch whose files are written: its row, last (a stopped batch is never listed)."""
-        if feedback not in FEEDBACK or release not in RELEASE:
-            raise AttnsheetError(f"feedback: one of {', '.join(FEEDBACK)}; release: one of {', '.join(RELEASE)}")
+        check_policy(feedback, release, attempts, trivial)
         folder = self.root / "batches" / name
         manifest = (folder / "manifest.json").read_text(encoding="utf-8")
         number = int(name.split("-")[1])
         with self.db.transaction() as cur:
-            cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) VALUES (?, ?, ?, ?, ?, ?)",
-                    (number, name, manifest, time.time(), feedback, release))
+            cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode, attempts, trivial) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (number, name, manifest, time.time(), feedback, release, attempts,
+                                                       trivial))
             for link in links:
                 cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
                         (number, link.index, link.code, link.token, link.pin))
         return self.batch(name)
 
+    def clean_leftovers(self) -> list[str]:
+        """Remove what killed batch creations left: the folder of a batch that was never listed,
+        once no live process stages into it and its number was reserved an hour ago or more
+        (a batch being made now is left alone). The names removed."""
+        folder = self.root / "batches"
+        listed = {name for (name,) in self.db.query("SELECT name FROM batches")}
+        reserved = dict(self.db.query("SELECT id, reserved FROM batch_ids"))
+        removed = []
+        for path in sorted(folder.iterdir()):
+            if not BATCH_ID.fullmatch(path.name) or path.name in listed or not path.is_dir() or path.is_symlink():
+                continue
+            clean_leftovers(path)  # staging folders of dead processes
+            if any(p.name.startswith(STAGE_PREFIX) for p in path.iterdir()):
+                continue  # a live process is making it
+            if time.time() - reserved.get(int(path.name.split("-")[1]), 0) < UNLISTED_FOR:
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path.name)
+        return removed
+
     def batch(self, name: str) -> StoredBatch:
         """The batch of `name`, if the store has it."""
-        rows = self.db.query("SELECT id, feedback, release_mode, released, closed FROM batches WHERE name = ?",
-                             (str(name)[:40],))
+        rows = self.db.query("SELECT id, feedback, release_mode, released, closed, attempts, trivial FROM batches "
+                             "WHERE name = ?", (str(name)[:40],))
         if not rows:
             raise NotFound("no such batch")
-        number, feedback, release, released, closed = rows[0]
+        number, feedback, release, released, closed, attempts, trivial = rows[0]
         return StoredBatch(name, self.root / "batches" / name, self._manifest(number), number, feedback, release,
-                           bool(released), bool(closed))
+                           bool(released), bool(closed), attempts, trivial)
 
     def _manifest(self, number: int) -> dict:
         """A batch's manifest, parsed once (shared: read it, never change it)."""
@@ -183,16 +231,21 @@ class Store:
         return manifest
 
     def set_policy(self, batch: StoredBatch, feedback: Optional[str] = None, release: Optional[str] = None,
-                   released: Optional[bool] = None, closed: Optional[bool] = None) -> StoredBatch:
-        """Change what students see and when, or open or close hand-ins."""
+                   released: Optional[bool] = None, closed: Optional[bool] = None, attempts: Optional[int] = None,
+                   trivial: Optional[str] = None) -> StoredBatch:
+        """Change what students see and when, how often they may hand in, or open or close hand-ins.
+        A close waits for the hand-ins being written (their transactions hold the batch's row) and
+        is final once answered: no hand-in is kept after it."""
         feedback = batch.feedback if feedback is None else feedback
         release = batch.release if release is None else release
-        if feedback not in FEEDBACK or release not in RELEASE:
-            raise AttnsheetError(f"feedback: one of {', '.join(FEEDBACK)}; release: one of {', '.join(RELEASE)}")
+        attempts = batch.attempts if attempts is None else attempts
+        trivial = batch.trivial if trivial is None else trivial
+        check_policy(feedback, release, attempts, trivial)
         with self.db.transaction() as cur:
-            cur.run("UPDATE batches SET feedback = ?, release_mode = ?, released = ?, closed = ? WHERE id = ?",
+            cur.run("UPDATE batches SET feedback = ?, release_mode = ?, released = ?, closed = ?, attempts = ?, "
+                    "trivial = ? WHERE id = ?",
                     (feedback, release, int(batch.released if released is None else released),
-                     int(batch.closed if closed is None else closed), batch.number))
+                     int(batch.closed if closed is None else closed), attempts, trivial, batch.number))
         return self.batch(batch.id)
 
     def file(self, name: str, filename: str) -> Path:
@@ -235,46 +288,6 @@ class Store:
             "SELECT b.name, s.idx, s.token, s.pin FROM sheets s JOIN batches b ON b.id = s.batch_id "
             "WHERE s.code = ?", (code_key[:64],))]
 
-    # --- saves -----------------------------------------------------------------------------------
-
-    def save(self, batch: StoredBatch, sheet: dict, answers: dict, grade: dict, source: str = "teacher") -> None:
-        """Keep a sheet's answers@1 and grade@1 together (replacing an earlier save of the same
-        sheet): one row, one transaction — never the one without the other."""
-        with self.db.transaction() as cur:
-            cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source, handins) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (batch_id, idx) DO UPDATE SET answers = excluded.answers, "
-                    "grade = excluded.grade, saved = excluded.saved, source = excluded.source, "
-                    "handins = saves.handins + excluded.handins",
-                    (batch.number, int(sheet["index"]), dumps(answers), dumps(grade), time.time(), source,
-                     int(source == "student")))
-
-    def saved(self, batch: StoredBatch) -> dict[int, dict]:
-        """The grade@1 of every sheet saved so far, by index."""
-        rows = self.db.query("SELECT idx, grade FROM saves WHERE batch_id = ?", (batch.number,))
-        return {idx: json.loads(grade) for idx, grade in rows}
-
-    def handins(self, batch: StoredBatch) -> dict[int, int]:
-        """How many times each sheet was handed in by its student, by index."""
-        rows = self.db.query("SELECT idx, handins FROM saves WHERE batch_id = ? AND handins > 0", (batch.number,))
-        return {idx: n for idx, n in rows}
-
-    def answers(self, batch: StoredBatch, sheet: dict) -> Optional[dict]:
-        """A sheet's saved answers@1, if any."""
-        rows = self.db.query("SELECT answers FROM saves WHERE batch_id = ? AND idx = ?",
-                             (batch.number, int(sheet["index"])))
-        return json.loads(rows[0][0]) if rows else None
-
-    def saves(self, batch: StoredBatch) -> list[tuple[int, dict, dict]]:
-        """Every save of a batch: (index, answers@1, grade@1), in sheet order."""
-        rows = self.db.query("SELECT idx, answers, grade FROM saves WHERE batch_id = ? ORDER BY idx",
-                             (batch.number,))
-        return [(idx, json.loads(a), json.loads(g)) for idx, a, g in rows]
-
-    def graded(self, batch: StoredBatch) -> list[Graded]:
-        """Every saved sheet graded again from its answers (as `attnsheet grade` would)."""
-        pendings = [pending_from_json(answers, f"{idx:03d}.json") for idx, answers, _ in self.saves(batch)]
-        return grade_all(pendings, batch.listed(), carry=True) if pendings else []
-
     # --- the form's held files -------------------------------------------------------------------
 
     def hold(self, content: bytes) -> str:
@@ -296,6 +309,11 @@ class Store:
         if not HELD_ID.fullmatch(held_id) or not path.is_file():
             raise NotFound("the file the form held is gone (kept one day): choose it again")
         return path.read_bytes()
+
+    def graded(self, batch: StoredBatch) -> list[Graded]:
+        """Every saved sheet graded again from its current answers (as `attnsheet grade` would)."""
+        pendings = [pending_from_json(answers, f"{idx:03d}.json") for idx, answers, _ in self.saves(batch)]
+        return grade_all(pendings, batch.listed(), carry=True, trivial=batch.trivial) if pendings else []
 
     def close(self) -> None:
         """Close the database's connections."""
@@ -341,14 +359,21 @@ class Store:
         for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
             grade = folder / "grades" / path.name
             if grade.is_file():
-                cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source) VALUES (?, ?, ?, ?, ?, "
-                        "'teacher')", (number, int(path.stem), path.read_text(encoding="utf-8"),
-                                       grade.read_text(encoding="utf-8"), path.stat().st_mtime))
+                answers, grade_text, saved = (path.read_text(encoding="utf-8"), grade.read_text(encoding="utf-8"),
+                                              path.stat().st_mtime)
+                (rev,), = cur.rows("INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state) "
+                                   "VALUES (?, ?, ?, ?, ?, 'teacher', 'current') RETURNING id",
+                                   (number, int(path.stem), answers, grade_text, saved))
+                self._make_current(cur, number, int(path.stem), rev, answers, grade_text, saved, "teacher")
 
 
-def _server_secret(path: Path) -> Secret:
-    """The data folder's secret, made (readable by its owner alone) the first time the server starts."""
+def _server_secret(path: Path, warnings: list[str]) -> Secret:
+    """The data folder's secret, made (readable by its owner alone) the first time the server
+    starts; one others could read is made private, and `warnings` says so."""
     try:
         return write_secret(path)
     except FileExistsError:  # made before, or by another server process just now
+        warning = guard_secret(path)
+        if warning:
+            warnings.append(warning)
         return read_secret(path)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import secrets
-import threading
 import zipfile
 from pathlib import Path
 from typing import Iterable, Optional
@@ -24,17 +23,15 @@ from starlette.routing import Route
 from generator.app.classroom import Closed, grade_sheet, save_sheet
 from generator.app.scans import latest_runs
 from generator.app.store import NotFound, Store
+from generator.app.database import DatabaseError
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
-from generator.core.grade import step_label
 from generator.core.kinds import solve
-from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
-from generator.output.html import report_html
 from generator.output.jobs import Workers
+from generator.output.files import OutputError
 from generator.output.manifest import code_key
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form
-from generator.sheet.model import Settings
 from generator.web.batches import (
     FIELDS,
     MAX_UPLOAD,
@@ -50,12 +47,14 @@ from generator.web.batches import (
     worded,
 )
 from generator.web.guard import STATIC, Guard, SlowClient
+from generator.web.classes import Classes
+from generator.web.pages import Turns, server_trouble
 from generator.web.practice import Practice, shapes_of
 from generator.web.review import Review
 from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, Students
 
 
-class App(Practice, Students, Review):
+class App(Classes, Practice, Students, Review):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
@@ -71,7 +70,7 @@ class App(Practice, Students, Review):
         """Required on every request when the server listens beyond this machine."""
         self.csrf = secrets.token_urlsafe(32)
         """Sent with every page, required with every state-changing request."""
-        self.lock = threading.Lock()  # one render at a time: WeasyPrint's objects are per process
+        self.lock = Turns()  # one render at a time, in turn: WeasyPrint's objects are per process
         self.per_link, self.per_client = Limiter(LINK_RATE), Limiter(PIN_RATE)
 
     def _locked(self, work, *args):
@@ -148,64 +147,6 @@ class App(Practice, Students, Review):
                          saved=self.store.saved(batch), links=self.store.links(batch), scanned=_scanned(batch),
                          base=(self.public_url or str(request.base_url)).rstrip("/"))
 
-    async def class_page(self, request: Request) -> Response:
-        """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
-        batch = self.store.batch(request.path_params["batch_id"])
-        graded = await self.off_loop(self.store.graded, batch)
-        handins = await self.off_db(self.store.handins, batch)
-        return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
-                         handins=handins,
-                         labels=[label for label, _, _ in _labels(graded)])
-
-    async def policy(self, request: Request) -> Response:
-        """What students see after handing in, and when; release the feedback; close or open hand-ins."""
-        data = await request.form(max_files=0, max_fields=8)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
-            raise PermissionError("the form is stale or was not sent by this app: reload the page")
-        batch = self.store.batch(request.path_params["batch_id"])
-        action = str(data.get("action", ""))
-        changes = {"feedback": str(data.get("feedback") or batch.feedback),
-                   "release": str(data.get("release") or batch.release)}
-        if action in ("release", "hold"):
-            changes["released"] = action == "release"
-        if action in ("close", "open"):
-            changes["closed"] = action == "close"
-        await self.off_db(lambda: self.store.set_policy(batch, **changes))
-        return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
-
-    async def status(self, request: Request) -> Response:
-        """How many sheets are saved and handed in, and when last: the class page reloads when it changes."""
-        batch = self.store.batch(request.path_params["batch_id"])
-        saved, handins = await self.off_db(lambda: (self.store.saved(batch), self.store.handins(batch)))
-        return JSONResponse({"saved": len(saved), "handins": sum(handins.values()),
-                             "points": sum(g["points"] for g in saved.values())})
-
-    async def class_file(self, request: Request) -> Response:
-        """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
-        batch = self.store.batch(request.path_params["batch_id"])
-        graded = await self.off_loop(self.store.graded, batch)
-        name = request.path_params["name"]
-        settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
-        grades = [g.grade for g in graded]
-        if name == "gradebook.csv":
-            return Response(gradebook_csv(grades), media_type="text/csv",
-                            headers={"content-disposition": 'attachment; filename="gradebook.csv"'})
-        if not graded:
-            raise NotFound("no sheet of this batch is saved yet")
-        if name == "report.pdf":
-            return Response(await self.off_loop(self._locked, report_pdf, grades, settings),
-                            media_type="application/pdf")
-        if name == "report.html":
-            response = HTMLResponse(report_html(class_report(grades), settings, "/preview/"))
-            response.headers["x-frame"] = "report"  # framed by the class page, like the preview
-            return response
-        codes = {f"{int(sheet['index']):03d}.pdf": sheet["code"] for sheet in batch.sheets}
-        chosen = [g for g in graded if codes.get(name) == g.grade.code]
-        if not chosen:
-            raise NotFound("no such file")
-        return Response(await self.off_loop(self._locked, graded_pdf, chosen[0], settings),
-                        media_type="application/pdf")
-
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
         batch = self.store.batch(request.path_params["batch_id"])
@@ -230,23 +171,32 @@ class App(Practice, Students, Review):
         lang = self.language(request, batch)
         sheet_form = form(problem, solve(problem), lang)
         base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
+        rev, answers = await self.off_db(self.store.current, batch, sheet)
+        history = await self.off_db(self.store.history, batch, sheet)
         return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=sheet_form,
-                         shapes_json=shapes_of(sheet_form), saved=json.dumps(self.store.answers(batch, sheet)),
-                         grade_url=f"{base}/grade", save_url=f"{base}/save")
+                         shapes_json=shapes_of(sheet_form), saved=json.dumps(answers), revision=rev or "",
+                         history=history, grade_url=f"{base}/grade", save_url=f"{base}/save")
 
     async def grade_api(self, request: Request) -> Response:
         """Grade what is typed so far: the verdict of every cell, the points, and (the teacher
         holds the key) each cell's expected value given the cells entered so far."""
         self._check_csrf(request)
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        graded = grade_sheet(sheet, await self._json(request))
+        graded = grade_sheet(sheet, await self._json(request), batch.trivial)
         return JSONResponse({**graded.grade, "expected": graded.expected})
 
     async def save(self, request: Request) -> Response:
         self._check_csrf(request)
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        graded = await self.off_db(save_sheet, self.store, batch, sheet, await self._json(request))
-        return JSONResponse({"saved": True, "points": graded.grade["points"], "total": graded.grade["total"]})
+        written = await self._json(request)
+        base = written.pop("base", None)  # the revision the page was showing: a newer one is never lost unseen
+        # "" or 0: the page showed no save; absent: a script that says nothing of what it saw.
+        base = int(base or 0) if isinstance(base, int) or (isinstance(base, str) and (base.isdigit() or not base)) \
+            else None
+        graded = await self.off_db(save_sheet, self.store, batch, sheet, written, "teacher", base)
+        return JSONResponse({"saved": True, "points": graded.grade["points"], "total": graded.grade["total"],
+                             "rev": graded.saved.rev, "kept_newer": bool(await self.off_db(
+                                 self._conflicted, batch, sheet))})
 
     async def preview(self, request: Request) -> Response:
         """One worksheet (or its key) of the form's options, as the sheet's own HTML: same layout."""
@@ -308,6 +258,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/api/s/{token}/handin", app.hand_in, methods=["POST"]),
         Route("/api/s/{token}/feedback", app.feedback),
         Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),
+        Route("/batches/{batch_id}/revisions/{rev}", app.decide, methods=["POST"]),
         Route("/api/batches/{batch_id}/status", app.status),
         Route("/preview/fonts/{name}", app.preview_font),
         Route("/batches/{batch_id}/scans", app.upload_scans, methods=["POST"]),
@@ -326,10 +277,19 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     async def not_found(request: Request, exc: Exception) -> Response:
         return app.error(request, 404, str(exc) if isinstance(exc, NotFound) else "no such page")
 
-    handlers = {404: not_found, NotFound: not_found, PermissionError: answer(403), AttnsheetError: answer(400),
+    async def trouble(request: Request, exc: Exception) -> Response:
+        # The server's own trouble (its disk, its files): said in words, never with its paths.
+        status, words = server_trouble(exc)
+        return app.error(request, status, words)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, OutputError) or isinstance(exc, DatabaseError):
+            return await trouble(request, exc)
+        return app.error(request, 400, str(exc))
+
+    handlers = {404: not_found, NotFound: not_found, PermissionError: answer(403), AttnsheetError: refused,
                 SlowClient: answer(408, "the request took too long to arrive; send it again"),
-                RateLimited: answer(429), Closed: answer(409),
-                Exception: answer(500, "something went wrong on the server; nothing was saved")}
+                RateLimited: answer(429), Closed: answer(409), OSError: trouble, Exception: trouble}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 
@@ -345,14 +305,6 @@ def _scanned(batch) -> set[int]:
     """The sheets of a batch that a scan has read (their spot-check link)."""
     read = latest_runs(batch)
     return {int(s["index"]) for s in batch.sheets if code_key(s["code"]) in read}
-
-
-def _labels(graded: list) -> list[tuple[str, int, int]]:
-    """The gradebook's step columns, as the CSV has them."""
-    if not graded:
-        return []
-    heads = max((s.head or 0 for s in graded[0].grade.steps), default=0)
-    return [(step_label(s.head, s.step, heads), s.points, s.total) for s in graded[0].grade.steps]
 
 
 def folder_of(path: Optional[Path]) -> Path:

@@ -7,6 +7,7 @@ from typing import Optional
 
 from generator.app.classroom import create_batch
 from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, read
+from generator.app.settings import read as read_setting
 from generator.app.store import Store
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
@@ -28,7 +29,7 @@ FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": 
 FIELDS = [(name, FORM_KINDS[SETTINGS[name].kind]) for name in (
     "count", "seed", "kind", "preset", "tokens", "d_model", "d_ff", "residual", "attention", "d_k", "d_v", "heads",
     "output_projection", "causal", "convention", "rules", "x_range", "w_range", "max_score", "max_sum",
-    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split", "feedback", "release")]
+    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split", "feedback", "release", "attempts")]
 """The form's fields, in order, with the kind of field each shows; their help, defaults and choices are
 the settings' (the CLI's too)."""
 
@@ -208,7 +209,8 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
     try:
         stored = create_batch(store, Batch(sheets=sheets, settings=settings, out=store.root, split=split,
                                            origin=origin, seed=seed, jobs=1, workers=workers),
-                              values.get("feedback") or "verdicts", values.get("release") or "now", base_url)
+                              values.get("feedback") or "verdicts", values.get("release") or "now", base_url,
+                              read_setting(SETTINGS["attempts"], values.get("attempts", "")))
     except LayoutError as error:  # checked before any file: nothing was written
         return None, {"form": str(error)}
     return stored.id, {}

@@ -15,7 +15,16 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
-from generator.app.scans import confirm, new_run, page_pictures, review_items, run_file, save_run, write_json
+from generator.app.scans import (
+    confirm,
+    new_run,
+    page_pictures,
+    review_items,
+    run_file,
+    save_run,
+    scan_answers,
+    write_json,
+)
 from generator.app.store import NotFound
 from generator.core.answers import cell_at
 from generator.core.errors import AttnsheetError
@@ -36,7 +45,7 @@ class Review(Pages):
 
     async def upload_scans(self, request: Request) -> Response:
         """Read an upload of scans into the batch: its sheets saved, its review waiting."""
-        data = await request.form(max_files=MAX_SCAN_FILES, max_fields=4)
+        data = await request.form(max_files=MAX_SCAN_FILES, max_fields=6)
         if not self._csrf_ok(str(data.get("csrf", ""))):
             raise PermissionError("the form is stale or was not sent by this app: reload the page")
         batch = self.store.batch(request.path_params["batch_id"])
@@ -54,11 +63,12 @@ class Review(Pages):
                 path = run / "uploads" / f"{n:03d}{suffix}"  # the name is ours: the upload's is only shown
                 path.write_bytes(await upload.read())
                 paths.append(path)
-            summary = await self.off_loop(self._locked, _scan, self.store, batch, paths, run)
+            replace_typed = str(data.get("replace", "")) in ("on", "true", "1")
+            await self.off_loop(self._locked, _scan, self.store, batch, paths, run, replace_typed,
+                                self.lock.hand_on)
         except BaseException:
             shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind
             raise
-        write_json(run / "summary.json", {"line": summary})
         return RedirectResponse(f"/batches/{batch.id}/review?run={run.name}", status_code=303)
 
     async def review(self, request: Request) -> Response:
@@ -101,13 +111,14 @@ class Review(Pages):
     async def scanned_sheet(self, request: Request) -> Response:
         """A sheet's scan with each box's verdict on it, for a spot check."""
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        answers = self.store.answers(batch, sheet)
+        kept = scan_answers(self.store, batch, sheet)
         pictures = page_pictures(batch, sheet["code"])
-        if answers is None or not pictures:
+        if kept is None or not pictures:
             raise NotFound("this sheet has no scan")
         from generator.app.classroom import grade_sheet
 
-        graded = grade_sheet(sheet, answers)
+        answers = kept[1]
+        graded = grade_sheet(sheet, answers, batch.trivial)
         pages = await self.off_loop(_geometry, batch, sheet)
         marks = []
         for page, (run, name) in zip(pages, pictures):
@@ -133,8 +144,14 @@ def run_file_json(batch, run: str) -> Path:
     return scans_folder(batch) / run / "summary.json"
 
 
-def _scan(store, batch, paths: list[Path], run: Path) -> str:
-    """Reads the uploaded pages into `run` and saves the sheets they hold; the summary line."""
+SLICE = 8
+"""Pages read before a scan hands the render lock on to whoever waits (a batch waits at most a slice)."""
+
+
+def _scan(store, batch, paths: list[Path], run: Path, replace_typed: bool = False, hand_on=None) -> str:
+    """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
+    (its summary, last: a run without one is finished or removed at the next start); the summary
+    line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first."""
     from generator.scan.pipeline import Catalogue
     from generator.scan.run import scan_folder, sources_of
 
@@ -142,8 +159,15 @@ def _scan(store, batch, paths: list[Path], run: Path) -> str:
     links = {link.token: link.code for link in store.links(batch).values()}
     settings = batch.manifest["settings"]
     catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
-    summary = scan_folder(paths, catalogue, run, force=True, keep_pages=True)
-    save_run(store, batch, run)
+
+    def progress(done: int) -> None:
+        if hand_on is not None and done % SLICE == 0:
+            hand_on()
+
+    summary = scan_folder(paths, catalogue, run, force=True, progress=progress, keep_pages=True)
+    write_json(run / "saving.json", {"line": summary.line, "replace": replace_typed})
+    save_run(store, batch, run, replace_typed)
+    write_json(run / "summary.json", {"line": summary.line})
     return summary.line
 
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from generator.app.classroom import feedback_for, grade_sheet, save_sheet
+from generator.app.classroom import feedback_now, hand_in
 from generator.app.store import NotFound, Store
 from generator.core.formats import problem_from_json
 from generator.core.kinds import solve
@@ -75,7 +75,9 @@ class Students(Pages):
         lang = self.language(request, batch)
         problem = problem_from_json(sheet["problem"])
         sheet_form = await self.off_loop(lambda: form(problem, solve(problem), lang))
-        answers = await self.off_db(self.store.answers, batch, sheet)
+        # Their own last hand-in (never what the teacher typed or a scan read: those are the teacher's records).
+        latest = await self.off_db(self.store.latest, batch, sheet, "student")
+        answers = latest[1] if latest else None
         return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=sheet_form,
                          shapes_json=shapes_of(sheet_form), token=token, closed=batch.closed,
                          answers=answers or {}, handed_in=answers is not None)
@@ -87,16 +89,14 @@ class Students(Pages):
         self.per_link.check(token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         written = await self._json(request)
-        graded = await self.off_db(save_sheet, self.store, batch, sheet, written, "student")
-        return JSONResponse({"handed_in": True, **feedback_for(batch, graded)})
+        return JSONResponse(await self.off_db(hand_in, self.store, batch, sheet, written))
 
     async def feedback(self, request: Request) -> Response:
         """The feedback of the sheet as last handed in (the teacher may have released it since)."""
         token = request.path_params["token"]
         self.per_link.check(token)
         batch, sheet = await self.off_db(self.store.by_token, token)
-        answers = await self.off_db(self.store.answers, batch, sheet)
-        return JSONResponse(feedback_for(batch, None if answers is None else grade_sheet(sheet, answers)))
+        return JSONResponse(await self.off_db(feedback_now, self.store, batch, sheet))
 
     async def find_sheet(self, request: Request) -> Response:
         """A student without a phone: the code and PIN printed on the sheet open its page."""

@@ -20,7 +20,8 @@
   async function send(url) {
     const response = await fetch(url, {
       method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify(answers()),
+      // A save says which version the page showed: one that arrived since is kept, never lost unseen.
+      body: JSON.stringify(url === root.dataset.save && "base" in root.dataset ? { ...answers(), base: root.dataset.base } : answers()),
     });
     return { status: response.status, body: await response.json() };
   }
@@ -150,10 +151,14 @@
     if (result.saved) {
       dirty = false;
       try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
-      status.textContent = words.saved.replace("@", result.points + " / " + result.total);
+      status.textContent = result.kept_newer ? words.newer : words.saved.replace("@", result.points + " / " + result.total);
+      root.dataset.base = result.rev;
     } else {
       status.textContent = words.unsaved.replace("@", result.error || words.refused);
     }
+  });
+  document.querySelectorAll("time[data-epoch]").forEach((t) => {
+    t.textContent = new Date(Number(t.dataset.epoch) * 1000).toLocaleString(document.documentElement.lang || undefined);
   });
   refresh();
   if (inputs.length) inputs[0].focus();

@@ -20,6 +20,11 @@
     if (result.status === "received") { status.textContent = words.received; return; }
     if (result.status !== "graded") return;
     status.textContent = words.graded.replace("{points}", result.points).replace("{total}", result.total);
+    if (result.attempts !== undefined) {
+      status.textContent += " " + (result.left > 0 ? words.left.replace("{left}", result.left).replace("{attempts}", result.attempts)
+                                                   : words.none_left);
+      if (result.left <= 0) document.getElementById("handin").disabled = true;
+    }
     for (const input of inputs) {
       const verdict = at(result.cells, input);
       if (verdict) input.dataset.verdict = verdict;

@@ -1,0 +1,109 @@
+"""The class page's routes: the gradebook, the policy (feedback, attempts, close), files, decisions on conflicts."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
+from generator.core.errors import AttnsheetError
+from generator.core.grade import step_label
+from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
+from generator.output.html import report_html
+from generator.sheet.model import Settings
+from generator.web.pages import Pages
+
+
+class Classes(Pages):
+    """A batch's class: what was saved and handed in, graded (the store and render lock are set by the app)."""
+
+    store: Store
+
+    async def class_page(self, request: Request) -> Response:
+        """The gradebook of the sheets saved so far, the item analysis, and the class's files."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        graded = await self.off_loop(self.store.graded, batch)
+        handins = await self.off_db(self.store.handins, batch)
+        conflicts = await self.off_db(self.store.conflicts, batch)
+        names = {int(s["index"]): str(s["student"].get("name", "")) for s in batch.sheets}
+        return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
+                         handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
+                         labels=[label for label, _, _ in _labels(graded)])
+
+    async def policy(self, request: Request) -> Response:
+        """What students see after handing in, and when; release the feedback; close or open hand-ins."""
+        data = await request.form(max_files=0, max_fields=8)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        batch = self.store.batch(request.path_params["batch_id"])
+        action = str(data.get("action", ""))
+        attempts = str(data.get("attempts") or batch.attempts)
+        if not attempts.isdigit() or len(attempts) > 3:
+            raise AttnsheetError(f"hand-ins with feedback: a whole number from {ATTEMPTS[0]} to {ATTEMPTS[1]}")
+        changes = {"feedback": str(data.get("feedback") or batch.feedback),
+                   "release": str(data.get("release") or batch.release), "attempts": int(attempts),
+                   "trivial": str(data.get("trivial") or batch.trivial)}
+        if action in ("release", "hold"):
+            changes["released"] = action == "release"
+        if action in ("close", "open"):
+            changes["closed"] = action == "close"
+        await self.off_db(lambda: self.store.set_policy(batch, **changes))
+        return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
+
+    async def status(self, request: Request) -> Response:
+        """How many sheets are saved and handed in, and when last: the class page reloads when it changes."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        saved, handins, conflicts = await self.off_db(lambda: (self.store.saved(batch), self.store.handins(batch),
+                                                                self.store.conflicts(batch)))
+        return JSONResponse({"saved": len(saved), "handins": sum(handins.values()), "conflicts": len(conflicts),
+                             "points": sum(g["points"] for g in saved.values())})
+
+    async def class_file(self, request: Request) -> Response:
+        """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
+        batch = self.store.batch(request.path_params["batch_id"])
+        graded = await self.off_loop(self.store.graded, batch)
+        name = request.path_params["name"]
+        settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
+        grades = [g.grade for g in graded]
+        if name == "gradebook.csv":
+            return Response(gradebook_csv(grades), media_type="text/csv",
+                            headers={"content-disposition": 'attachment; filename="gradebook.csv"'})
+        if not graded:
+            raise NotFound("no sheet of this batch is saved yet")
+        if name == "report.pdf":
+            return Response(await self.off_loop(self._locked, report_pdf, grades, settings),
+                            media_type="application/pdf")
+        if name == "report.html":
+            response = HTMLResponse(report_html(class_report(grades), settings, "/preview/"))
+            response.headers["x-frame"] = "report"  # framed by the class page, like the preview
+            return response
+        codes = {f"{int(sheet['index']):03d}.pdf": sheet["code"] for sheet in batch.sheets}
+        chosen = [g for g in graded if codes.get(name) == g.grade.code]
+        if not chosen:
+            raise NotFound("no such file")
+        return Response(await self.off_loop(self._locked, graded_pdf, chosen[0], settings),
+                        media_type="application/pdf")
+
+    def _conflicted(self, batch, sheet) -> int:
+        """How many revisions of a sheet wait for the teacher's decision."""
+        return sum(1 for r in self.store.history(batch, sheet) if r.state == "conflict")
+
+    async def decide(self, request: Request) -> Response:
+        """The teacher's decision on a revision kept beside a sheet's current one: take it, or leave it."""
+        data = await request.form(max_files=0, max_fields=4)
+        if not self._csrf_ok(str(data.get("csrf", ""))):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        batch = self.store.batch(request.path_params["batch_id"])
+        rev = str(request.path_params["rev"])
+        if not rev.isdigit() or len(rev) > 18:
+            raise NotFound("no such revision")
+        await self.off_db(self.store.decide, batch, int(rev), str(data.get("action", "")) == "take")
+        return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
+
+
+def _labels(graded: list) -> list[tuple[str, int, int]]:
+    """The gradebook's step columns, as the CSV has them."""
+    if not graded:
+        return []
+    heads = max((s.head or 0 for s in graded[0].grade.steps), default=0)
+    return [(step_label(s.head, s.step, heads), s.points, s.total) for s in graded[0].grade.steps]
