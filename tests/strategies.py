@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from generator.core.errors import ProblemError
 from generator.core.kinds import solve
-from generator.core.problem import Head, Problem, Rules
+from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.problem import Rules
 
 
 def int_matrix(rows: int, cols: int, lo: int = -2, hi: int = 3):

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from generator.core.formats import dumps, problem_to_json
 from generator.core.kinds import solve
 from generator.core.metrics import metrics
-from generator.core.problem import Problem, Rules
+from generator.core.kinds.attention.problem import Problem
+from generator.core.problem import Rules
 from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack
 from generator.draw.options import FEWEST_FEATURES, PRESET_NAMES, DrawError, DrawOptions
 from generator.draw.rebuild import rebuild
@@ -36,7 +37,7 @@ def t(m):
 def column_twin(p: Problem) -> Problem:
     if p.convention == "column":
         return p
-    from generator.core.problem import Head
+    from generator.core.kinds.attention.problem import Head
 
     return Problem(X=t(p.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
                    W_O=None if p.W_O is None else t(p.W_O), causal=p.causal)

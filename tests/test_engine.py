@@ -7,7 +7,8 @@ import pytest
 from generator.core.engine import hand_divisor, matmul, power, scale
 from generator.core.errors import ProblemError
 from generator.core.kinds import solve
-from generator.core.problem import Head, Problem, Rules
+from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.problem import Rules
 
 
 def problem(X, W_Q, W_K, W_V, **kw):

@@ -21,8 +21,9 @@ from generator.core.answers import (
 )
 from generator.core.formats import parse_problems
 from generator.core.kinds import grade, has_final
-from generator.core.kinds.attention import FINAL_STEPS, HEAD_STEPS
-from generator.core.problem import Problem, Rules
+from generator.core.kinds.attention.steps import FINAL_STEPS, HEAD_STEPS
+from generator.core.kinds.attention.problem import Problem
+from generator.core.problem import Rules
 from generator.core.student import Student
 
 WORKED = parse_problems((EXAMPLES / "worked.json").read_text())[0]

@@ -16,9 +16,10 @@ from generator.core.answers import parse_answers_json
 from generator.core.errors import ProblemError
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
 from generator.core.kinds import grade, grid_shapes, solve
-from generator.core.kinds.ffn import FFNProblem
-from generator.core.kinds.transformer import BlockProblem
-from generator.core.problem import Head, Problem, Rules
+from generator.core.kinds.ffn.steps import FFNProblem
+from generator.core.kinds.transformer.steps import BlockProblem
+from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.problem import Rules
 
 FFN = parse_problems((EXAMPLES / "ffn.json").read_text())[0]
 BLOCK = parse_problems((EXAMPLES / "block.json").read_text())[0]

@@ -11,7 +11,7 @@ import click
 
 from generator.core.errors import AttnsheetError, InputError
 from generator.core.formats import parse_problems
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.core.usertext import decode
 from generator.output.files import OutputError
 

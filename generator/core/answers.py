@@ -12,7 +12,7 @@ from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json, problem_to_json
 from generator.core.grade import BLANK, Answers, Entry, Grid
 from generator.core.kinds import FINAL_STEPS, HEAD_STEPS, grid_shapes, heads_of, step_names
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.core.table import Row, Table, TableError, header_line, read_table
 from generator.core.usertext import clean_text

@@ -6,13 +6,12 @@ import json
 from typing import Any
 
 from generator.core.errors import ProblemError
-from generator.core.numbers import Number, decode, encode, encode_matrix
-from generator.core.problem import MAX_DIM, MAX_ENTRY, Head, IntMatrix, Rules
+from generator.core.numbers import Number, decode
+from generator.core.problem import MAX_DIM, MAX_ENTRY, IntMatrix, Rules
 
 MAX_CODE = 64
 """Longest `code` read from a problem file."""
 
-_HEAD_KEYS = ("W_Q", "W_K", "W_V")
 _RULE_KEYS = ("scale", "softmax")
 
 
@@ -107,37 +106,6 @@ def rules_from_json(value: Any, prefix: str) -> Rules:
         return Rules(scale=scale, softmax=softmax)
     except ProblemError as error:
         raise ProblemError(f"{prefix}{error}") from None
-
-
-def heads_from_json(value: Any, prefix: str, row: bool) -> tuple[Head, ...]:
-    """A problem's `heads`: a non-empty list of {W_Q, W_K, W_V} objects."""
-    if not isinstance(value, list) or not value:
-        raise ProblemError(f"{prefix}heads: expected a non-empty list of heads, got {_kind(value)}")
-    heads = []
-    for h, head_value in enumerate(value):
-        head_where = f"{prefix}heads[{h}]"
-        head_obj = checked_object(head_value, head_where, _HEAD_KEYS)
-        mats = {}
-        for key, rows_name in (("W_Q", "d_k"), ("W_K", "d_k"), ("W_V", "d_v")):
-            if key not in head_obj:
-                raise ProblemError(f"{head_where}.{key}: missing")
-            what = f"d_model × {rows_name}" if row else f"{rows_name} × d_model"
-            mats[key] = int_matrix(head_obj[key], f"{head_where}.{key}", what)
-        heads.append(Head(**mats))
-    return tuple(heads)
-
-
-def heads_to_json(heads: tuple[Head, ...]) -> list[dict]:
-    """Heads as problem@1 writes them."""
-    return [{"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
-            for h in heads]
-
-
-def head_solution_to_json(h) -> dict:
-    """One head's solved steps as solution@1 writes them."""
-    return {"Q": encode_matrix(h.Q), "K": encode_matrix(h.K), "V": encode_matrix(h.V),
-            "scores": encode_matrix(h.scores), "scaled": encode_matrix(h.scaled), "powers": encode_matrix(h.powers),
-            "sums": [encode(s) for s in h.sums], "A": encode_matrix(h.A), "Z": encode_matrix(h.Z)}
 
 
 def checked_fraction(value: Any, where: str) -> Number:

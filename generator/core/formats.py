@@ -6,102 +6,28 @@ import json
 from typing import Any
 
 from generator.core.errors import ProblemError
-from generator.core.fields import (
-    _choice,
-    _kind,
-    checked_object,
-    code_and_metrics,
-    flag,
-    head_solution_to_json,
-    heads_from_json,
-    heads_to_json,
-    int_matrix,
-    rules_from_json,
-    with_code_and_metrics,
-)
-from generator.core.numbers import encode_matrix
-from generator.core.problem import (
-    CONVENTIONS,
-    MAX_ENTRY,
-    Problem,
-    Solution,
-)
+from generator.core.fields import _kind
+from generator.core.problem import MAX_ENTRY
 
 PROBLEM_FORMAT = "attnsheet/problem@1"
 SOLUTION_FORMAT = "attnsheet/solution@1"
 
 
-_KEYS = ("format", "kind", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
+def problem_from_json(value: Any, where: str = "problem"):
+    """A problem of any kind from a parsed attnsheet/problem@1 JSON value, every field checked
+    by its kind (a value without `kind` is the first kind's: every file written before kinds)."""
+    from generator.core.kinds import DEFAULT_KIND, KINDS, steps_of
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def problem_from_json(value: Any, where: str = "problem") -> Problem:
-    """Build a Problem from a parsed attnsheet/problem@1 JSON value, checking every field."""
     prefix = "" if where == "problem" else where + "."
-    if isinstance(value, dict) and value.get("kind", "attention") != "attention":
-        from generator.core.kinds import KINDS  # the other kinds read their own fields
+    kind = value.get("kind", DEFAULT_KIND) if isinstance(value, dict) else DEFAULT_KIND
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ProblemError(f"{prefix}kind: expected one of {', '.join(KINDS)}, got {_kind(kind)}")
+    return steps_of(kind).from_json(value, prefix)  # each kind checks its fields (`check_format` too)
 
-        kind = value["kind"]
-        if not isinstance(kind, str) or kind not in KINDS:
-            raise ProblemError(f"{prefix}kind: expected one of {', '.join(KINDS)}, got {_kind(kind)}")
-        _format(value, prefix)
-        return KINDS[kind].from_json(value, prefix)
-    obj = checked_object(value, where, _KEYS)
+
+def check_format(obj: dict, prefix: str) -> None:
+    """problem@1's `format` field, as every kind's reader wants it."""
     _format(obj, prefix)
-    convention = _choice(obj, "convention", prefix + "convention", "column")
-    if convention not in CONVENTIONS:
-        raise ProblemError(
-            f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}"
-        )
-    row = convention == "row"
-    rules = rules_from_json(obj.get("rules", {}), prefix)
-    causal = flag(obj, "causal", prefix, False)
-    for key in ("X", "heads"):
-        if key not in obj:
-            raise ProblemError(f"{prefix}{key}: missing")
-    X = int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n")
-    heads = heads_from_json(obj["heads"], prefix, row)
-    W_O = None
-    if obj.get("W_O") is not None:
-        W_O = int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
-    code, metrics = code_and_metrics(obj, prefix)
-    try:
-        return Problem(
-            X=X,
-            heads=tuple(heads),
-            W_O=W_O,
-            convention=convention,
-            rules=rules,
-            causal=causal,
-            code=code,
-            metrics=metrics,
-        )
-    except ProblemError as error:
-        if prefix:
-            raise ProblemError(f"{prefix}{error}") from None
-        raise
-
-
-
-
-
-
-
-
-
-
 
 
 def _format(obj: dict, prefix: str) -> None:
@@ -111,49 +37,18 @@ def _format(obj: dict, prefix: str) -> None:
         raise ProblemError(f"{prefix}format: expected {PROBLEM_FORMAT!r}, got {_kind(obj['format'])}")
 
 
+def problem_to_json(problem) -> dict:
+    """A problem of any kind as attnsheet/problem@1 JSON, with every default filled in (by its kind)."""
+    from generator.core.kinds import kind_of
+
+    return kind_of(problem).to_json(problem)
 
 
+def solution_to_json(solution) -> dict:
+    """A solution of any kind as attnsheet/solution@1 JSON: ints, "p/q" strings, and floats only when irrational."""
+    from generator.core.kinds import kind_of
 
-
-
-
-def problem_to_json(problem: Problem) -> dict:
-    """A Problem as attnsheet/problem@1 JSON, with every default filled in; an attention problem
-    carries no `kind` (a file without one is attention: every file written before reads the same)."""
-    if problem.kind != "attention":
-        from generator.core.kinds import kind_of
-
-        return kind_of(problem).to_json(problem)
-    out: dict[str, Any] = {
-        "format": PROBLEM_FORMAT,
-        "convention": problem.convention,
-        "rules": {"scale": problem.rules.scale, "softmax": problem.rules.softmax},
-        "causal": problem.causal,
-        "X": [list(r) for r in problem.X],
-        "heads": heads_to_json(problem.heads),
-    }
-    if problem.W_O is not None:
-        out["W_O"] = [list(r) for r in problem.W_O]
-    return with_code_and_metrics(out, problem)
-
-
-
-
-def solution_to_json(solution: Solution) -> dict:
-    """A Solution as attnsheet/solution@1 JSON: ints, "p/q" strings, and floats only when irrational."""
-    if solution.problem.kind != "attention":
-        from generator.core.kinds import kind_of
-
-        return kind_of(solution.problem).solution_to_json(solution)
-    out: dict[str, Any] = {
-        "format": SOLUTION_FORMAT,
-        "problem": problem_to_json(solution.problem),
-        "heads": [head_solution_to_json(h) for h in solution.heads],
-        "Z": encode_matrix(solution.Z),
-    }
-    if solution.output is not None:
-        out["output"] = encode_matrix(solution.output)
-    return out
+    return kind_of(solution.problem).solution_to_json(solution)
 
 
 def dumps(value: Any, indent: int = 2, _level: int = 0) -> str:
@@ -178,7 +73,7 @@ def _reject_constant(name: str) -> None:
     raise ProblemError(f"not valid JSON: {name} is not a number JSON allows")
 
 
-def parse_problems(text: str) -> list[Problem]:
+def parse_problems(text: str) -> list:
     """Problems from JSON text: one problem@1 object, or a list of them (as `draw` writes)."""
     if len(text) > MAX_TEXT:
         raise ProblemError(f"problem file too large: over {MAX_TEXT // (1024 * 1024)} MiB")

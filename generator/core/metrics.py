@@ -9,7 +9,8 @@ from typing import Optional
 
 from generator.core.kinds import solve
 from generator.core.numbers import encode
-from generator.core.problem import Problem, Rules, Solution
+from generator.core.kinds.attention.problem import Problem, Solution
+from generator.core.problem import Rules
 
 
 def metrics(problem: Problem, solution: Optional[Solution] = None) -> dict:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.core.problem import Problem, Solution
+from typing import Any
+
+from generator.core.problem import Exercise
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,9 @@ class Sheet:
     """1-based position in the batch."""
     student: Student
     """The student, or blank fields."""
-    problem: Problem
+    problem: Exercise
     """The drawn problem, with its code."""
-    solution: Solution
+    solution: Any
     """Its exact solution."""
     link: str = ""
     """What its worksheet's QR code opens ('' for its code): the student's link on a server's batch."""

@@ -17,9 +17,10 @@ from typing import Callable
 import numpy as np
 
 from generator.core.kinds import solve
-from generator.core.kinds.ffn import FFNProblem
-from generator.core.kinds.transformer import BlockProblem
-from generator.core.problem import Head, Rules, transpose
+from generator.core.kinds.ffn.steps import FFNProblem
+from generator.core.kinds.transformer.steps import BlockProblem
+from generator.core.kinds.attention.problem import Head
+from generator.core.problem import Rules, transpose
 from generator.draw.kindopts import KindOptions, LayerPreset, attention_options
 from generator.draw.options import GUARANTEES as ATTENTION_GUARANTEES
 from generator.draw.options import DrawError, Infeasible, Table, lanes, words_for

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional, Sequence
 
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.draw.codes import CodeError
 from generator.draw.private import Secret, is_private, private_problem
 from generator.draw.search import draw

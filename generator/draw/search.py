@@ -21,7 +21,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from generator.core.problem import Head, Problem, Rules, to_row
+from generator.core.kinds.attention.problem import Head, Problem, to_row
+from generator.core.problem import Rules
 from generator.draw.kinds import draw_kind_keys
 from generator.draw.options import (
     GUARANTEES,

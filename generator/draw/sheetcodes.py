@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Optional, Union
 
 from generator.core.formats import problem_to_json
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
 from generator.draw.kindopts import KindOptions
 from generator.draw.options import (

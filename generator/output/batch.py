@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.kinds import solve
-from generator.core.problem import Head, Problem, Rules, to_row
+from generator.core.kinds.attention.problem import Head, Problem, to_row
+from generator.core.problem import Rules
 from generator.core.student import Sheet, Student
 from generator.output.files import check_free, check_writable, remove_files, slug, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
@@ -376,8 +377,8 @@ def blank_problem(options: DrawOptions) -> Problem:
 def _blank_layers(o, zeros):
     """A blank FFN or block of the shape of `o` (KindOptions); A is the identity, a distribution
     the block accepts (a blank template prints none of its numbers)."""
-    from generator.core.kinds.ffn import FFNProblem
-    from generator.core.kinds.transformer import BlockProblem
+    from generator.core.kinds.ffn.steps import FFNProblem
+    from generator.core.kinds.transformer.steps import BlockProblem
     from generator.draw.kinds import to_row
 
     n, d, f = o.tokens, o.d_model, o.d_ff

@@ -15,7 +15,8 @@ from generator.core.formats import dumps
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
 from generator.core.kinds import grade, solve
-from generator.core.problem import Problem, same_numbers
+from generator.core.problem import Exercise as Problem
+from generator.core.problem import same_numbers
 from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.files import slug

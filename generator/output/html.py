@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+from typing import Any as Solution
 from typing import Iterable, Iterator, Optional, Sequence
 
 import jinja2
 from markupsafe import Markup
 
 from generator import __version__
-from generator.core.problem import Problem, Solution
+from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.output.paint import FootMark, Painter, Plan
 from generator.output.prose import shaper

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.kinds import grid_shapes, has_final, heads_of
-from generator.core.problem import Problem, Solution
+from generator.core.kinds.attention.problem import Problem, Solution
 from generator.sheet.arrangement import final_arrangement
 from generator.sheet.grid import GridView, grid
 from generator.sheet.i18n import translations

@@ -7,7 +7,7 @@ from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
 from generator.core.kinds import step_inputs
 from generator.core.numbers import sheet_value
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.sheet.i18n import translations
 
 

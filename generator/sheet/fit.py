@@ -6,7 +6,7 @@ import math
 from dataclasses import replace
 from typing import Sequence
 
-from generator.core.problem import Problem
+from generator.core.kinds.attention.problem import Problem
 from generator.sheet.grid import GridView
 from generator.sheet.look import SPACED_PT
 from generator.sheet.panel import PanelView, text_panel

@@ -13,7 +13,7 @@ from typing import Optional
 
 from generator.core.errors import LayoutError
 from generator.core.numbers import sheet_value
-from generator.core.problem import Solution
+from generator.core.kinds.attention.problem import Solution
 from generator.core.student import Student
 from generator.sheet.fit import worked_height, worked_panel
 from generator.sheet.graded import GradedSheet, score_panel

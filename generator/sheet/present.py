@@ -7,7 +7,8 @@ from typing import Optional
 
 from generator.core.engine import hand_divisor
 from generator.core.numbers import sheet_value
-from generator.core.problem import Problem, Solution, transpose
+from generator.core.kinds.attention.problem import Problem, Solution
+from generator.core.problem import transpose
 from generator.sheet.i18n import translations
 from generator.sheet.rules import _dot
 

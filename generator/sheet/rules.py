@@ -8,7 +8,7 @@ from typing import Sequence
 
 from generator.core.engine import hand_divisor
 from generator.core.numbers import Cell, normalize, sheet_value
-from generator.core.problem import Problem, Solution
+from generator.core.kinds.attention.problem import Problem, Solution
 from generator.sheet.i18n import translations
 
 DECIMALS = 2

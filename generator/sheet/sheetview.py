@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from generator.core.problem import Problem
+from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
 from generator.sheet.panel import PanelView

@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from generator.core.numbers import Matrix
-from generator.core.problem import HeadSolution, transpose
+from generator.core.kinds.attention.problem import HeadSolution
+from generator.core.problem import transpose
 
 Texts = tuple[tuple[str, ...], ...]
 

@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Optional
 
 from generator.core.errors import LayoutError
-from generator.core.problem import Problem, Solution, transpose
+from generator.core.kinds.attention.problem import Problem, Solution
+from generator.core.problem import transpose
 from generator.core.student import Student
 from generator.sheet.arrangement import KEPT_BANDS, arrangement, final_arrangement
 from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to, worked_height, worked_panel

@@ -1,30 +1,51 @@
-"""The exercise kinds, each declared once as a graph of steps: solving, grading and answers' shapes go through here."""
+"""The exercise kinds, each one folder registered here by name; solving, grading and answers' shapes go through here.
+
+A kind's folder holds every part of it, each in its layer: `steps` (its problem, the graph of
+its steps, problem@1 and solution@1: pure, as core is), `draw` (its options, presets,
+guarantees and seeded draw), `sheet` (where its grids go, its words), `settings` (what a
+teacher chooses, with its help). The code that serves every kind asks for a kind's part by
+name (`part`), in its own layer, and never names a kind.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 
 from generator.core.errors import ProblemError
 from generator.core.grade import Answers, Grade, Grid, StepGrade
 from generator.core.graph import Key, evaluate
-from generator.core.kinds import attention, ffn, transformer
 from generator.core.problem import transpose
 
-KINDS: dict[str, ModuleType] = {"attention": attention, "ffn": ffn, "transformer": transformer}
-"""Every kind by its name in problem@1's `kind`: a new kind is its module and one line here."""
+KINDS: tuple[str, ...] = ("attention", "ffn", "transformer")
+"""Every kind by its name in problem@1's `kind`, in the order the form offers them: a new kind is
+its folder and its name here."""
+DEFAULT_KIND = KINDS[0]
+"""The kind of a problem@1 without `kind` (every file written before there were kinds)."""
 
-HEAD_STEPS = tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.HEAD_STEPS))
+
+def part(kind: str, name: str) -> ModuleType:
+    """A kind's part by name (steps, draw, sheet, settings), loaded when first asked for."""
+    if kind not in KINDS:
+        raise ProblemError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    return import_module(f"{__name__}.{kind}.{name}")
+
+
+def steps_of(kind: str) -> ModuleType:
+    """A kind's steps: its problem type, graph, JSON and solution."""
+    return part(kind, "steps")
+
+
+_STEPS = [steps_of(kind) for kind in KINDS]  # pure, as core is: loaded with the registry
+HEAD_STEPS = tuple(dict.fromkeys(name for kind in _STEPS for name in kind.HEAD_STEPS))
 """Every name a grid in a head can have, in any kind (what an answers file may name)."""
-FINAL_STEPS = tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.FINAL_STEPS))
+FINAL_STEPS = tuple(dict.fromkeys(name for kind in _STEPS for name in kind.FINAL_STEPS))
 """Every name a grid outside the heads can have, in any kind."""
 
 
 def kind_of(problem) -> ModuleType:
-    """The module that declares a problem's kind."""
-    try:
-        return KINDS[problem.kind]
-    except KeyError:
-        raise ProblemError(f"kind: expected one of {', '.join(KINDS)}, got {problem.kind!r}") from None
+    """The steps of a problem's kind."""
+    return steps_of(problem.kind)
 
 
 def solve(problem):

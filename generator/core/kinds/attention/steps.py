@@ -10,7 +10,16 @@ from generator.core.engine import MAX_EXPONENT, hand_divisor, power, scale
 from generator.core.errors import ProblemError
 from generator.core.graph import Key, Step, Values, copy, evaluate, guarded, product, stacked, transposed
 from generator.core.numbers import Number, divide, normalize
-from generator.core.problem import Head, HeadSolution, Problem, Rules, Solution, transpose
+from generator.core.kinds.attention.problem import (  # noqa: F401  (problem@1 and solution@1: the kind's own)
+    Head,
+    HeadSolution,
+    Problem,
+    Solution,
+    from_json,
+    solution_to_json,
+    to_json,
+)
+from generator.core.problem import Rules, transpose
 
 KIND = "attention"
 

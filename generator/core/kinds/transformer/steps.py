@@ -6,34 +6,31 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Optional
 
-import generator.core.kinds.attention as attention
+import generator.core.kinds.attention.steps as attention
 from generator.core.errors import ProblemError
 from generator.core.fields import (
     checked_fraction,
     checked_object,
     code_and_metrics,
     flag,
-    head_solution_to_json,
-    heads_from_json,
-    heads_to_json,
     int_matrix,
     rules_from_json,
     with_code_and_metrics,
 )
 from generator.core.graph import Key, Step, Values, add, evaluate, product
-from generator.core.kinds.ffn import Layers, check_ffn, ffn_steps, layer_fields, prefixed
-from generator.core.kinds.ffn import given as ffn_given
-from generator.core.numbers import Matrix, encode, encode_matrix
-from generator.core.problem import (
+from generator.core.kinds.attention.problem import (
     MAX_HEADS,
     Head,
     HeadSolution,
-    IntMatrix,
     Problem,
-    Rules,
-    shape,
-    transpose,
+    head_solution_to_json,
+    heads_from_json,
+    heads_to_json,
 )
+from generator.core.kinds.ffn.steps import Layers, check_ffn, ffn_steps, layer_fields, prefixed
+from generator.core.kinds.ffn.steps import given as ffn_given
+from generator.core.numbers import Matrix, encode, encode_matrix
+from generator.core.problem import IntMatrix, Rules, shape, transpose
 
 KIND = "transformer"
 ATTENTIONS = ("given", "computed")
@@ -218,6 +215,9 @@ KEYS = ("format", "kind", "convention", "attention", "A", "heads", "W_O", "rules
 
 def from_json(obj: dict, prefix: str) -> BlockProblem:
     """A block from a problem@1 object whose kind is transformer, every field checked."""
+    from generator.core.formats import check_format
+
+    check_format(obj, prefix)
     checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
     row = convention == "row"

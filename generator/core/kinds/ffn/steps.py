@@ -158,6 +158,9 @@ KEYS = ("format", "kind", "convention", "X", "W1", "b1", "W2", "b2", "residual",
 
 def from_json(obj: dict, prefix: str) -> FFNProblem:
     """An FFN problem from a problem@1 object whose kind is ffn, every field checked."""
+    from generator.core.formats import check_format
+
+    check_format(obj, prefix)
     checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
     convention = obj.get("convention", "column")
     code, metrics = code_and_metrics(obj, prefix)

@@ -1,0 +1,1 @@
+"""The transformer block by hand, one kind in one folder: attention, residuals and the feed-forward layer."""
