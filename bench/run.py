@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.core.kinds import solve  # noqa: E402
-from generator.draw.options import DrawOptions  # noqa: E402
+from generator.core.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
 ATTNSHEET = [sys.executable, "-m", "generator"]
@@ -101,14 +101,14 @@ def kinds(repeats: int) -> list[Row]:
     """(l) A key page of each kind after attention, written directly as generate writes it,
     against an attention key page taken in the same rounds; and a draw of each, alone."""
     from generator.core.student import Student
-    from generator.draw.kindopts import KindOptions
+    from generator.draw.choose import kind_options
     from generator.output import direct
     from generator.sheet.model import Settings
     from generator.sheet.sheets import sheet_view
 
     settings = Settings()
-    shapes = {"attention": DrawOptions(), "ffn": KindOptions(kind="ffn"), "transformer": KindOptions(kind="transformer"),
-              "transformer computed": KindOptions(kind="transformer", attention="computed")}
+    shapes = {"attention": DrawOptions(), "ffn": kind_options("ffn"), "transformer": kind_options("transformer"),
+              "transformer computed": kind_options("transformer", attention="computed")}
     works, draws = {}, {}
     for name, options in shapes.items():
         problem = draw(options, 2026)[0]

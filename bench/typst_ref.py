@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.core.kinds import solve  # noqa: E402
-from generator.draw.options import DrawOptions  # noqa: E402
+from generator.core.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 from generator.sheet.grid import grid  # noqa: E402
 from generator.sheet.rules import rules_lines  # noqa: E402

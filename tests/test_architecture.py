@@ -52,8 +52,15 @@ def imports(path: Path, top_level_only: bool = False) -> set[str]:
     return found
 
 
+# A kind is one folder, generator/core/kinds/<kind>/, its parts each in their layer: the steps are
+# core, the draw and the settings draw's, the sheet the sheet's.
+PART_LAYERS = {"steps": "core", "problem": "core", "draw": "draw", "settings": "draw", "sheet": "sheet"}
+
+
 def layer(module: str) -> str | None:
     parts = module.split(".")
+    if parts[:3] == ["generator", "core", "kinds"] and len(parts) > 4:
+        return PART_LAYERS.get(parts[4], "unknown")
     return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else None
 
 

@@ -114,7 +114,7 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
 
 def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
     from generator.core.kinds import solve
-    from generator.draw.options import DrawOptions
+    from generator.core.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.present import frames
 

@@ -19,7 +19,7 @@ from generator.app.scans import review_items
 from generator.app.store import Store
 from generator.core.cells import read_cell_text
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.output.batch import Batch, make_sheets
 from generator.scan.synthetic import filled_sheets, pdf_of
 from generator.sheet.model import Settings

@@ -19,7 +19,7 @@ from PIL import Image, ImageChops
 from generator.core.answers import parse_answers_json, skeleton
 from generator.core.kinds import grade, solve
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output import direct
 from generator.output.documents import document

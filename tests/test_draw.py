@@ -16,7 +16,8 @@ from generator.core.metrics import metrics
 from generator.core.kinds.attention.problem import Problem
 from generator.core.problem import Rules
 from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack
-from generator.draw.options import FEWEST_FEATURES, PRESET_NAMES, DrawError, DrawOptions
+from generator.core.kinds.attention.draw.presets import FEWEST_FEATURES, DrawOptions
+from generator.draw.options import PRESET_NAMES, DrawError
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, draw_keys, fresh_seed
 from generator.draw.sheetcodes import decode_code, encode_code
@@ -216,14 +217,13 @@ def test_check_character_catches_every_typo_and_swap(options, seed, index):
                 decode_code(swapped)
 
 
-def test_unknown_code_version_is_a_clear_error():
+def test_a_code_of_a_kind_this_attnsheet_does_not_know_is_a_clear_error():
     w = BitWriter()
-    w.uint(6, 3)  # 1 to 3: attention; 4: the kinds after it; 5: private codes; 7: a teacher's own problem
-    w.uint(1, 2)
-    w.flag(False)
+    w.uint(6, 3)  # 1 to 3: attention; 4: the first kinds after it; 5: private; 6: every later kind; 7: own
+    w.gamma(40)  # a kind number no kind of this attnsheet has
     w.sized(7, 6)
     w.sized(0, 5)
-    with pytest.raises(CodeError, match="format version 6"):
+    with pytest.raises(CodeError, match="a kind this attnsheet does not know"):
         decode_code(pack(w.bits))
 
 
@@ -291,7 +291,7 @@ def test_a_failed_draw_names_settings_that_were_tried_and_draw_it(extra, count, 
 
 
 def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():
-    from generator.draw.options import advice
+    from generator.core.kinds.attention.draw.presets import advice
 
     at_limit = DrawOptions(max_score=12, max_sum=100_000)
     assert "raise --max-score" not in advice("qk_window", at_limit, at_limit.limits())
@@ -386,7 +386,7 @@ def test_the_fewest_features_allowed_draw_every_seed_tried(tokens):
 
 
 def test_a_failed_first_try_is_drawn_again_and_a_first_try_that_draws_is_unchanged():
-    from generator.draw import search
+    from generator.core.kinds.attention.draw import search
 
     options = DrawOptions(preset="easy", tokens=10, d_model=4, d_k=6)
     keys = [(seed, 0) for seed in range(40)]

@@ -261,17 +261,18 @@ def test_a_computed_blocks_attention_is_the_attention_kinds(p):
 
 # --- the draw -------------------------------------------------------------------------------------
 
-from generator.draw.kindopts import LAYER_PRESETS, KindOptions  # noqa: E402
+from generator.core.kinds.ffn.draw import LAYER_PRESETS  # noqa: E402
+from generator.draw.choose import kind_options  # noqa: E402
 from generator.draw.rebuild import rebuild  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
-SHAPES = [KindOptions(kind="ffn", preset=p, tokens=n, d_model=d, d_ff=f, convention=c)
+SHAPES = [kind_options("ffn", preset=p, tokens=n, d_model=d, d_ff=f, convention=c)
           for p in LAYER_PRESETS for n, d, f in ((3, 3, 4), (2, 2, 2), (4, 3, 3), (5, 4, 4)) for c in ("column", "row")]
-SHAPES += [KindOptions(kind="transformer", preset=p, tokens=n, d_model=d, d_ff=f)
+SHAPES += [kind_options("transformer", preset=p, tokens=n, d_model=d, d_ff=f)
            for p in LAYER_PRESETS for n, d, f in ((3, 3, 3), (4, 3, 4), (2, 2, 2))]
-SHAPES += [KindOptions(kind="transformer", attention="computed", preset=p, tokens=3, d_model=3, d_ff=3, d_k=2)
+SHAPES += [kind_options("transformer", attention="computed", preset=p, tokens=3, d_model=3, d_ff=3, d_k=2)
            for p in LAYER_PRESETS]
-SHAPES += [KindOptions(kind="transformer", attention="computed", tokens=3, d_model=3, d_ff=3, d_k=2, heads=2,
+SHAPES += [kind_options("transformer", attention="computed", tokens=3, d_model=3, d_ff=3, d_k=2, heads=2,
                        output_projection=True, causal=True)]
 
 
@@ -296,8 +297,8 @@ def rebuild_options(code: str):
     return decode_code(code).options
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.kind}-{o.attention}-{o.preset}-{o.tokens}{o.d_model}"
-                                                     f"{o.d_ff}-{o.convention}-h{o.heads}")
+@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.kind}-{getattr(o, 'attention', '')}-{o.preset}-"
+                                                     f"{o.tokens}{o.d_model}{o.d_ff}-{o.convention}-h{getattr(o, 'heads', 1)}")
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=12)
     assert len({p.code for p in problems}) == 12
@@ -310,13 +311,13 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
 
 
 def test_the_draw_is_the_same_in_any_count():
-    o = KindOptions(kind="transformer")
+    o = kind_options("transformer")
     assert draw(o, 5, count=6)[4] == draw(o, 5, count=1, start=4)[0]
 
 
 DRAW_ERRORS = [
     (["--kind", "ffn", "--d-v", "2"], "--d-v is for attention sheets"),
-    (["--d-ff", "3"], "--d-ff is for --kind ffn or transformer"),
+    (["--d-ff", "3"], "--d-ff is for ffn and transformer sheets, not attention"),
     (["--kind", "transformer", "--attention", "computed", "--heads", "2"], "with several --heads, add --output"),
     (["--kind", "transformer", "--no-residual"], "always adds its input back"),
     (["--kind", "transformer", "--causal"], "are for --attention computed"),

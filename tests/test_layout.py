@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.core.kinds import solve
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.sheet.views import final_matrices, head_matrices
 

@@ -9,7 +9,7 @@ from collections import Counter
 from conftest import EXAMPLES
 from pypdf import PdfReader
 
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.output.batch import blank_problem
 from generator.sheet.i18n import translations
 from generator.sheet.rules import rules_lines

@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from generator.core.kinds import solve
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output.html import document_html, page_css_text
 from generator.output.paint import Painter, PanelMark

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from generator.core.problem import same_numbers
 from generator.draw.codes import CodeError
-from generator.draw.kindopts import KindOptions
-from generator.draw.options import DrawOptions
+from generator.draw.choose import kind_options
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.private import MAX_TAG, SecretError, new_secret, private_coder, read_private
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw
@@ -102,7 +102,7 @@ def test_private_settings_that_cannot_be(run, tmp_path):
 @given(tag=st.integers(0, MAX_TAG), index=st.integers(0, 999), kind=st.sampled_from(["attention", "ffn"]))
 def test_private_codes_read_back_and_a_typo_is_caught(tag, index, kind):
     secret = new_secret()
-    options = DrawOptions() if kind == "attention" else KindOptions(kind="ffn")
+    options = DrawOptions() if kind == "attention" else kind_options("ffn")
     code = private_coder(options, tag, secret)(index)
     parts = read_private(code)
     assert (parts.inner.options, parts.inner.seed, parts.inner.index, parts.code) == (options, tag, index, code)
@@ -123,6 +123,6 @@ def test_a_private_code_never_rebuilds_without_its_secret():
 
 def test_every_public_code_printed_before_rebuilds_as_before():
     # Versions 1-4 and own codes are read as they were: a public code is never taken for a private one.
-    for options in (DrawOptions(), DrawOptions(heads=2, output_projection=True), KindOptions(kind="transformer")):
+    for options in (DrawOptions(), DrawOptions(heads=2, output_projection=True), kind_options("transformer")):
         problem = draw(options, 2026, count=1, start=4)[0]
         assert read_private(problem.code) is None and same_numbers(rebuild(problem.code), problem)

@@ -33,8 +33,8 @@ from generator.core.grade import matches
 from generator.core.kinds import grade, solve
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
-from generator.draw.kindopts import KindOptions
-from generator.draw.options import DrawOptions
+from generator.draw.choose import kind_options
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output.files import STAGE_PREFIX, owner_tag
 from generator.output.gradebook import class_report
@@ -533,7 +533,7 @@ def test_q_written_as_zeros_earns_nothing_for_the_steps_it_makes_trivial():
 @pytest.mark.parametrize("kind,zeroed,trivial_steps", [("ffn", "H_pre", ("Y",)),
                                                       ("transformer", "R", ("H_pre", "H", "Y", "out"))])
 def test_its_kin_in_the_ffn_and_the_block(kind, zeroed, trivial_steps):
-    problem = draw(KindOptions(kind=kind), 7)[0]
+    problem = draw(kind_options(kind), 7)[0]
     result = played(problem, zeroed, head=False)
     verdicts = {s.step: {v for row in s.verdicts for v in row} for s in result.steps}
     for step in trivial_steps:

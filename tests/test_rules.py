@@ -9,7 +9,7 @@ import pytest
 
 from generator.core.kinds import solve
 from generator.core.numbers import sheet_value
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.sheet.rules import rules_lines, worked_example
 

@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from generator.core.kinds import solve
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw
 from generator.output.html import sheet_html

@@ -21,7 +21,7 @@ from generator.app.database import Database, DatabaseError
 from generator.app.store import MIGRATIONS, NotFound, Store
 from generator.core.kinds import solve
 from generator.core.student import Student
-from generator.draw.options import DrawOptions
+from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.output.batch import Batch, make_sheets
 from generator.sheet.model import Settings
 

@@ -8,7 +8,7 @@ import click
 
 from generator.app.settings import DRAW_SETTINGS
 from generator.cli.settingopts import setting_option
-from generator.draw.choose import ATTENTION_OPTION_NAMES, KIND_OPTION_NAMES, options_for
+from generator.draw.choose import options_for
 from generator.draw.options import DrawError
 
 
@@ -19,7 +19,8 @@ def draw_options(command: Callable) -> Callable:
     return command
 
 
-DRAW_OPTION_NAMES = ("kind",) + ATTENTION_OPTION_NAMES + KIND_OPTION_NAMES
+DRAW_OPTION_NAMES = DRAW_SETTINGS
+"""The draw's settings, as the command line's parameters are named."""
 
 
 def options_from(params: dict, drawn: bool = True, given: tuple[str, ...] = ()):

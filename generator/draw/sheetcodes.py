@@ -1,45 +1,30 @@
-"""Sheet codes: every option that shaped a draw, the seed and the index, in a short checked code."""
+"""Sheet codes: every option that shaped a draw, the seed and the index, in a short checked code (any kind's)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, fields, replace
-from typing import Callable, Optional, Union
+from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import Any, Callable, Optional
 
 from generator.core.formats import problem_to_json
+from generator.core.kinds import KINDS, part
 from generator.core.problem import Exercise as Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
-from generator.draw.kindopts import KindOptions
-from generator.draw.options import (
-    MAX_COUNT,
-    MAX_SEED,
-    PRESET_NAMES,
-    DrawError,
-    DrawOptions,
-)
-
-CODE_VERSION = 1
-"""Version of the code layout, and of the draw for every shape the draw's version 2 left as it was."""
-
-BOUNDED_VERSION = 2
-"""The same layout, for the shapes whose draw version 2 changed (several heads with W_O): their
-older codes (version 1) still rebuild the sheets they were printed on."""
-
-SCALED_VERSION = 3
-"""The same layout, for the shapes whose draw version 3 changed (a preset scaled with the
-shape): their older codes (versions 1 and 2) still rebuild the sheets they were printed on."""
+from generator.draw.options import MAX_COUNT, MAX_SEED, DrawError
 
 KIND_VERSION = 4
-"""The layout of the kinds after attention (the FFN, the transformer block): version (3 bits),
-kind (2: 1 ffn, 2 transformer), preset (2), tokens-2, d_model-1, d_ff-1 (Elias gamma), row
-convention, residual (ffn) or computed attention (transformer), and for computed attention
-d_k-1, heads-1 (gamma), output projection and causal (1 bit each); then the seed and the index
-as in every layout. Attention's codes (versions 1 to 3) are unchanged: every code printed
-before the kinds rebuilds its sheet."""
+"""The layout of the first kinds after attention: version (3 bits), the kind's index (2 bits: its
+`LEGACY_INDEX`), then the kind's own fields (see its `code_fields`); then the seed and the index."""
 
 PRIVATE_VERSION = 5
 """The version field of a private code (draw/private.py): the numbers need the teacher's secret."""
+
+KINDS_VERSION = 6
+"""The layout of every later kind: version (3 bits), the kind's number (Elias gamma: its
+`CODE_NUMBER`, never reused), then its own fields; then the seed and the index. Room for any
+number of kinds, so no version is spent on a kind."""
 
 OWN_VERSION = 7
 """The version field of a teacher's own problem: its code names the content, not a draw."""
@@ -49,49 +34,20 @@ CONTENT_BITS = 40
 a trillion, and the code stays a dozen symbols."""
 
 
-_SHAPES = ("tokens", "d_model", "d_k", "d_v", "heads")
-
-
-def encode_code(o: DrawOptions, seed: int, index: int) -> str:
-    """The sheet code of problem `index` of the batch drawn with `seed` and options `o`.
-
-    Layout (versions 1 to 3: see BOUNDED_VERSION, SCALED_VERSION), most significant bit first: version (3 bits), preset (2), a flag for
-    non-default options; if set: tokens-1, d_model-1, d_k-1, d_v-1, heads-1 (Elias gamma),
-    output projection, causal, row convention, exact rules (1 bit each), then x range, w range,
-    max score, max sum (each a presence bit and its value), allow negative exponents (1 bit);
-    then the seed (6-bit length, then its bits) and the index (5-bit length, then its bits).
-    """
+def encode_code(o, seed: int, index: int) -> str:
+    """The sheet code of problem `index` of the batch drawn with `seed` and options `o` (any kind's)."""
     return coder(o, seed)(index)
 
 
 def coder(o, seed: int) -> Callable[[int], str]:
-    """Codes for the problems of one batch: the options and seed are packed once."""
-    if not isinstance(o, DrawOptions):
-        return _kind_coder(o, seed)
+    """Codes for the problems of one batch: the kind's options and the seed are packed once.
+
+    Layout, most significant bit first: the kind's head (its version, and its fields: the kind's
+    `code_head`), then the seed (6-bit length, then its bits) and the index (5-bit length, then
+    its bits).
+    """
     w = BitWriter()
-    w.uint(SCALED_VERSION if o.scales_shape else BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
-    w.uint(PRESET_NAMES.index(o.preset), 2)
-    default = DrawOptions()
-    custom = any(getattr(o, f.name) != getattr(default, f.name) for f in fields(DrawOptions)
-                 if f.name not in ("preset", "draw_version"))
-    w.flag(custom)
-    if custom:
-        for name in _SHAPES:
-            w.gamma(getattr(o, name) - 1)
-        for bit in (o.output_projection, o.causal, o.convention == "row", o.rules == "exact"):
-            w.flag(bit)
-        for r in (o.x_range, o.w_range):
-            w.flag(r is not None)
-            if r is not None:
-                w.signed(r[0])
-                w.gamma(r[1] - r[0])
-        w.flag(o.max_score is not None)
-        if o.max_score is not None:
-            w.signed(o.max_score)
-        w.flag(o.max_sum is not None)
-        if o.max_sum is not None:
-            w.gamma(o.max_sum)
-        w.flag(o.allow_negative_exponents)
+    part(o.kind, "draw").code_head(o, w)
     w.sized(seed, 6)
     return _indexed(w.bits)
 
@@ -107,66 +63,35 @@ def _indexed(prefix: list[int]) -> Callable[[int], str]:
     return code
 
 
-KIND_INDEX = {"ffn": 1, "transformer": 2}
+def _owner(version: int, r) -> ModuleType:
+    """The draw of the kind whose code this is, its head's kind field read."""
+    faces = [part(kind, "draw") for kind in KINDS]
+    if version == KIND_VERSION:
+        index = r.uint(2)
+        found = [f for f in faces if getattr(f, "LEGACY_INDEX", None) == index]
+    elif version == KINDS_VERSION:
+        number = r.gamma()
+        found = [f for f in faces if getattr(f, "CODE_NUMBER", None) == number]
+        if not found:
+            raise UnknownKind(f"a kind this attnsheet does not know (kind number {number}); "
+                              "use the attnsheet that printed it")
+    else:
+        found = [f for f in faces if version in getattr(f, "CODE_VERSIONS", ())]
+    if not found:
+        raise CodeError("not a sheet code")
+    return found[0]
 
 
-def _kind_coder(o: KindOptions, seed: int) -> Callable[[int], str]:
-    w = BitWriter()
-    w.uint(KIND_VERSION, 3)
-    w.uint(KIND_INDEX[o.kind], 2)
-    w.uint(PRESET_NAMES.index(o.preset), 2)
-    w.gamma(o.tokens - 2)
-    w.gamma(o.d_model - 1)
-    w.gamma(o.d_ff - 1)
-    w.flag(o.convention == "row")
-    w.flag(o.residual if o.kind == "ffn" else o.computed)
-    if o.computed:
-        w.gamma(o.d_k - 1)
-        w.gamma(o.heads - 1)
-        w.flag(o.output_projection)
-        w.flag(o.causal)
-    w.sized(seed, 6)
-    return _indexed(w.bits)
-
-
-def _decode_kind(r, code: str) -> "Decoded":
-    """The rest of a version-4 code (the kinds after attention), its version already read."""
-    kinds = {v: k for k, v in KIND_INDEX.items()}
-    kind = kinds.get(r.uint(2))
-    preset_index = r.uint(2)
-    if kind is None or preset_index >= len(PRESET_NAMES):
-        raise CodeError(f"{_shown(code)} is not a sheet code")
-    values: dict = {"kind": kind, "preset": PRESET_NAMES[preset_index], "tokens": r.gamma() + 2,
-                    "d_model": r.gamma() + 1, "d_ff": r.gamma() + 1}
-    values["convention"] = "row" if r.flag() else "column"
-    flag = r.flag()
-    if kind == "ffn":
-        values["residual"] = flag
-    elif flag:
-        values.update(attention="computed", d_k=r.gamma() + 1, heads=r.gamma() + 1, output_projection=r.flag(),
-                      causal=r.flag())
-    seed = r.sized(6)
-    index = r.sized(5)
-    r.finish()
-    try:
-        options = KindOptions(**values)
-    except DrawError as error:
-        raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
-    if seed > MAX_SEED or index >= MAX_COUNT:
-        raise CodeError("sheet code is malformed")
-    canonical = coder(options, seed)(index)
-    if _bare(canonical) != _bare(code):
-        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
-                        f"the sheet it describes is {canonical}")
-    return Decoded(options, seed, index, canonical)
+class UnknownKind(CodeError):
+    """A code of a kind a later attnsheet added."""
 
 
 @dataclass(frozen=True)
 class Decoded:
     """What a sheet code says."""
 
-    options: Union[DrawOptions, KindOptions]
-    """Every option that shaped the draw."""
+    options: Any
+    """Every option that shaped the draw (its kind's options)."""
     seed: int
     """The batch's seed."""
     index: int
@@ -235,8 +160,6 @@ def decode_code(code: str) -> Decoded:
     if version == 0:
         # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
         raise CodeError(f"{_shown(code)} is not a sheet code")
-    if version == KIND_VERSION:
-        return _decode_kind(r, code)
     if version == PRIVATE_VERSION:
         raise CodeError(f"sheet {_shown(code)} has a private code: its key needs the teacher's secret file "
                         "(--secret-file FILE)")
@@ -244,42 +167,19 @@ def decode_code(code: str) -> Decoded:
         read_own_code(code)  # a mistyped one is said as such
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
                         "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
-    if version not in (CODE_VERSION, BOUNDED_VERSION, SCALED_VERSION):
-        raise CodeError(
-            f"sheet code is of format version {version}, which this attnsheet does not know "
-            f"(it reads versions {CODE_VERSION} to {PRIVATE_VERSION} and {OWN_VERSION}); use the attnsheet that printed it"
-        )
-    preset_index = r.uint(2)
-    if preset_index >= len(PRESET_NAMES):
-        raise CodeError("sheet code names an unknown preset")
-    values: dict = {"preset": PRESET_NAMES[preset_index]}
-    if r.flag():
-        for name in _SHAPES:
-            values[name] = r.gamma() + 1
-        values["output_projection"] = r.flag()
-        values["causal"] = r.flag()
-        values["convention"] = "row" if r.flag() else "column"
-        values["rules"] = "exact" if r.flag() else "hand"
-        for name in ("x_range", "w_range"):
-            if r.flag():
-                lo = r.signed()
-                values[name] = (lo, lo + r.gamma())
-        if r.flag():
-            values["max_score"] = r.signed()
-        if r.flag():
-            values["max_sum"] = r.gamma()
-        values["allow_negative_exponents"] = r.flag()
+    try:
+        face = _owner(version, r)
+    except UnknownKind as error:
+        raise CodeError(f"sheet code {_shown(code)} is of {error}") from None
+    except CodeError:
+        raise CodeError(f"{_shown(code)} is not a sheet code") from None
+    try:
+        options = face.read_code(version, r, code)
+    except DrawError as error:
+        raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     seed = r.sized(6)
     index = r.sized(5)
     r.finish()
-    try:
-        options = DrawOptions(**values)
-        if version == CODE_VERSION and options.bounds_output:
-            options = replace(options, draw_version=1)  # printed before the output's bound: drawn without it
-        elif version < SCALED_VERSION and options.scales_shape:
-            options = replace(options, draw_version=2)  # printed before the presets scaled with the shape
-    except DrawError as error:
-        raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     if seed > MAX_SEED or index >= MAX_COUNT:
         raise CodeError("sheet code is malformed")
     canonical = encode_code(options, seed, index)

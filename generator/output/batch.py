@@ -8,12 +8,11 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from generator.core.errors import BatchError, Interrupted, LayoutError
-from generator.core.kinds import solve
-from generator.core.kinds.attention.problem import Head, Problem, to_row
-from generator.core.problem import Rules
+from generator.core.kinds import part, solve
+from generator.core.problem import Exercise as Problem
 from generator.core.student import Sheet, Student
 from generator.output.files import check_free, check_writable, remove_files, slug, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
@@ -24,9 +23,6 @@ from generator.sheet.boxes import boxes_rows
 from generator.sheet.model import Settings
 from generator.sheet.sheets import check_fits, sheet_view
 from generator.sheet.sheetview import with_link
-
-if TYPE_CHECKING:
-    from generator.draw.options import DrawOptions
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ class Written:
     """Files of an earlier batch in the same folder that this one replaced (with --force)."""
 
 
-def make_sheets(options: DrawOptions, seed: int, students: Sequence[Student], start: int = 0,
+def make_sheets(options, seed: int, students: Sequence[Student], start: int = 0,
                 secret=None) -> tuple[Sheet, ...]:
     """Draw and solve one problem per student (blank students for a plain --count); with a
     `secret` (draw/private.Secret) the numbers are drawn from it and the codes are private."""
@@ -351,46 +347,14 @@ def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tupl
     return tuple(sheets)
 
 
-def blank_sheets(options: DrawOptions, students: Sequence[Student]) -> tuple[Sheet, ...]:
+def blank_sheets(options, students: Sequence[Student]) -> tuple[Sheet, ...]:
     """One blank template per student, of the shape and rules of `options`."""
     problem = blank_problem(options)
     solution = solve(problem)
     return tuple(Sheet(i, student, problem, solution) for i, student in enumerate(students, start=1))
 
 
-def blank_problem(options: DrawOptions) -> Problem:
-    """A problem of the shape and rules of `options` with every entry 0: what a blank template
-    is laid out from (none of its numbers is printed)."""
-    def zeros(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
-        return tuple((0,) * cols for _ in range(rows))
-
-    if getattr(options, "kind", "attention") != "attention":
-        return _blank_layers(options, zeros)
-    n, d, dk, dv = options.tokens, options.d_model, options.d_k, options.d_v
-    head = Head(zeros(dk, d), zeros(dk, d), zeros(dv, d))
-    problem = Problem(X=zeros(d, n), heads=(head,) * options.heads,
-                      W_O=zeros(d, options.heads * dv) if options.output_projection else None,
-                      rules=Rules("exact", "e") if options.rules == "exact" else Rules(), causal=options.causal)
-    return to_row(problem) if options.convention == "row" else problem
-
-
-def _blank_layers(o, zeros):
-    """A blank FFN or block of the shape of `o` (KindOptions); A is the identity, a distribution
-    the block accepts (a blank template prints none of its numbers)."""
-    from generator.core.kinds.ffn.steps import FFNProblem
-    from generator.core.kinds.transformer.steps import BlockProblem
-    from generator.draw.kinds import to_row
-
-    n, d, f = o.tokens, o.d_model, o.d_ff
-    layers = dict(X=zeros(d, n), W1=zeros(f, d), b1=(0,) * f, W2=zeros(d, f), b2=(0,) * d)
-    if o.kind == "ffn":
-        problem = FFNProblem(**layers, residual=o.residual)
-    elif not o.computed:
-        problem = BlockProblem(**layers, attention="given",
-                               A=tuple(tuple(int(i == j) for j in range(n)) for i in range(n)))
-    else:
-        dv = o.d_v
-        head = Head(zeros(o.d_k, d), zeros(o.d_k, d), zeros(dv, d))
-        problem = BlockProblem(**layers, attention="computed", heads=(head,) * o.heads,
-                               W_O=zeros(d, o.heads * dv) if o.output_projection else None, causal=o.causal)
-    return to_row(problem) if o.convention == "row" else problem
+def blank_problem(options) -> Problem:
+    """A problem of the shape and rules of `options` (any kind's) with every entry 0: what a blank
+    template is laid out from (none of its numbers is printed)."""
+    return part(options.kind, "draw").blank(options)

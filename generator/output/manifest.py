@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from generator import __version__
 from generator.core.answers import AnswersError
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps, problem_from_json, problem_to_json, solution_to_json
+from generator.core.kinds import part
 from generator.core.metrics import metrics
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Sheet, Student
 from generator.core.usertext import clean_text
 from generator.sheet.model import Settings
-
-if TYPE_CHECKING:
-    from generator.draw.options import DrawOptions
 
 MANIFEST_FORMAT = "attnsheet/manifest@1"
 
@@ -26,8 +24,8 @@ MANIFEST_FORMAT = "attnsheet/manifest@1"
 class Origin:
     """How a batch's problems came to be: drawn with options, or rebuilt from one code."""
 
-    options: Optional[DrawOptions] = None
-    """The draw's options (`generate`)."""
+    options: Optional[Any] = None
+    """The draw's options, any kind's (`generate`)."""
     code: Optional[str] = None
     """The code the one sheet was rebuilt from (`key`)."""
     roster: Optional[str] = None
@@ -60,11 +58,7 @@ def _head(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optio
         options = {"problem_file": origin.problem_file, "count": count, "roster": origin.roster,
                    "title": settings.title, "split": split, **shown}
     else:
-        drawn = asdict(origin.options) if origin.options is not None else {}
-        from generator.draw.options import DRAW_VERSION  # loaded already: the options are its
-
-        if drawn.get("draw_version") == DRAW_VERSION:
-            del drawn["draw_version"]  # the sheet codes say which draw made an older sheet
+        drawn = part(origin.options.kind, "draw").manifest(origin.options) if origin.options is not None else {}
         options = {**drawn, "count": count, "roster": origin.roster, "title": settings.title, "split": split,
                    **shown}
     return {

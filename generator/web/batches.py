@@ -6,8 +6,10 @@ import re
 from typing import Optional
 
 from generator.app.classroom import create_batch
-from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, read
+from generator.app.settings import DRAW_SETTINGS, GROUPS, SETTINGS, WORDS, SettingError, read
 from generator.app.settings import read as read_setting
+from generator.core.kinds import KINDS, part
+from generator.draw.settings import takers
 from generator.app.store import Store
 from generator.core.errors import AttnsheetError, LayoutError
 from generator.core.formats import parse_problems
@@ -26,10 +28,9 @@ from generator.sheet.sheets import sheet_view
 
 FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
               "text": "text"}
-FIELDS = [(name, FORM_KINDS[SETTINGS[name].kind]) for name in (
-    "count", "seed", "kind", "preset", "tokens", "d_model", "d_ff", "residual", "attention", "d_k", "d_v", "heads",
-    "output_projection", "causal", "convention", "rules", "x_range", "w_range", "max_score", "max_sum",
-    "allow_negative_exponents", "paper", "lang", "title", "worked", "blank", "split", "feedback", "release", "attempts")]
+NOT_ON_FORM = ("decimal_comma",)
+"""Settings the form leaves to the sheets' language."""
+FIELDS = [(name, FORM_KINDS[s.kind]) for name, s in SETTINGS.items() if s.kind != "file" and name not in NOT_ON_FORM]
 """The form's fields, in order, with the kind of field each shows; their help, defaults and choices are
 the settings' (the CLI's too)."""
 
@@ -56,8 +57,10 @@ def field_info(name: str, lang: str = "en") -> dict:
     # A flag's default is off, and not shown; an on/off pair (--residual) shows that it is on.
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
     words, group = WORDS[name]
+    # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
+    labels = {kind: _(part(kind, "settings").TITLE) for kind in KINDS} if name == "kind" else {}
     return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
-            "group": group}
+            "group": group, "labels": labels, "kinds": " ".join(takers(name)) if name in DRAW_SETTINGS else ""}
 
 
 def grouped(fields: list[tuple[str, str]], lang: str = "en") -> list[tuple[str, str, list[tuple[str, str]]]]:

@@ -14,8 +14,9 @@ from generator.core.formats import problem_from_json
 from generator.core.grades import grade_to_json
 from generator.core.kinds import grade, solve
 from generator.core.student import Student
-from generator.draw.kindopts import KIND_NAMES, KindOptions
-from generator.draw.options import PRESET_NAMES, DrawOptions
+from generator.core.kinds import DEFAULT_KIND, KINDS
+from generator.draw.choose import kind_options
+from generator.draw.options import PRESET_NAMES
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, fresh_seed
 from generator.sheet.entry import form
@@ -38,10 +39,10 @@ class Practice(Pages):
 
     async def practice(self, request: Request) -> Response:
         """A fresh sheet to practise on: drawn now, opened by its code (so it can be shared)."""
-        preset, kind = request.query_params.get("preset", "medium"), request.query_params.get("kind", "attention")
-        if preset not in PRESET_NAMES or kind not in KIND_NAMES:
-            raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KIND_NAMES)}")
-        options = DrawOptions(preset=preset) if kind == "attention" else KindOptions(kind=kind, preset=preset)
+        preset, kind = request.query_params.get("preset", "medium"), request.query_params.get("kind", DEFAULT_KIND)
+        if preset not in PRESET_NAMES or kind not in KINDS:
+            raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KINDS)}")
+        options = kind_options(kind, preset=preset)
         code = draw(options, fresh_seed())[0].code
         return RedirectResponse(f"/practice/{code}", status_code=303)
 

@@ -6,10 +6,20 @@
   const frame = document.getElementById("preview");
   const which = () => document.querySelector('input[name="which"]:checked').value;
   let timer = null;
+  // A setting only some kinds take shows with those kinds alone (and is not sent for the others).
+  const kind = document.getElementById("f-kind");
+  function showKind() {
+    form.querySelectorAll(".field[data-kinds]").forEach((box) => {
+      const mine = !kind || box.dataset.kinds.split(" ").includes(kind.value);
+      box.hidden = !mine;
+      box.querySelectorAll("input, select").forEach((element) => { element.disabled = !mine; });
+    });
+  }
+  if (kind) { kind.addEventListener("change", showKind); showKind(); }
   function update() {
     const query = new URLSearchParams();
     for (const element of form.elements) {
-      if (!element.name || element.name === "csrf" || element.type === "file") continue;
+      if (!element.name || element.name === "csrf" || element.type === "file" || element.disabled) continue;
       if (element.type === "checkbox") { if (element.checked) query.set(element.name, "on"); }
       else if (element.value) query.set(element.name, element.value);
     }

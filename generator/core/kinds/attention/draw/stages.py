@@ -7,7 +7,8 @@ from typing import Callable
 import numpy as np
 
 from generator.core.engine import hand_divisor
-from generator.draw.options import DrawOptions, Preset, Table, words_for
+from generator.core.kinds.attention.draw.presets import DrawOptions, Preset
+from generator.draw.options import Table, words_for
 
 CHUNK = 16
 """Candidates tried per round of a stage; part of the algorithm (it decides what is drawn)."""

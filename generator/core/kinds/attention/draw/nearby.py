@@ -10,18 +10,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Optional
 
-from generator.draw.options import (
+from generator.core.kinds.attention.draw.presets import (
     GUARANTEES,
     MAX_SCORE_LIMIT,
     MAX_SUM_LIMIT,
     VALUE_LIMIT,
-    DrawError,
     DrawOptions,
-    Infeasible,
     Preset,
-    Table,
     advice,
 )
+from generator.draw.options import DrawError, Infeasible, Table
 
 PROBES = 8
 """Draws tried at most, after the failed one."""
