@@ -22,9 +22,9 @@ from generator.core.kinds import solve  # noqa: E402
 from generator.core.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 from generator.sheet.grid import grid  # noqa: E402
-from generator.sheet.rules import rules_lines  # noqa: E402
+from generator.core.kinds.attention.sheet.rules import rules_lines  # noqa: E402
 from generator.sheet.style import CHAR_PT, GAP, LINE_PT, STYLES, TONES  # noqa: E402
-from generator.sheet.views import arrangement, head_matrices  # noqa: E402
+from generator.core.kinds.attention.sheet.views import arrangement, head_matrices  # noqa: E402
 
 FONTS = str(ROOT / "templates" / "fonts")
 

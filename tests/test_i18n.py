@@ -21,7 +21,7 @@ def sheet_messages() -> set[str]:
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(ROOT), METHODS, options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern, method in METHODS
                                          if method == "jinja2"},
-        keywords={"_": None, "gettext": None},
+        keywords={"_": None, "gettext": None, "N_": None},  # as `make messages` extracts them
     ):
         if "/generator/" in _file or _file.startswith(("generator", "templates")):
             found.add(message if isinstance(message, str) else message[0])

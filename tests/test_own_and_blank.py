@@ -12,7 +12,7 @@ from pypdf import PdfReader
 from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.output.batch import blank_problem
 from generator.sheet.i18n import translations
-from generator.sheet.rules import rules_lines
+from generator.core.kinds.attention.sheet.rules import rules_lines
 
 CLASSIC = EXAMPLES / "classic.json"
 

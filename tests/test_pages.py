@@ -65,7 +65,7 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
     from generator.core.kinds import solve
     from generator.core.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
-    from generator.sheet.rules import worked_example
+    from generator.core.kinds.attention.sheet.rules import worked_example
 
     args = ("--seed", "11", "--convention", convention, "--lang", lang, "--worked")
     assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0

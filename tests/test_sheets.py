@@ -179,7 +179,7 @@ def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
 @pytest.mark.parametrize("preset", ["easy", "medium", "hard"])
 @pytest.mark.parametrize("extra", [{}, {"causal": True}, {"convention": "row"}])
 def test_default_shapes_keep_the_one_page_layout(preset, extra):
-    from generator.sheet.views import CONTENT_WIDTH_PT
+    from generator.sheet.fit import CONTENT_WIDTH_PT
 
     for problem in draw(DrawOptions(preset=preset, **extra), 99, 100):
         head = sheet_view(problem, solve(problem), Student(), Settings(), True).heads[0]
@@ -190,10 +190,10 @@ def test_default_shapes_keep_the_one_page_layout(preset, extra):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_panels_place_every_value_and_caption_without_collisions(layout):
-    from generator.sheet.arrangement import arrangement
+    from generator.core.kinds.attention.sheet.arrangement import arrangement
     from generator.sheet.grid import grid
     from generator.sheet.panel import grid_panel, side_by_side
-    from generator.sheet.views import head_matrices
+    from generator.core.kinds.attention.sheet.views import head_matrices
 
     for problem in draw(LAYOUTS[layout], 31, 25):
         solution = solve(problem)
@@ -240,7 +240,7 @@ def test_a_key_shows_each_unreduced_fraction_that_reduces_beside_its_value(conve
     from fractions import Fraction
 
     from generator.core.problem import transpose
-    from generator.sheet.unreduced import unreduced_forms
+    from generator.core.kinds.attention.sheet.unreduced import unreduced_forms
 
     shown = 0
     for problem in draw(DrawOptions(convention=convention), 3, 40):  # whole powers (no 3^-1)

@@ -151,8 +151,9 @@ def test_practice_draws_a_sheet_and_explains_each_cell(web):
     graded = web.post(f"/api/practice/{code}/grade", json={"heads": [{"Q": [[9, None, None, None]] + [[None] * 4] * 2}]},
                       headers={"x-csrf-token": web.csrf}).json()
     assert graded["cells"]["heads"][0]["Q"][0][0] in ("wrong", "correct")
-    assert graded["explain"]["heads"][0]["Q"][0][0].startswith("row 1 of W_Q · x1")
-    assert graded["explain"]["heads"][0]["scores"][1][2].startswith("k2 · q3")
+    # Each cell's rule from its step's op, its inputs named as the sheet names them.
+    assert graded["explain"]["heads"][0]["Q"][0][0].startswith("row 1 of W_Q · column 1 of X")
+    assert graded["explain"]["heads"][0]["scores"][1][2].startswith("row 2 of Kᵀ · column 3 of Q")
     assert web.post(f"/api/practice/{code}/grade", json={}).status_code == 403
     assert web.get("/practice/NOT-A-CODE").status_code == 404
     assert web.get("/practice?preset=insane").status_code == 400

@@ -16,6 +16,7 @@ from fractions import Fraction
 from operator import mul
 from typing import Callable, Mapping, Optional, Sequence
 
+from generator.core.faces import Face, Op
 from generator.core.grade import BLANK, Chain, Grid, StepGrade
 from generator.core.numbers import Number, normalize
 
@@ -40,6 +41,10 @@ class Step:
     function gives the key's value and a student's carried value."""
     masked: frozenset = field(default=frozenset())
     """Cells (row, col) that are not graded (the causal mask): they pass their true value on."""
+    face: Optional[Face] = field(default=None, compare=False)
+    """How its grid shows on a sheet (symbol, labels, caption, tone, form)."""
+    op: Optional[Op] = field(default=None, compare=False)
+    """The arithmetic of each of its cells, as a student works it."""
 
 
 @dataclass(frozen=True)

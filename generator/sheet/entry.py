@@ -1,22 +1,18 @@
-"""A sheet as a screen form: every cell of every matrix where the paper has it, in points.
+"""A sheet of any kind as a screen form: every cell of every matrix where the paper has it, in points.
 
-The same grids as the printed sheet (`arrangement`), placed the same way: a teacher
-types what is on a student's paper into boxes that sit where that paper's boxes sit.
+The same grids as the printed sheet (each kind's folder gives them: its `sheet.form_blocks`),
+placed the same way: a teacher types what is on a student's paper into boxes that sit where
+that paper's boxes sit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.kinds import grid_shapes, has_final, heads_of
-from generator.core.kinds.attention.problem import Problem, Solution
-from generator.sheet.arrangement import final_arrangement
-from generator.sheet.grid import GridView, grid
-from generator.sheet.i18n import translations
-from generator.sheet.layers import STEPS, attention_solution, layer_layout
+from generator.core.kinds import grid_shapes, heads_of, part
+from generator.sheet.grid import GridView, MatrixView
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
-from generator.sheet.views import FINAL_STEPS, HEAD_STEPS, final_matrices, head_layout
 
 HEAD_GAP_PT = 24.0
 """Space between one head's form and the next."""
@@ -73,6 +69,22 @@ class Box:
 
 
 @dataclass(frozen=True)
+class Block:
+    """Grids of a sheet that go together on a form: a head's, or the grid after the heads."""
+
+    head: Optional[int]
+    """1-based head, or None."""
+    title: str
+    """Its title above it ("Head 2"), or ''."""
+    grids: tuple[GridView, ...]
+    """Its grids, at full size."""
+    matrices: dict[str, MatrixView]
+    """Its matrices by name (a step's, or a given's): what the projector lights up."""
+    beside: bool = False
+    """Its grids side by side, as on paper (else one below another)."""
+
+
+@dataclass(frozen=True)
 class Form:
     """A whole sheet as a form."""
 
@@ -88,14 +100,12 @@ class Form:
     """Each head's title and its top, as the printed sheet titles them (several heads only)."""
 
 
-def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Optional[int],
-           views: Optional[dict[int, str]] = None) -> list[Box]:
+def _boxes(g: GridView, left: float, top: float, head: Optional[int], names: dict[int, str]) -> list[Box]:
     out = []
     tops = g.tops
     for c in g.cells:
         m = c.m
         x0 = left + EDGE_PT + c.col * CHAR_PT
-        step = names.get(id(m))
         masked = set(m.masked)
         cells = []
         for i in range(m.rows):
@@ -115,8 +125,9 @@ def _boxes(g: GridView, left: float, top: float, names: dict[int, str], head: Op
             headings.append(Cell(x0 - m.label_chars * CHAR_PT, top + y0, m.label_chars * CHAR_PT, y1 - y0, i, -1, name))
         caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
                      if c.end else left + EDGE_PT + c.col * CHAR_PT)
-        out.append(Box(head, step, m.caption_text, caption_x, top + tops[c.row], m.tone, tuple(cells),
-                       (views or {}).get(id(m), ""), tuple(headings), c.end))
+        step = m.step or None  # a given (X, the weights) is no step: its values are printed
+        out.append(Box(head if step is None else m.head, step, m.caption_text, caption_x, top + tops[c.row],
+                       m.tone, tuple(cells), names.get(id(m), ""), tuple(headings), c.end))
     return out
 
 
@@ -124,59 +135,27 @@ def form(problem, solution, lang: str = "en") -> Form:
     """The sheet of `problem` (any kind) as a form, in its convention's layout, its captions in `lang`."""
     boxes: list[Box] = []
     top, width, titles = 0.0, 0.0, []
-    layered = problem.kind != "attention"
-    attention = problem if not layered else problem.attention_problem() if getattr(problem, "heads", ()) else None
-    if attention is not None:
-        # A block's concatenation and W_O are in its layer grid, as on its printed sheet.
-        boxes, top, width, titles = _attention_boxes(attention, attention_solution(problem, solution) if layered
-                                                     else solution, lang, final=not layered)
-    if layered:
-        m, g, _ = layer_layout(problem, solution, False, lang)  # the printed sheet's grid, at full size
-        g = replace(g, scale=1.0)
-        names = {id(view): STEPS[name] for name, view in m.items() if name in STEPS}
-        boxes += _boxes(g, 0.0, top, names, None)
-        top += g.height_pt
-        width = max(width, g.width_pt)
+    for block in part(problem.kind, "sheet").form_blocks(problem, solution, lang):
+        names = {id(view): name for name, view in block.matrices.items()}
+        if block.title:
+            titles.append((block.title, round(top, 2)))
+            top += TITLE_PT
+        if block.beside:  # side by side, as on paper
+            left, tallest = 0.0, 0.0
+            for g in block.grids:
+                boxes += _boxes(g, left, top, block.head, names)
+                width = max(width, left + g.width_pt)
+                left += (g.cols + GAP) * CHAR_PT
+                tallest = max(tallest, g.height_pt)
+            top += tallest
+        else:  # one grid below the other, as on paper
+            for n, g in enumerate(block.grids):
+                boxes += _boxes(g, 0.0, top, block.head, names)
+                top += g.height_pt + (HEAD_GAP_PT if n < len(block.grids) - 1 else 0.0)
+                width = max(width, g.width_pt)
+        top += HEAD_GAP_PT
     heads, final = grid_shapes(problem)
     shapes = {h + 1: heads for h in range(heads_of(problem))}
     if final:
         shapes[None] = final
     return Form(tuple(boxes), round(width, 2), round(top, 2), shapes, tuple(titles))
-
-
-def _attention_boxes(problem: Problem, solution: Solution, lang: str,
-                     final: bool = True) -> tuple[list[Box], float, float, list[tuple[str, float]]]:
-    """The heads (and, on an attention sheet, the concatenation) as boxes; the height and width they
-    take; each head's title and its top (several heads: "Head 2", as on paper)."""
-    boxes: list[Box] = []
-    top, width, titles = 0.0, 0.0, []
-    row = problem.convention == "row"
-    _ = translations(lang).gettext
-    for h in range(len(problem.heads)):
-        if len(problem.heads) > 1:
-            titles.append((_("Head %(n)s") % {"n": h + 1}, round(top, 2)))
-            top += TITLE_PT
-        m, grids, stacked = head_layout(problem, solution, h, False, lang)  # the printed sheet's grids
-        names = {id(view): HEAD_STEPS[name] for name, view in m.items() if name in HEAD_STEPS}
-        views = {id(view): name for name, view in m.items()}
-        if row or stacked:  # one grid below the other, as on paper
-            for name in [name for name in ("proj", "att", "out") if name in grids]:
-                boxes += _boxes(grids[name], 0.0, top, names, h + 1, views)
-                top += grids[name].height_pt + HEAD_GAP_PT
-                width = max(width, grids[name].width_pt)
-        else:  # the projections left, the attention block right, side by side as on paper
-            right = (grids["proj"].cols + GAP) * CHAR_PT
-            boxes += (_boxes(grids["proj"], 0.0, top, names, h + 1, views)
-                      + _boxes(grids["att"], right, top, names, h + 1, views))
-            top += max(grids["proj"].height_pt, grids["att"].height_pt)
-            width = max(width, right + grids["att"].width_pt)
-        top += HEAD_GAP_PT
-    if final and has_final(problem):
-        m = final_matrices(problem, solution, False, lang)
-        names = {id(view): FINAL_STEPS[name] for name, view in m.items() if name in FINAL_STEPS}
-        g = grid(final_arrangement(problem.convention, m))
-        boxes += _boxes(g, 0.0, top, names, None, {id(view): name for name, view in m.items()})
-        top += g.height_pt + HEAD_GAP_PT
-        width = max(width, g.width_pt)
-    return boxes, top, width, titles
-

@@ -1,73 +1,47 @@
-"""How each cell of a sheet is computed, in words, with the value the student's own cells give."""
+"""How each cell of a sheet of any kind is computed, in words (from its step's op), with the value the student's own cells give."""
 
 from __future__ import annotations
 
-from generator.core.engine import hand_divisor
+from generator.core.faces import ADD, AFFINE, COPY, DIVIDE, PICK, PRODUCT, RULE, SCALE, STACK, SUM, TRANSPOSE, N_
 from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
-from generator.core.kinds import step_inputs
+from generator.core.kinds import kind_of
 from generator.core.numbers import sheet_value
-from generator.core.problem import Exercise as Problem
 from generator.sheet.i18n import translations
 
 
-def _formula(problem: Problem, step: str, i: int, j: int, _) -> str:
-    """The rule of one cell, with its indices (1-based), in the sheet's layout."""
-    row = problem.convention == "row"
-    # In the column layout a cell (i, j) is feature or key i of token or query j; transposed in rows.
-    a, b = (j + 1, i + 1) if row else (i + 1, j + 1)
-    words = {
-        "Q": _("row %(a)s of W_Q · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_Q"),
-        "K": _("row %(a)s of W_K · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_K"),
-        "V": _("row %(a)s of W_V · x%(b)s") if not row else _("x%(b)s · column %(a)s of W_V"),
-        "Q_copy": _("the same cell of Q"),
-        "K_T": _("K's cell with row and column swapped"),
-        "V_copy": _("the same cell of V"),
-        "scores": _("k%(a)s · q%(b)s: the row of Kᵀ times the column of Q") if not row
-        else _("q%(a)s · k%(b)s: the row of Q times the column of Kᵀ"),
-        "scaled": (_("floor(score / %(d)s)") % {"d": hand_divisor(problem.d_k), "a": a, "b": b}
-                   if problem.rules.scale == "floor" else _("the score, scaled")),
-        "powers": _("3 to the power of the scaled score") if problem.rules.softmax == "base3"
-        else _("e to the power of the scaled score"),
-        "sums": _("the sum of the powers of q%(a)s") % {"a": max(i, j) + 1, "b": b},
-        "A": _("the power ÷ its query's sum Σ"),
-        "Z": _("row %(a)s of V · the column of A of q%(b)s") if not row else _("q%(a)s's row of A · column %(b)s of V"),
-        "output": _("row %(a)s of W_O · column %(b)s of Z_concat") if not row
-        else _("row %(a)s of Z_concat · column %(b)s of W_O"),
-    }
-    text = words.get(step, step)
-    return text % {"a": a, "b": b} if "%(" in text else text
+OP_WORDS = {
+    # (column convention, row convention): the sheet of the row convention shows every grid transposed.
+    PRODUCT: (N_("row %(i)s of %(a)s · column %(j)s of %(b)s"), N_("row %(i)s of %(b)s · column %(j)s of %(a)s")),
+    AFFINE: (N_("row %(i)s of [%(a)s | %(c)s] · column %(j)s of [%(b)s ; 1]"),
+             N_("row %(i)s of [%(b)s | 1] · column %(j)s of [%(a)s ; %(c)s]")),
+    COPY: (N_("the same cell of %(a)s"),) * 2,
+    TRANSPOSE: (N_("%(a)s's cell with row and column swapped"),) * 2,
+    STACK: (N_("the heads' %(a)s, stacked"),) * 2,
+    # A sum's grade is one row, one cell per query, in either convention: j is its query.
+    SUM: (N_("the sum of column %(j)s of %(a)s"), N_("the sum of row %(j)s of %(a)s")),
+    DIVIDE: (N_("%(a)s's cell ÷ its column's %(b)s"), N_("%(a)s's cell ÷ its row's %(b)s")),
+    ADD: (N_("%(a)s + %(b)s, cell by cell"),) * 2,
+    SCALE: (N_("%(a)s's cell × its column's %(b)s"), N_("%(a)s's cell × its row's %(b)s")),
+}
+"""How a cell of each op is made, in words: its inputs by their symbols, its place 1-based on the sheet."""
 
 
-def _layer_formula(problem, step: str, i: int, j: int, _) -> str:
-    """The rule of one cell of an FFN's or a block's layers (outside the heads), 1-based indices."""
-    row = problem.convention == "row"
-    a, b = (j + 1, i + 1) if row else (i + 1, j + 1)  # (unit or feature, token), whatever the layout
-    source = "R" if problem.kind == "transformer" else "X"
-    given = problem.kind == "transformer" and problem.attention == "given"
-    words = {
-        "Z": (_("row %(a)s of X · column %(b)s of A") if not row else _("row %(b)s of A · column %(a)s of X"))
-        if given else _("the heads' Z, stacked"),
-        "output": _("row %(a)s of W_O · column %(b)s of Z_concat") if not row
-        else _("row %(a)s of Z_concat · column %(b)s of W_O"),
-        "R": _("X + the attention's output, cell by cell"),
-        "H_pre": (_("row %(a)s of [W1 | b1] · column %(b)s of [%(s)s ; 1]") if not row
-                  else _("row %(b)s of [%(s)s | 1] · column %(a)s of [W1 ; b1]")),
-        "H": _("ReLU of H_pre's cell: 0 if it is negative, else the same"),
-        "Y": (_("row %(a)s of [W2 | b2] · column %(b)s of [H ; 1]") if not row
-              else _("row %(b)s of [H | 1] · column %(a)s of [W2 ; b2]")),
-        "out": _("%(s)s + Y, cell by cell"),
-    }
-    return words.get(step, step) % {"a": a, "b": b, "s": source}
+def _formula(step, symbols: list[str], row: bool, i: int, j: int, _) -> str:
+    """The rule of one cell (i, j of the sheet's layout), with its inputs named as the sheet names them."""
+    op = step.op
+    names = {"i": i + 1, "j": j + 1, **{k: v for k, v in zip("abc", symbols)}}
+    if op.name in (RULE, PICK):
+        return _(op.words) % {"x": symbols[0], **op.params}
+    return _(OP_WORDS[op.name][row]) % names
 
 
-def _cell(problem: Problem, s: StepGrade, i: int, j: int, _, ready: bool) -> str:
+def _cell(step, symbols: list[str], row: bool, s: StepGrade, i: int, j: int, _, ready: bool) -> str:
     verdict = s.verdicts[i][j]
     if verdict == "masked":
         return _("struck out by the causal mask: nothing to write")
     carried, expected = s.carried[i][j], s.expected[i][j]
-    layered = problem.kind != "attention" and s.head is None
-    text = _layer_formula(problem, s.step, i, j, _) if layered else _formula(problem, s.step, i, j, _)
+    text = _formula(step, symbols, row, i, j, _)
     if not ready:  # its value is the student's to find: said only once what it is made from is written
         return text + "; " + _("fill in the boxes it is made from first")
     if verdict == "blank":  # and once they have tried it themselves
@@ -77,16 +51,27 @@ def _cell(problem: Problem, s: StepGrade, i: int, j: int, _, ready: bool) -> str
     return text + "; " + _("from your own cells: %(v)s (right so far)") % {"v": sheet_value(expected)}
 
 
-def explanations(problem: Problem, grade: Grade, lang: str = "en") -> dict:
+def explanations(problem, grade: Grade, lang: str = "en") -> dict:
     """Every cell's rule and, once the student has written it and every box of the grids it is
     made from, the value their own cells give it, shaped as the cells of grade@1 (heads, then Z
     and output). A value is never stated before: that would be the answer, given away."""
     _ = translations(lang).gettext
-    # A block's heads are its attention problem's: their rules (scaling, powers) are its.
-    heads = problem.attention_problem() if problem.kind == "transformer" and problem.heads else problem
-    written = {(s.head, s.step): all(v != "blank" for row in s.verdicts for v in row) for s in grade.steps}
-    inputs = step_inputs(problem)
+    kind = kind_of(problem)
+    steps = {s.key: s for s in kind.steps(kind.column_twin(problem))}
+    faces = getattr(kind, "FACES", {})
+    row = problem.convention == "row"
+
+    def symbol(key) -> str:
+        step = steps.get(key)
+        face = step.face if step is not None and step.face else faces.get(key[1])
+        return face.symbol if face else key[1]
+
+    written = {(s.head, s.step): all(v != "blank" for row_ in s.verdicts for v in row_) for s in grade.steps}
+    inputs = {key: step.inputs for key, step in steps.items()}
     # A given (X, the weights) is on the sheet: it counts as written.
     ready = {key: all(written.get(k, k not in inputs) for k in needs) for key, needs in inputs.items()}
-    return cells_json(grade, lambda s, i, j: _cell(problem if s.head is None else heads, s, i, j, _,
-                                                   ready.get((s.head, s.step), False)))
+    def cell(s: StepGrade, i: int, j: int) -> str:
+        step = steps[(s.head, s.step)]
+        return _cell(step, [symbol(k) for k in step.inputs], row, s, i, j, _, ready.get((s.head, s.step), False))
+
+    return cells_json(grade, cell)

@@ -1,4 +1,4 @@
-"""How much of a page a head's grids take, and how much their writing lines grow to fill it."""
+"""How much of a page a sheet's grids take, and how much their writing lines grow to fill it."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import math
 from dataclasses import replace
 from typing import Sequence
 
-from generator.core.kinds.attention.problem import Problem
 from generator.sheet.grid import GridView
-from generator.sheet.look import SPACED_PT
+from generator.sheet.look import FRAME_INSET_PT, SPACED_PT
 from generator.sheet.panel import PanelView, text_panel
-from generator.sheet.rules import rules_lines
+from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
     CHAR_PT,
     FONT_PT,
@@ -19,10 +18,33 @@ from generator.sheet.style import (
     MAX_STRETCH,
     RULES_CHAR_PT,
     RULES_CHROME_PT,
+    RULES_CHROME_W_PT,
     RULES_LINE_PT,
+    RULES_MAX_PT,
     STYLES,
     content_height,
+    content_width,
 )
+
+CONTENT_WIDTH_PT = 520.0
+"""Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
+
+
+MIN_SIDE_BY_SIDE_SCALE = 0.8
+"""Below this, a head is stacked rather than shrunk further beside itself."""
+
+
+FRAME_WIDTH_PT = 500.0
+"""Width inside a frame (the concatenation's): the content width less its border and padding."""
+
+
+FRAME_HEIGHT_PT = 676.0
+"""Height inside a frame on a page of its own (Letter, the shorter paper), under its title."""
+
+
+MIN_SCALE = 0.7
+"""The least any grid is scaled: its text stays at 7 pt or more."""
+
 
 FRAME_CHROME_PT = 34.0
 """What a head's frame takes of a page's height: its title, padding, border and margin."""
@@ -38,11 +60,11 @@ def page_room(paper: str, framed: bool, header_pt: float = 0.0) -> float:
     return content_height(paper) - HEADER_PT - header_pt - (FRAME_CHROME_PT if framed else 0.0) - SLACK_PT
 
 
-def rules_height(problem: Problem, lang: str, width_pt: float) -> float:
-    """About how tall the rules box is at this width (the worksheet's, the longer of the two:
-    a key has the same boxes as its worksheet)."""
+def rules_height(rules: Sequence[str], width_pt: float) -> float:
+    """About how tall the rules box of these lines is at this width (give the worksheet's, the
+    longer of the two: a key has the same boxes as its worksheet)."""
     per_line = max(1, int(width_pt / RULES_CHAR_PT))
-    lines = sum(math.ceil(len(line) / per_line) for line in rules_lines(problem, False, lang))
+    lines = sum(math.ceil(len(line) / per_line) for line in rules)
     return lines * RULES_LINE_PT + RULES_CHROME_PT
 
 
@@ -67,14 +89,6 @@ def worked_height(panel: PanelView) -> float:
     return SPACED_PT + RULES_CHROME_PT + panel.height_pt
 
 
-def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:
-    """What is stacked on a page, column by column: (grids one below another, the height of what
-    else is there: gaps, and `below`, the rules box's height when it is under the projections)."""
-    if problem.convention == "row":
-        return [([grids["proj"], grids["att"], grids["out"]], 2 * SPACED_PT + below)]
-    return [([grids["att"]], 0.0), ([grids["proj"]], below)]
-
-
 def stack_height(stack: tuple[list[GridView], float], stretch: float = 1.0) -> float:
     """A stack's height with its writing lines at `stretch` (each grid's panel: its lines and
     the bottom brackets' half width)."""
@@ -97,3 +111,32 @@ def stretch_to(stacks: list[tuple[list[GridView], float]], room: float, least: f
     while best > least and any(stack_height(stack, best) > room for stack in stacks):
         best = round(best - 0.01, 2)
     return max(least, best)
+
+
+def worked_panel_for(worked: list[list[str]], head: HeadView, row: bool, paper: str, framed: bool):
+    """A key's worked example as a text panel, as wide as the first head's layout leaves it."""
+    return worked_panel(worked, worked_width(head, row, paper, framed))
+
+
+def worked_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
+    """The width of the worked example's text, wherever the first head's layout puts it."""
+    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0) - RULES_CHROME_W_PT
+    if head.stacked:
+        return round(room, 2)  # above the grids, across the page, under the rules box
+    if not row:
+        return round(head.proj_width_pt - RULES_CHROME_W_PT, 2)  # under the rules box, as wide
+    return round(min(RULES_MAX_PT, room), 2)  # after the output
+
+
+def rules_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
+    """The width of the rules box's text, wherever the first head's layout puts the box: set,
+    not left to the page's CSS, so that text laid out once fits every sheet of a batch."""
+    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0)
+    chrome = RULES_CHROME_W_PT
+    if head.stacked:
+        return round(room - chrome, 2)  # above the grids, across the page
+    if not row:
+        return round(head.proj_width_pt - chrome, 2)  # below the projections, as wide as they are
+    if head.beside or head.beside_out:
+        return round(min(RULES_MAX_PT, room - head.rules_left_pt - chrome), 2)
+    return round(room - chrome, 2)

@@ -1,108 +1,118 @@
-"""A sheet worked in front of a class, one cell at a time: which factors to light up, the sum, the value."""
+"""A sheet of any kind worked in front of a class, one cell at a time: which factors to light up, the arithmetic, the value.
+
+Derived from the kind's graph alone: each step's op says how a cell is made (a product lights
+the row of its left factor and the column of the one above; a rule the same cell of its input;
+a sum a column...), its face what it is called. The graph is in the column convention; a
+row-convention sheet shows every grid transposed, so every frame is transposed with it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.engine import hand_divisor
+from generator.core.faces import ADD, AFFINE, COPY, DIVIDE, PICK, PRODUCT, RULE, SCALE, STACK, SUM, TRANSPOSE
+from generator.core.graph import Key, evaluate
+from generator.core.kinds import kind_of, part
 from generator.core.numbers import sheet_value
-from generator.core.kinds.attention.problem import Problem, Solution
-from generator.core.problem import transpose
 from generator.sheet.i18n import translations
-from generator.sheet.rules import _dot
+from generator.sheet.worked import dot, factor
 
-Place = tuple[Optional[int], str]
-"""A matrix on the sheet: (head, its view name: "X", "W_Q", "Q", "Qc", "KT", "S", ...)."""
+Lit = tuple[Optional[int], str, Optional[int], Optional[int]]
+"""A grid lit up: (head, its name, a row or None for every row, a column or None for every column)."""
 
 
 @dataclass(frozen=True)
 class Frame:
     """One moment of the walk-through: a cell revealed, the cells it comes from lit up."""
 
-    place: Place
-    """The matrix the cell is in."""
+    place: tuple[Optional[int], str]
+    """The grid the cell is in: (head, its step's name)."""
     cell: tuple[int, int]
-    """The cell, in the sheet's layout (row, column), 0-based."""
-    lit: tuple[tuple[Optional[int], str, Optional[int], Optional[int]], ...]
-    """What it comes from: (head, view, row or None for a whole column, column or None)."""
+    """The cell, in the sheet's layout (row, column), 0-based; (-1, -1): the whole grid at once (a copy)."""
+    lit: tuple[Lit, ...]
+    """What it comes from, in the sheet's layout."""
     text: str
     """What is worked out, in the sheet's language: the rule, the products and their sum."""
     value: str
     """The cell's value, as the key writes it."""
     step: str
     """The step it belongs to (frames of one step are walked through together with a step key)."""
+    transposed: bool = False
+    """A whole-grid frame whose grid is its source's transpose (Kᵀ)."""
 
 
-def frames(problem: Problem, solution: Solution, lang: str = "en") -> tuple[Frame, ...]:
-    """Every cell of an attention sheet, in the order a student works it, with what it comes from."""
+def frames(problem, solution=None, lang: str = "en") -> tuple[Frame, ...]:
+    """Every cell of a sheet of any kind, in the order a student works it, with what it comes from."""
     _ = translations(lang).gettext
+    kind = kind_of(problem)
+    work = kind.column_twin(problem)
+    steps = kind.steps(work)
+    values = evaluate(steps, kind.given(work)).values
     row = problem.convention == "row"
+    shown_in = getattr(part(problem.kind, "sheet"), "SHOWN_IN", {})
     out: list[Frame] = []
-    for h, (head, sol) in enumerate(zip(problem.heads, solution.heads), start=1):
-        for name, weights, result in (("Q", head.W_Q, sol.Q), ("K", head.W_K, sol.K), ("V", head.W_V, sol.V)):
-            # X is drawn again in every head's grid: the head's own copy lights up.
-            left, top = ((h, "X"), (h, f"W_{name}")) if row else ((h, f"W_{name}"), (h, "X"))
-            left_m, top_m = (problem.X, weights) if row else (weights, problem.X)
-            out += _product(h, name, result, left, top, left_m, top_m, _)
-        for view, step, m, words in (("Qc", "Q_copy", sol.Q, _("Q, copied")), ("KT", "K_T", transpose(sol.K), "Kᵀ"),
-                                     ("Vc", "V_copy", sol.V, _("V, copied"))):
-            source = {"Qc": "Q", "KT": "K", "Vc": "V"}[view]
-            out.append(Frame((h, view), (-1, -1), ((h, source, None, None),), words, "", step))
-        qc, kt = (h, "Qc"), (h, "KT")
-        left, top, left_m, top_m = (qc, kt, sol.Q, transpose(sol.K)) if row else (kt, qc, transpose(sol.K), sol.Q)
-        out += _product(h, "S", sol.scores, left, top, left_m, top_m, _, masked=problem.causal)
-        d = hand_divisor(problem.d_k)
-        for i, r in enumerate(sol.scaled):
-            for j, x in enumerate(r):
-                if x is None:
-                    continue
-                rule = (f"floor({sheet_value(sol.scores[i][j])}/{d})" if problem.rules.scale == "floor"
-                        else f"{sheet_value(sol.scores[i][j])}/√{problem.d_k}" if problem.rules.scale == "exact"
-                        else sheet_value(sol.scores[i][j]))
-                out.append(Frame((h, "S2"), (i, j), ((h, "S", i, j),), f"{rule} = {sheet_value(x)}",
-                                 sheet_value(x), "scaled"))
-        base = "3" if problem.rules.softmax == "base3" else "e"
-        for i, r in enumerate(sol.powers):
-            for j, x in enumerate(r):
-                if sol.scaled[i][j] is None:
-                    continue
-                out.append(Frame((h, "E"), (i, j), ((h, "S2", i, j),),
-                                 f"{base}^{sheet_value(sol.scaled[i][j])} = {sheet_value(x)}", sheet_value(x), "powers"))
-        for q, total in enumerate(sol.sums):
-            terms = [sol.powers[q][k] if row else sol.powers[k][q] for k in range(problem.n_tokens)
-                     if (sol.scaled[q][k] if row else sol.scaled[k][q]) is not None]
-            lit = ((h, "E", q, None),) if row else ((h, "E", None, q),)
-            out.append(Frame((h, "sums"), (q, 0) if row else (0, q), lit,
-                             _("Σ for q%(q)s") % {"q": q + 1} + " = " + " + ".join(sheet_value(t) for t in terms)
-                             + f" = {sheet_value(total)}", sheet_value(total), "sums"))
-        for i, r in enumerate(sol.A):
-            for j, x in enumerate(r):
-                if sol.scaled[i][j] is None:
-                    continue
-                q = i if row else j
-                sums = (h, "sums", q, 0) if row else (h, "sums", 0, q)
-                out.append(Frame((h, "A"), (i, j), ((h, "E", i, j), sums),
-                                 f"{sheet_value(sol.powers[i][j])} ÷ {sheet_value(sol.sums[q])} = {sheet_value(x)}",
-                                 sheet_value(x), "A"))
-        av, vc = (h, "A"), (h, "Vc")
-        left, top, left_m, top_m = (av, vc, sol.A, sol.V) if row else (vc, av, sol.V, sol.A)
-        out += _product(h, "Z", sol.Z, left, top, left_m, top_m, _)
+    for step in steps:
+        if step.op is None:
+            continue
+        out += _step_frames(step, values, row, _, shown_in)
     return tuple(out)
 
 
-def _product(h: int, view: str, result, left: Place, top: Place, left_m, top_m, _, masked: bool = False) -> list[Frame]:
-    """Each cell of a product: the row of the factor on its left · the column of the factor above it."""
-    step = {"S": "scores"}.get(view, view)
-    out = []
+def _step_frames(step, values: dict, row: bool, _, shown_in: dict) -> list[Frame]:
+    """One step's frames, in the sheet's layout."""
+    head, name = step.key
+    op, result, symbol = step.op, values[step.key], step.face.symbol
+    ins = [values[k] for k in step.inputs]
+    frames: list[Frame] = []
+
+    def place(k: Key) -> tuple[Optional[int], str]:
+        # Inputs keyed outside the heads (X) are drawn again in every head: the head's own copy lights;
+        # a given drawn inside another grid (a bias in its weights' last column) lights that grid.
+        return (k[0] if k[0] is not None else head, shown_in.get(k[1], k[1]))
+
+    def add(i: int, j: int, lit: list[tuple[Key, Optional[int], Optional[int]]], text: str) -> None:
+        value = sheet_value(result[i][j])
+        here = [(*place(k), r, c) for k, r, c in lit]
+        if row:
+            i, j = j, i
+            here = [(h, n, c, r) for h, n, r, c in here]
+        frames.append(Frame((head, name), (i, j), tuple(here), f"{text} = {value}", value, name))
+
+    if op.name in (COPY, TRANSPOSE, STACK):
+        lit = tuple((*place(k), None, None) for k in step.inputs)
+        return [Frame((head, name), (-1, -1), lit, _(step.face.caption_in(row)), "", name, op.name == TRANSPOSE)]
     for i, r in enumerate(result):
         for j, x in enumerate(r):
-            if masked and (j > i if view == "S" and left[1] == "Qc" else i > j):
+            if (i, j) in step.masked or x is None:
                 continue  # struck out by the causal mask: nothing to work
-            a, b = list(left_m[i]), [r2[j] for r2 in top_m]
-            out.append(Frame((h, view), (i, j), ((left[0], left[1], i, None), (top[0], top[1], None, j)),
-                             f"{view}: {_dot(a, b)} = {sheet_value(x)}", sheet_value(x), step))
-    return out
+            if op.name == PRODUCT:
+                a, b = ins
+                add(i, j, [(step.inputs[0], i, None), (step.inputs[1], None, j)],
+                    f"{symbol}: {dot(list(a[i]), [q[j] for q in b])}")
+            elif op.name == AFFINE:
+                w, src, bias = ins
+                add(i, j, [(step.inputs[0], i, None), (step.inputs[2], i, None), (step.inputs[1], None, j)],
+                    f"{symbol}: {dot(list(w[i]) + [bias[i][0]], [q[j] for q in src] + [1])}")
+            elif op.name == RULE:
+                add(i, j, [(step.inputs[0], i, j)], _(op.words) % {"x": factor(ins[0][i][j], True), **op.params})
+            elif op.name == SUM:
+                terms = [q[j] for k, q in enumerate(ins[0]) if (k, j) not in step.masked and q[j] is not None]
+                add(i, j, [(step.inputs[0], None, j)], f"{symbol} = " + " + ".join(factor(t, True) for t in terms))
+            elif op.name == DIVIDE:
+                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
+                    f"{factor(ins[0][i][j], True)} ÷ {factor(ins[1][0][j], True)}")
+            elif op.name == ADD:
+                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], i, j)],
+                    f"{factor(ins[0][i][j], True)} + {factor(ins[1][i][j])}")
+            elif op.name == SCALE:
+                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
+                    f"{factor(ins[0][i][j], True)}·{factor(ins[1][0][j])}")
+            elif op.name == PICK:
+                route = ins[0][0][j]
+                chosen = step.inputs[1 + int(route)] if route is not None else step.inputs[1]
+                add(i, j, [(step.inputs[0], 0, j), (chosen, i, j)], _(op.words) % {"x": factor(route, True)})
+    return frames
 
 
 def frames_json(all_frames: tuple[Frame, ...]) -> list[dict]:
@@ -111,4 +121,5 @@ def frames_json(all_frames: tuple[Frame, ...]) -> list[dict]:
         return f"{head or ''}:{name}"
 
     return [{"box": key(*f.place), "i": f.cell[0], "j": f.cell[1], "step": f.step, "text": f.text, "value": f.value,
+             "transposed": f.transposed,
              "lit": [{"box": key(hd, name), "i": i, "j": j} for hd, name, i, j in f.lit]} for f in all_frames]

@@ -1,27 +1,23 @@
-"""Any sheet's view, whatever its kind: attention's heads (sheet/views) or the layers of an FFN or a block (sheet/layers)."""
+"""Any sheet's view, whatever its kind: each kind's folder lays out its own (its `sheet`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Optional
 
+from generator.core.kinds import part
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
-from generator.sheet.layers import layer_check_fits, layer_sheet_view
 from generator.sheet.model import Settings
 from generator.sheet.panel import with_decimal_comma
 from generator.sheet.sheetview import HeadView, SheetView
-from generator.sheet.views import attention_fits, attention_view
 
 
 def sheet_view(problem, solution, student: Student, settings: Settings, key: bool,
                graded: Optional[GradedSheet] = None) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
-    if problem.kind == "attention":
-        view = attention_view(problem, solution, student, settings, key, graded)
-    else:
-        view = layer_sheet_view(problem, solution, student, settings, key, graded)
+    view = part(problem.kind, "sheet").view(problem, solution, student, settings, key, graded)
     return decimal_comma(view) if settings.comma else view
 
 
@@ -39,7 +35,4 @@ def decimal_comma(view: SheetView) -> SheetView:
 def check_fits(problem, solution, settings: Settings) -> None:
     """Raise LayoutError now if a sheet of `problem` cannot be printed legibly (a batch checks
     every sheet before it renders any)."""
-    if problem.kind == "attention":
-        attention_fits(problem, solution, settings)
-    else:
-        layer_check_fits(problem, solution, settings)
+    part(problem.kind, "sheet").check_fits(problem, solution, settings)

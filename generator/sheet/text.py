@@ -1,9 +1,18 @@
-"""A solution as readable plain text: aligned matrices, step by step, decimals beside A and Z."""
+"""A solution of any kind as readable plain text: aligned matrices, step by step, in the order a student works, decimals beside fractions.
+
+Derived from the kind's graph: each step's face names it (its label in the problem's
+convention), its op says what to add to the title (a rule's formula, a division's terms); the
+copies a student writes out again are left out; a given weight is shown beside the first product
+it makes. Only the header is the kind's own words (its steps' `describe`).
+"""
 
 from __future__ import annotations
 
-from generator.core.engine import hand_divisor
-from generator.core.numbers import Matrix, cell_str, decimal_str
+from generator.core.faces import AFFINE, COPY, DIVIDE, RULE, SUM, TRANSPOSE
+from generator.core.graph import evaluate
+from generator.core.kinds import kind_of
+from generator.core.numbers import Matrix, cell_str, decimal_str, normalize
+from generator.core.problem import transpose
 
 
 def matrix_lines(m: Matrix, places: int = 3) -> list[str]:
@@ -15,7 +24,7 @@ def matrix_lines(m: Matrix, places: int = 3) -> list[str]:
 
 def decimal_lines(m: Matrix, places: int) -> list[str]:
     """A matrix of numbers rounded to `places` decimals, as bracketed aligned lines."""
-    return matrix_lines(tuple(tuple(decimal_str(x, places) for x in row) for row in m))
+    return matrix_lines(tuple(tuple("—" if x is None else decimal_str(x, places) for x in row) for row in m))
 
 
 def side_by_side(*blocks: list[str], gap: str = "   ") -> list[str]:
@@ -33,151 +42,75 @@ def _block(title: str, lines: list[str]) -> str:
     return title + "\n" + "\n".join("  " + line for line in lines)
 
 
-def solution_text(solution, places: int = 3) -> str:
-    """The whole solution, step by step, as a person would write it out."""
-    p = solution.problem
-    if p.kind == "ffn":
-        return _ffn_text(solution, places)
-    if p.kind == "transformer":
-        return _block_text(solution, places)
-    rules = p.rules
-    rules_words = "hand rules" if rules.hand else "custom rules"
-    header = [
-        f"Self-attention, {p.convention} convention, {rules_words} "
-        f"(scale: {rules.scale}, softmax: {rules.softmax})" + (", causal mask" if p.causal else ""),
-        f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_k = {p.d_k}, d_v = {p.d_v}, "
-        f"{len(p.heads)} head{'s' if len(p.heads) > 1 else ''}",
-    ]
-    if p.code:
-        header.append(f"sheet code: {p.code}")
-    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
-    parts += _attention_parts(p, solution, places)
-    return "\n\n".join(parts) + "\n"
-
-
-def _attention_parts(p, solution, places: int) -> list[str]:
-    """Every head's steps, the concatenation and W_O's output (an attention problem, or a block's)."""
-    row = p.convention == "row"
-    rules = p.rules
-    parts = []
-    if rules.scale == "floor":
-        scale_title = f"S' = floor(S / {hand_divisor(p.d_k)})   (by hand, in place of S / √{p.d_k})"
-    elif rules.scale == "exact":
-        scale_title = f"S' = S / √{p.d_k}"
-    else:
-        scale_title = "S' = S   (no scaling)"
-    base = "3" if rules.softmax == "base3" else "e"
-    along = "row" if row else "column"
-    for h, (head, sol) in enumerate(zip(p.heads, solution.heads), start=1):
-        if len(p.heads) > 1:
-            parts.append(f"=== Head {h} ===")
-        for name, weights, result in (("Q", head.W_Q, sol.Q), ("K", head.W_K, sol.K), ("V", head.W_V, sol.V)):
-            product = f"X·W_{name}" if row else f"W_{name}·X"
-            parts.append(
-                _block(
-                    f"W_{name} and {name} = {product}",
-                    side_by_side(matrix_lines(weights), matrix_lines(result)),
-                )
-            )
-        scores_title = "S = Q·Kᵀ   (rows: queries, columns: keys)" if row else "S = Kᵀ·Q   (rows: keys, columns: queries)"
-        parts.append(_block(scores_title, matrix_lines(sol.scores)))
-        masked = "   (— : masked by the causal mask)" if p.causal else ""
-        parts.append(_block(scale_title + masked, matrix_lines(sol.scaled, places)))
-        parts.append(_block(f"E = {base}^S'", matrix_lines(sol.powers, places)))
-        sums = ", ".join(cell_str(s, places) for s in sol.sums)
-        parts.append(f"{along} sums of E: {sums}")
-        parts.append(
-            _block(
-                f"A = E / {along} sum   (each {along} sums to 1)",
-                side_by_side(matrix_lines(sol.A, places), ["≈"], decimal_lines(sol.A, places), gap=" "),
-            )
-        )
-        parts.append(
-            _block(
-                "Z = A·V" if row else "Z = V·A",
-                side_by_side(matrix_lines(sol.Z, places), ["≈"], decimal_lines(sol.Z, places), gap=" "),
-            )
-        )
-    if len(p.heads) > 1:
-        how = "side by side" if row else "stacked"
-        parts.append(
-            _block(
-                f"Z_concat: the heads' Z {how}",
-                side_by_side(matrix_lines(solution.Z, places), ["≈"], decimal_lines(solution.Z, places), gap=" "),
-            )
-        )
-    if p.W_O is not None and solution.output is not None:
-        product = "Z_concat·W_O" if row else "W_O·Z_concat"
-        parts.append(_block("W_O", matrix_lines(p.W_O)))
-        parts.append(
-            _block(
-                f"output = {product}",
-                side_by_side(
-                    matrix_lines(solution.output, places), ["≈"], decimal_lines(solution.output, places), gap=" "
-                ),
-            )
-        )
-    return parts
-
-
-
 def _exact_lines(m: Matrix, places: int) -> list[str]:
-    """A matrix, with its decimals beside it when it holds a fraction."""
-    if all(isinstance(x, int) for row in m for x in row):
-        return matrix_lines(m)
+    """A matrix, with its decimals beside it when it holds a fraction or a real number."""
+    if all(x is None or isinstance(normalize(x), int) for row in m for x in row):
+        return matrix_lines(m, places)
     return side_by_side(matrix_lines(m, places), ["≈"], decimal_lines(m, places), gap=" ")
-
-
-def _with_bias(w: Matrix, b: tuple, row: bool) -> Matrix:
-    """A weight matrix with its bias as one more column (a row, in the row convention), as by hand."""
-    return tuple(w) + (tuple(b),) if row else tuple(tuple(r) + (x,) for r, x in zip(w, b))
-
-
-def _ffn_parts(p, solution, source: str, places: int) -> list[str]:
-    """The FFN's steps on `source` (X, or a block's R)."""
-    row = p.convention == "row"
-    first = f"H_pre = {source}·W1 + b1" if row else f"H_pre = W1·{source} + b1"
-    second = "Y = H·W2 + b2" if row else "Y = W2·H + b2"
-    bias = "the last row: b1" if row else "the last column: b1"
-    parts = [_block(f"[W1 | b1] ({bias}) and {first}", side_by_side(
-                 matrix_lines(_with_bias(p.W1, p.b1, row)), _exact_lines(solution.H_pre, places))),
-             _block("H = ReLU(H_pre) = max(0, H_pre)", _exact_lines(solution.H, places)),
-             _block(f"[W2 | b2] and {second}", side_by_side(
-                 matrix_lines(_with_bias(p.W2, p.b2, row)), _exact_lines(solution.Y, places)))]
-    if getattr(solution, "out", None) is not None:
-        parts.append(_block(f"out = {source} + Y", _exact_lines(solution.out, places)))
-    return parts
-
-
-def _ffn_text(solution, places: int) -> str:
-    p = solution.problem
-    header = [f"Feed-forward layer, {p.convention} convention" + (", with the residual" if p.residual else ""),
-              f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
-    if p.code:
-        header.append(f"sheet code: {p.code}")
-    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
-    return "\n\n".join(parts + _ffn_parts(p, solution, "X", places)) + "\n"
-
-
-def _block_text(solution, places: int) -> str:
-    p = solution.problem
-    row = p.convention == "row"
-    given = p.attention == "given"
-    header = [f"Transformer block, {p.convention} convention, attention {p.attention}",
-              f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
-    if p.code:
-        header.append(f"sheet code: {p.code}")
-    parts = ["\n".join(header), _block(_titled("X", p.X), matrix_lines(p.X))]
-    if given:
-        parts.append(_block("A (given)", _exact_lines(p.A, places)))
-        parts.append(_block("Z = A·X" if row else "Z = X·A", _exact_lines(solution.Z, places)))
-        attended = "Z"
-    else:
-        parts += _attention_parts(p.attention_problem(), solution, places)
-        attended = "output" if p.W_O is not None else "Z"
-    parts.append(_block(f"R = X + {attended}", _exact_lines(solution.R, places)))
-    return "\n\n".join(parts + _ffn_parts(p, solution, "R", places)) + "\n"
 
 
 def _titled(name: str, m: Matrix) -> str:
     return f"{name} ({len(m)}×{len(m[0])})"
+
+
+def solution_text(solution, places: int = 3) -> str:
+    """The whole solution, step by step, as a person would write it out."""
+    p = solution.problem
+    kind = kind_of(p)
+    work = kind.column_twin(p)
+    steps = kind.steps(work)
+    values = evaluate(steps, kind.given(work)).values
+    row = p.convention == "row"
+    shown = lambda m: transpose(m) if row else tuple(map(tuple, m))  # noqa: E731  (the problem's own layout)
+    faces = getattr(kind, "FACES", {})
+    header = list(kind.describe(p))
+    if p.code:
+        header.append(f"sheet code: {p.code}")
+    parts = ["\n".join(header), _block(_titled("X", shown(values[(None, "X")])), matrix_lines(shown(values[(None, "X")])))]
+    seen = {(None, "X")}
+    by_key = {s.key: s for s in steps}
+    heads = max((s.key[0] or 0 for s in steps), default=0)
+    head = None
+    for step in steps:
+        if step.op is None or step.op.name in (COPY, TRANSPOSE):
+            continue  # the student's own re-writing of a grid
+        if heads > 1 and step.key[0] is not None and step.key[0] != head:
+            parts.append(f"=== Head {step.key[0]} ===")
+        head = step.key[0]
+        face, op = step.face, step.op
+        label = face.label[row]
+        symbols = [by_key[k].face.symbol if k in by_key else (faces[k[1]].symbol if k[1] in faces else k[1])
+                   for k in step.inputs]
+        if op.name == RULE and "=" not in label:
+            label = f"{label} = {op.words % {'x': symbols[0], **op.params}}"
+        elif op.name == DIVIDE:
+            label = f"{label} = {symbols[0]} / {symbols[1]}"
+        elif "=" not in label and label != face.symbol:
+            label = f"{face.symbol} = {label}"  # a product named by its factors alone on the sheet (S = Kᵀ·Q)
+        note = face.note[row]
+        title = f"{label}   {note}" if note else label
+        result = values[step.key]
+        if op.name == SUM:
+            parts.append(f"{face.caption_in(row)} of {symbols[0]}: " + ", ".join(cell_str(x, places) for x in result[0]))
+            continue
+        givens = [k for k in step.inputs if k not in by_key and k not in seen]
+        beside = []
+        if givens and givens[0] == step.inputs[0]:
+            first = givens.pop(0)
+            seen.add(first)
+            weights = values[first]
+            if op.name == AFFINE:  # the bias as one more column (a row, in the row convention), as by hand
+                weights = [list(r) + [b[0]] for r, b in zip(weights, values[step.inputs[2]])]
+                seen.add(step.inputs[2])
+                givens = [k for k in givens if k != step.inputs[2]]
+                beside = [f"[{symbols[0]} | {symbols[2]}]" if not row else f"[{symbols[0]} ; {symbols[2]}]"]
+            else:
+                beside = [symbols[0]]
+            title = f"{beside[0]} and {title}"
+            beside = matrix_lines(shown(weights))
+        for k in givens:
+            seen.add(k)
+            parts.append(_block(faces[k[1]].label[row] if k[1] in faces else k[1], _exact_lines(shown(values[k]), places)))
+        lines = _exact_lines(shown(result), places)
+        parts.append(_block(title, side_by_side(beside, lines) if beside else lines))
+    return "\n\n".join(parts) + "\n"

@@ -14,7 +14,7 @@
   function reveal(frame) {
     if (frame.i >= 0) { const cell = at(frame.box, frame.i, frame.j); if (cell) cell.textContent = frame.value; return; }
     // A copy: the whole matrix written out again (Kᵀ transposed).
-    const source = frame.lit[0].box, transposed = frame.box.endsWith(":KT");
+    const source = frame.lit[0].box, transposed = frame.transposed;
     for (const cell of byBox[frame.box] || []) {
       const i = Number(cell.dataset.i), j = Number(cell.dataset.j);
       const from = transposed ? at(source, j, i) : at(source, i, j);

@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from generator.core.engine import MAX_EXPONENT, hand_divisor, power, scale
 from generator.core.errors import ProblemError
+from generator.core.faces import COPY, DIVIDE, PRODUCT, RULE, STACK, SUM, TRANSPOSE, N_, Face, Op
 from generator.core.graph import Key, Step, Values, copy, evaluate, guarded, product, stacked, transposed
 from generator.core.numbers import Number, divide, normalize
 from generator.core.kinds.attention.problem import (  # noqa: F401  (problem@1 and solution@1: the kind's own)
@@ -93,19 +94,57 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
                 for r in powers_]
 
     return [
-        Step(k("Q"), (k("W_Q"), (None, "X")), product),
-        Step(k("K"), (k("W_K"), (None, "X")), product),
-        Step(k("V"), (k("W_V"), (None, "X")), product),
-        Step(k("Q_copy"), (k("Q"),), copy),
-        Step(k("K_T"), (k("K"),), transposed),
-        Step(k("V_copy"), (k("V"),), copy),
-        Step(k("scores"), (k("K_T"), k("Q_copy")), product, masked),
-        Step(k("scaled"), (k("scores"),), scaled, masked),
-        Step(k("powers"), (k("scaled"),), powers, masked),
-        Step(k("sums"), (k("powers"),), sums),
-        Step(k("A"), (k("powers"), k("sums")), weights, masked),
-        Step(k("Z"), (k("V_copy"), k("A")), product),
+        Step(k("Q"), (k("W_Q"), (None, "X")), product, face=FACES["Q"], op=Op(PRODUCT)),
+        Step(k("K"), (k("W_K"), (None, "X")), product, face=FACES["K"], op=Op(PRODUCT)),
+        Step(k("V"), (k("W_V"), (None, "X")), product, face=FACES["V"], op=Op(PRODUCT)),
+        Step(k("Q_copy"), (k("Q"),), copy, face=FACES["Q_copy"], op=Op(COPY)),
+        Step(k("K_T"), (k("K"),), transposed, face=FACES["K_T"], op=Op(TRANSPOSE)),
+        Step(k("V_copy"), (k("V"),), copy, face=FACES["V_copy"], op=Op(COPY)),
+        Step(k("scores"), (k("K_T"), k("Q_copy")), product, masked, FACES["scores"], Op(PRODUCT)),
+        Step(k("scaled"), (k("scores"),), scaled, masked, FACES["scaled"], scale_op(d_k, rules)),
+        Step(k("powers"), (k("scaled"),), powers, masked, FACES["powers"],
+             Op(RULE, N_("3^%(x)s") if rules.softmax == "base3" else N_("e^%(x)s"))),
+        Step(k("sums"), (k("powers"),), sums, face=FACES["sums"], op=Op(SUM)),
+        Step(k("A"), (k("powers"), k("sums")), weights, masked, FACES["A"], Op(DIVIDE)),
+        Step(k("Z"), (k("V_copy"), k("A")), product, face=FACES["Z"], op=Op(PRODUCT)),
     ]
+
+
+def scale_op(d_k: int, rules: Rules) -> Op:
+    """The scaling rule as a student works it: floor(x / 2) by hand, x / √d_k exactly, or none."""
+    if rules.scale == "floor":
+        return Op(RULE, N_("floor(%(x)s / %(d)s)"), {"d": hand_divisor(d_k)})
+    if rules.scale == "exact":
+        return Op(RULE, N_("%(x)s / √%(d)s"), {"d": d_k})
+    return Op(RULE, "%(x)s")
+
+
+FACES = {
+    # Givens: what the sheet prints for the student to work from.
+    "X": Face("X", ("X", "X"), N_("inputs"), "input"),
+    "W_Q": Face("W_Q", ("W_Q", "W_Q"), N_("query weights"), "weight"),
+    "W_K": Face("W_K", ("W_K", "W_K"), N_("key weights"), "weight"),
+    "W_V": Face("W_V", ("W_V", "W_V"), N_("value weights"), "weight"),
+    "W_O": Face("W_O", ("W_O", "W_O"), N_("output weights"), "weight"),
+    # A head's steps, in working order.
+    "Q": Face("Q", ("Q = W_Q·X", "Q = X·W_Q"), N_("queries"), "q"),
+    "K": Face("K", ("K = W_K·X", "K = X·W_K"), N_("keys"), "k"),
+    "V": Face("V", ("V = W_V·X", "V = X·W_V"), N_("values"), "v"),
+    "Q_copy": Face("Q", ("Q", "Q"), N_("queries, copied"), "q"),
+    "K_T": Face("Kᵀ", ("Kᵀ", "Kᵀ"), N_("keys, transposed"), "k"),
+    "V_copy": Face("V", ("V", "V"), N_("values, copied"), "v"),
+    "scores": Face("S", ("Kᵀ·Q", "Q·Kᵀ"), N_("scores"), "score",
+                   note=("(rows: keys, columns: queries)", "(rows: queries, columns: keys)")),
+    "scaled": Face("S'", ("S'", "S'"), N_("scaled"), "score"),
+    "powers": Face("E", ("E", "E"), N_("powers"), "score"),
+    "sums": Face("Σ", ("Σ", "Σ"), N_("column sums"), "score", row_caption=N_("row sums")),
+    "A": Face("A", ("A", "A"), N_("attention"), "attn", fraction=True),
+    "Z": Face("Z", ("Z = V·A", "Z = A·V"), N_("output"), "out", fraction=True),
+    # After the heads.
+    "Z_concat": Face("Z_concat", ("Z_concat", "Z_concat"), N_("heads' outputs, concatenated"), "out"),
+    "output": Face("output", ("W_O·Z_concat", "Z_concat·W_O"), N_("output"), "out", fraction=True),
+}
+"""How each grid of an attention sheet shows, by name (the concatenation's is Z_concat)."""
 
 
 def steps(problem: Problem) -> list[Step]:
@@ -114,9 +153,11 @@ def steps(problem: Problem) -> list[Step]:
     for h in range(1, len(problem.heads) + 1):
         out += head_steps(h, problem.n_tokens, problem.d_k, problem.rules, problem.causal)
     if has_final(problem):
-        out.append(Step((None, "Z"), tuple((h, "Z") for h in range(1, len(problem.heads) + 1)), stacked))
+        out.append(Step((None, "Z"), tuple((h, "Z") for h in range(1, len(problem.heads) + 1)), stacked,
+                        face=FACES["Z_concat"], op=Op(STACK)))
         if problem.W_O is not None:
-            out.append(Step((None, "output"), ((None, "W_O"), (None, "Z")), product))
+            out.append(Step((None, "output"), ((None, "W_O"), (None, "Z")), product, face=FACES["output"],
+                            op=Op(PRODUCT)))
     return out
 
 
@@ -152,6 +193,16 @@ def _power(x: Optional[Number], rules: Rules) -> Optional[Number]:
         return power(normalize(x), rules)
     except (ProblemError, OverflowError):
         return None
+
+
+def describe(p: Problem) -> list[str]:
+    """The solve text's header: what the sheet asks, in a line or two."""
+    rules = p.rules
+    rules_words = "hand rules" if rules.hand else "custom rules"
+    return [f"Self-attention, {p.convention} convention, {rules_words} "
+            f"(scale: {rules.scale}, softmax: {rules.softmax})" + (", causal mask" if p.causal else ""),
+            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_k = {p.d_k}, d_v = {p.d_v}, "
+            f"{len(p.heads)} head{'s' if len(p.heads) > 1 else ''}"]
 
 
 def solve(problem: Problem) -> Solution:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator, Optional
 
 from generator.core.errors import ProblemError
+from generator.core.faces import ADD, AFFINE, RULE, N_, Face, Op
 from generator.core.fields import checked_object, code_and_metrics, flag, int_matrix, int_vector, with_code_and_metrics
 from generator.core.graph import Key, Step, Values, add, affine, evaluate, relu
 from generator.core.numbers import Matrix, encode_matrix
@@ -96,14 +97,31 @@ def given(problem: Any) -> dict[Key, Values]:
 
 def ffn_steps(source: Key, residual: bool) -> list[Step]:
     """The FFN's steps on the grid at `source` (X, or a block's R): its layers, ReLU and residual."""
+    x = source[1]
     steps = [
-        Step((None, "H_pre"), ((None, "W1"), source, (None, "b1")), _layer),
-        Step((None, "H"), ((None, "H_pre"),), relu),
-        Step((None, "Y"), ((None, "W2"), (None, "H"), (None, "b2")), _layer),
+        Step((None, "H_pre"), ((None, "W1"), source, (None, "b1")), _layer,
+             face=Face("H_pre", (f"H_pre = W1·{x} + b1", f"H_pre = {x}·W1 + b1"), N_("first layer"), "score"),
+             op=Op(AFFINE)),
+        Step((None, "H"), ((None, "H_pre"),), relu, face=Face("H", ("H = ReLU(H_pre)", "H = ReLU(H_pre)"),
+                                                               N_("negatives to 0"), "score"),
+             op=Op(RULE, N_("ReLU(%(x)s)"))),
+        Step((None, "Y"), ((None, "W2"), (None, "H"), (None, "b2")), _layer,
+             face=Face("Y", ("Y = W2·H + b2", "Y = H·W2 + b2"), N_("second layer"), "out"), op=Op(AFFINE)),
     ]
     if residual:
-        steps.append(Step((None, "out"), (source, (None, "Y")), add))
+        steps.append(Step((None, "out"), (source, (None, "Y")), add,
+                          face=Face("out", (f"out = {x} + Y", f"out = {x} + Y"), N_("residual"), "out"), op=Op(ADD)))
     return steps
+
+
+FACES = {
+    "X": Face("X", ("X", "X"), N_("inputs"), "input"),
+    "W1": Face("W1", ("W1", "W1"), N_("weights, bias last"), "weight"),
+    "b1": Face("b1", ("b1", "b1"), N_("first bias"), "weight"),
+    "W2": Face("W2", ("W2", "W2"), N_("weights, bias last"), "weight"),
+    "b2": Face("b2", ("b2", "b2"), N_("second bias"), "weight"),
+}
+"""How the FFN's givens show (its steps' faces are declared with them: their labels name their input)."""
 
 
 def _layer(w: Values, x: Values, bias: Values) -> Values:
@@ -130,6 +148,12 @@ class FFNSolution:
     """W2·H + b2."""
     out: Optional[Matrix] = None
     """X + Y, when the problem has the residual."""
+
+
+def describe(p: FFNProblem) -> list[str]:
+    """The solve text's header: what the sheet asks, in a line or two."""
+    return [f"Feed-forward layer, {p.convention} convention" + (", with the residual" if p.residual else ""),
+            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
 
 
 def solve(problem: FFNProblem) -> FFNSolution:

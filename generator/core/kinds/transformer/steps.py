@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Optional
 
 import generator.core.kinds.attention.steps as attention
 from generator.core.errors import ProblemError
+from generator.core.faces import ADD, PRODUCT, N_, Face, Op
 from generator.core.fields import (
     checked_fraction,
     checked_object,
@@ -28,6 +29,7 @@ from generator.core.kinds.attention.problem import (
     heads_to_json,
 )
 from generator.core.kinds.ffn.steps import Layers, check_ffn, ffn_steps, layer_fields, prefixed
+from generator.core.kinds.ffn.steps import FACES as ffn_faces
 from generator.core.kinds.ffn.steps import given as ffn_given
 from generator.core.numbers import Matrix, encode, encode_matrix
 from generator.core.problem import IntMatrix, Rules, shape, transpose
@@ -144,11 +146,21 @@ def attention_output(problem: BlockProblem) -> Key:
 def steps(problem: BlockProblem) -> list[Step]:
     """Every step of a column-convention block."""
     if problem.attention == "given":
-        out = [Step((None, "Z"), ((None, "X"), (None, "A")), product)]
+        out = [Step((None, "Z"), ((None, "X"), (None, "A")), product,
+                    face=Face("Z", ("Z = X·A", "Z = A·X"), N_("attended inputs"), "attn"), op=Op(PRODUCT))]
     else:
-        out = attention.steps(problem.attention_problem())
-    out.append(Step((None, "R"), ((None, "X"), attention_output(problem)), add))
+        # W_O's output is the attention's here, on one line a cell (its fractions are R's to add).
+        out = [replace(s, face=replace(s.face, caption=N_("attention's output"), fraction=False))
+               if s.key == (None, "output") else s for s in attention.steps(problem.attention_problem())]
+    attended = ("W_O·Z_concat", "Z_concat·W_O") if problem.W_O is not None else ("Z", "Z")
+    out.append(Step((None, "R"), ((None, "X"), attention_output(problem)), add,
+                    face=Face("R", (f"R = X + {attended[0]}", f"R = X + {attended[1]}"), N_("residual"), "input"),
+                    op=Op(ADD)))
     return out + ffn_steps((None, "R"), residual=True)
+
+
+FACES = {**attention.FACES, **ffn_faces, "A": Face("A", ("A", "A"), N_("attention weights, given"), "attn")}
+"""How a block's givens show (a given A, or computed attention's heads; then the FFN's)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +185,12 @@ class BlockSolution:
     """W2·H + b2."""
     out: Matrix
     """R + Y."""
+
+
+def describe(p: BlockProblem) -> list[str]:
+    """The solve text's header: what the sheet asks, in a line or two."""
+    return [f"Transformer block, {p.convention} convention, attention {p.attention}",
+            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
 
 
 def solve(problem: BlockProblem) -> BlockSolution:

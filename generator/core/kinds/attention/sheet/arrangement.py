@@ -1,4 +1,4 @@
-"""Where a sheet's matrices go: rows of grids, so that each product sits where its factors' rows and columns cross."""
+"""Where an attention sheet's matrices go: rows of grids, each product where its factors' rows and columns cross."""
 
 from __future__ import annotations
 
@@ -8,25 +8,25 @@ def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, li
     where its factors' rows and columns cross (the by-hand layout, or its transpose); `stacked`:
     a row-convention head too big for one page, its elementwise steps one below another."""
     if convention == "row":
-        steps = ([[m["Qc"], m["S"]], [None, m["S2"]], [None, m["E"], m["sums"]]] if stacked
-                 else [[m["Qc"], m["S"], m["S2"], m["E"], m["sums"]]])
+        steps = ([[m["Q_copy"], m["scores"]], [None, m["scaled"]], [None, m["powers"], m["sums"]]] if stacked
+                 else [[m["Q_copy"], m["scores"], m["scaled"], m["powers"], m["sums"]]])
         return {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
-            "att": [[None, m["KT"]], *steps],
-            "out": [[None, m["Vc"]], [m["A"], m["Z"]]],
+            "att": [[None, m["K_T"]], *steps],
+            "out": [[None, m["V_copy"]], [m["A"], m["Z"]]],
         }
     return {
         "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
-        "att": [[None, m["Qc"]], [m["KT"], m["S"]], [None, m["S2"]], [None, m["E"]], [None, m["sums"]],
-                [None, m["A"]], [m["Vc"], m["Z"]]],
+        "att": [[None, m["Q_copy"]], [m["K_T"], m["scores"]], [None, m["scaled"]], [None, m["powers"]], [None, m["sums"]],
+                [None, m["A"]], [m["V_copy"], m["Z"]]],
     }
 
 
 def final_arrangement(convention: str, v: dict) -> list[list]:
     """The rows of the grid after the heads: the concatenation, and W_O beside the output."""
     if convention == "row":
-        return [[None, v["W_O"]], [v["Zc"], v["out"]]] if "W_O" in v else [[v["Zc"]]]
-    return [[None, v["Zc"]], [v["W_O"], v["out"]]] if "W_O" in v else [[None, v["Zc"]]]
+        return [[None, v["W_O"]], [v["Z"], v["output"]]] if "W_O" in v else [[v["Z"]]]
+    return [[None, v["Z"]], [v["W_O"], v["output"]]] if "W_O" in v else [[None, v["Z"]]]
 
 
 KEPT_BANDS = {

@@ -1,18 +1,18 @@
-"""The rules box and the worked example: words of the sheet's language, true for the sheet's problem."""
+"""An attention sheet's rules box and its key's worked example: words of the sheet's language, true for its problem."""
 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
-from typing import Sequence
 
 from generator.core.engine import hand_divisor
-from generator.core.numbers import Cell, normalize, sheet_value
 from generator.core.kinds.attention.problem import Problem, Solution
+from generator.core.numbers import Cell, sheet_value
 from generator.sheet.i18n import translations
+from generator.sheet.worked import DECIMALS
+from generator.sheet.worked import dot as _dot
+from generator.sheet.worked import equals as _equals
+from generator.sheet.worked import factor as _factor
 
-DECIMALS = 2
-"""Decimals written on sheets, below fractions and for real-valued results."""
 
 
 def exact_values(problem: Problem) -> bool:
@@ -54,25 +54,6 @@ def rules_lines(problem: Problem, key: bool, lang: str = "en") -> list[str]:
 
 
 # --- the worked example -----------------------------------------------------------------------
-
-
-def _factor(x: Cell, first: bool = False) -> str:
-    """A factor of a product, in parentheses where it would read wrong without them."""
-    text = sheet_value(x)
-    fraction = isinstance(normalize(x), Fraction) or isinstance(x, float)
-    negative = text.startswith("\u2212")
-    # Always around a fraction ("(3/8)·2", never "3/8·2"); around a negative one after a plus sign.
-    return f"({text})" if fraction or negative and not first else text
-
-
-def _dot(left: Sequence[Cell], right: Sequence[Cell]) -> str:
-    """a·b + c·d ...; a negative factor after a plus sign is in parentheses: "+ (−1)·2"."""
-    return " + ".join(f"{_factor(a, t == 0)}·{_factor(b)}" for t, (a, b) in enumerate(zip(left, right)))
-
-
-def _equals(x: Cell) -> str:
-    """"= value", or "≈ value" for a rounded real number."""
-    return f"{'≈' if isinstance(x, float) else '='} {sheet_value(x)}"
 
 
 def _quotient(p: Cell, s: Cell, a: Cell) -> str:

@@ -1,4 +1,8 @@
-"""What an attention sheet shows: every matrix of every head, placed and fitted to the page."""
+"""What an attention sheet shows: every matrix of every head, placed and fitted to the page.
+
+Each grid's label, caption and tone are its step's face (core/kinds/attention/steps); its view
+is named as its step is, so a graded sheet's marks and a scanner's boxes find it by that name.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,31 @@ from typing import Optional
 
 from generator.core.errors import LayoutError
 from generator.core.kinds.attention.problem import Problem, Solution
+from generator.core.kinds.attention.sheet.arrangement import KEPT_BANDS, arrangement, final_arrangement
+from generator.core.kinds.attention.sheet.rules import rules_lines, worked_example
+from generator.core.kinds.attention.sheet.unreduced import unreduced_forms
+from generator.core.kinds.attention.steps import FACES, FINAL_STEPS, HEAD_STEPS
 from generator.core.problem import transpose
 from generator.core.student import Student
-from generator.sheet.arrangement import KEPT_BANDS, arrangement, final_arrangement
-from generator.sheet.fit import page_room, rules_height, stack_height, stacks, stretch_to, worked_height, worked_panel
+from generator.sheet.fit import (
+    CONTENT_WIDTH_PT,
+    FRAME_HEIGHT_PT,
+    FRAME_WIDTH_PT,
+    MIN_SCALE,
+    MIN_SIDE_BY_SIDE_SCALE,
+    page_room,
+    rules_height,
+    rules_width,
+    stack_height,
+    stretch_to,
+    worked_height,
+    worked_panel,
+    worked_width,
+)
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.grid import GridView, Marking, cell_width, grid, marked, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.look import FRAME_INSET_PT, SCORE_GAP_PT, SPACED_PT
+from generator.sheet.look import SCORE_GAP_PT, SPACED_PT
 from generator.sheet.model import Settings
 from generator.sheet.panel import (
     band_panels,
@@ -23,15 +44,11 @@ from generator.sheet.panel import (
     side_by_side,
     side_by_side_cols,
 )
-from generator.sheet.rules import rules_lines, worked_example
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
-    RULES_CHROME_W_PT,
     RULES_MAX_PT,
-    content_width,
     raster_width,
 )
-from generator.sheet.unreduced import unreduced_forms
 
 
 def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
@@ -40,14 +57,6 @@ def _masked(problem: Problem, n: int, row: bool) -> tuple[tuple[int, int], ...]:
         return ()
     # Column layout: rows are keys i, columns queries j, masked when i > j; row layout transposes.
     return tuple((j, i) if row else (i, j) for i in range(n) for j in range(n) if i > j)
-
-
-CONTENT_WIDTH_PT = 520.0
-"""Width inside the page margins (A4 is the narrower paper): wider grids are scaled down."""
-
-
-MIN_SIDE_BY_SIDE_SCALE = 0.8
-"""Below this, a head is stacked rather than shrunk further beside itself."""
 
 
 RULES_MIN_PT = 125.0
@@ -65,18 +74,6 @@ taller of the two by a few points."""
 READ_LEAST_STRETCH = 0.8
 """The lines of a sheet nobody writes on may be this much shorter than a worksheet's: a graded
 sheet's, to make room for its score; a row-convention key's, for its worked example."""
-
-
-FRAME_WIDTH_PT = 500.0
-"""Width inside a frame (the concatenation's): the content width less its border and padding."""
-
-
-FRAME_HEIGHT_PT = 676.0
-"""Height inside a frame on a page of its own (Letter, the shorter paper), under its title."""
-
-
-MIN_SCALE = 0.7
-"""The least any grid is scaled: its text stays at 7 pt or more."""
 
 
 def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
@@ -98,7 +95,7 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
     row = problem.convention == "row"
     # The rules box goes with the first head, below the projections in the column convention
     # (and in the row convention where it fits neither beside them nor beside the output).
-    rules = SPACED_PT + rules_height(problem, lang, grids["proj"].width_pt) if h == 0 else 0.0
+    rules = SPACED_PT + rules_height(rules_lines(problem, False, lang), grids["proj"].width_pt) if h == 0 else 0.0
     side_by_side = max(g.width_pt for g in grids.values()) if row else side_by_side_width(grids["proj"], grids["att"])
     # A framed row head of several holds its key's worked example after its output: counted,
     # so that a frame too tall for a page flows instead of being split where it would not fit.
@@ -143,6 +140,15 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
         grids = {name: replace(g, stretch=stretch) for name, g in grids.items()}
     return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "out_apart": out_apart,
             "matrices": m}
+
+
+def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:
+    """What is stacked on a page, column by column: (grids one below another, the height of what
+    else is there: gaps, and `below`, the rules box's height when it is under the projections)."""
+    if problem.convention == "row":
+        return [([grids["proj"], grids["att"], grids["out"]], 2 * SPACED_PT + below)]
+    return [([grids["att"]], 0.0), ([grids["proj"]], below)]
+
 
 
 def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en",
@@ -197,10 +203,9 @@ def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang:
     return views if marks is None else _mark(views, HEAD_STEPS, marks, problem.convention == "row")
 
 
-def _stepped(views: dict, steps: dict, head: Optional[int]) -> dict:
+def _stepped(views: dict, steps: tuple, head: Optional[int]) -> dict:
     """Views named with their answers@1 step and head: what a scanner reads where (sheet/boxes.py)."""
-    return {name: replace(view, step=steps[name], head=head) if name in steps else view
-            for name, view in views.items()}
+    return {name: replace(view, step=name, head=head) if name in steps else view for name, view in views.items()}
 
 
 def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False) -> dict:
@@ -232,32 +237,36 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang
         widths = {"X": tok, "W": max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V)), "QKV": tok,
                   "Qc": att, "KT": cell_width(sol.K, 4), "att": att, "sums": att, "A": att, "Vc": tok}
     headings = {  # (column headings, row headings), by convention
-        "X": ({"tokens": tokens}, {}), "Qc": ({"tokens": queries}, {"row_labels": queries}),
-        "KT": ({"row_labels": keys}, {"tokens": keys}),
+        "X": ({"tokens": tokens}, {}), "Q_copy": ({"tokens": queries}, {"row_labels": queries}),
+        "K_T": ({"row_labels": keys}, {"tokens": keys}),
     }
-    spec = [  # name, label (column convention, row convention), caption, values, tone, width, options
-        ("X", ("X", "X"), _("inputs"), problem.X, "input", "X", {"given": given}),
-        ("W_Q", ("W_Q", "W_Q"), _("query weights"), head.W_Q, "weight", "W", {"given": given}),
-        ("W_K", ("W_K", "W_K"), _("key weights"), head.W_K, "weight", "W", {"given": given}),
-        ("W_V", ("W_V", "W_V"), _("value weights"), head.W_V, "weight", "W", {"given": given}),
-        ("Q", ("Q = W_Q·X", "Q = X·W_Q"), _("queries"), sol.Q, "q", "QKV", {}),
-        ("K", ("K = W_K·X", "K = X·W_K"), _("keys"), sol.K, "k", "QKV", {}),
-        ("V", ("V = W_V·X", "V = X·W_V"), _("values"), sol.V, "v", "QKV", {}),
-        ("Qc", ("Q", "Q"), _("queries, copied"), sol.Q, "q", "Qc", {}),
-        ("KT", ("Kᵀ", "Kᵀ"), _("keys, transposed"), transpose(sol.K), "k", "KT", {}),
-        ("S", ("Kᵀ·Q", "Q·Kᵀ"), _("scores"), sol.scores, "score", "att", {"masked": masked}),
-        ("S2", ("S'", "S'"), _("scaled"), sol.scaled, "score", "att", {"masked": masked}),
-        ("E", ("E", "E"), _("powers"), sol.powers, "score", "att", {"masked": masked}),
-        ("sums", ("Σ", "Σ"), _("row sums") if row else _("column sums"), sums, "score", "sums", {}),
-        ("A", ("A", "A"), _("attention"), sol.A, "attn", "A", {"two_line": True, "masked": masked,
-                                                               "unreduced": forms_a}),
+    spec = [  # name (its step's, or a given's), values, width, options: label, caption and tone are its face's
+        ("X", problem.X, "X", {"given": given}),
+        ("W_Q", head.W_Q, "W", {"given": given}),
+        ("W_K", head.W_K, "W", {"given": given}),
+        ("W_V", head.W_V, "W", {"given": given}),
+        ("Q", sol.Q, "QKV", {}),
+        ("K", sol.K, "QKV", {}),
+        ("V", sol.V, "QKV", {}),
+        ("Q_copy", sol.Q, "Qc", {}),
+        ("K_T", transpose(sol.K), "KT", {}),
+        ("scores", sol.scores, "att", {"masked": masked}),
+        ("scaled", sol.scaled, "att", {"masked": masked}),
+        ("powers", sol.powers, "att", {"masked": masked}),
+        ("sums", sums, "sums", {}),
+        ("A", sol.A, "A", {"masked": masked, "unreduced": forms_a}),
         # Column convention: V's rows meet Z's two-line rows, so its rows are two lines tall.
-        ("Vc", ("V", "V"), _("values, copied"), sol.V, "v", "Vc", {} if row else {"tall": True}),
-        ("Z", ("Z = V·A", "Z = A·V"), _("output"), sol.Z, "out", "A", {"two_line": True, "unreduced": forms_z}),
+        ("V_copy", sol.V, "Vc", {} if row else {"tall": True}),
+        ("Z", sol.Z, "A", {"unreduced": forms_z}),
     ]
-    return {name: matrix(labels[row], caption, values, tone=tone, key=key, cell_w=widths[width],
-                         **headings.get(name, ({}, {}))[row], **options)
-            for name, labels, caption, values, tone, width, options in spec}
+    return {name: face_matrix(FACES[name], row, _, values, key=key, cell_w=widths[width],
+                              **headings.get(name, ({}, {}))[row], **options)
+            for name, values, width, options in spec}
+
+
+def face_matrix(face, row: bool, _, values, **options):
+    """A matrix labelled, captioned and toned as its face says (in the sheet's convention and language)."""
+    return matrix(face.label[row], _(face.caption_in(row)), values, tone=face.tone, two_line=face.fraction, **options)
 
 
 def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
@@ -312,34 +321,26 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = 
     # The concatenation copies each head's Z: its fractions, without their decimals again (one
     # line a cell keeps three or four heads with W_O on one page, every box still 7 mm tall).
     # Row convention: its rows meet the output's two-line rows, so they are two lines tall.
-    zc = matrix("Z_concat", _("heads' outputs, concatenated"), solution.Z, tone="out", key=key,
-                cell_w=cell_width(solution.Z, 6), tall=row and problem.W_O is not None)
+    zc = face_matrix(FACES["Z_concat"], row, _, solution.Z, key=key, cell_w=cell_width(solution.Z, 6),
+                     tall=row and problem.W_O is not None)
     # A heavier line where one head's block of rows (columns, in the row convention) ends.
     ends = tuple(problem.d_v * h for h in range(1, len(problem.heads)))
-    views = {"Zc": replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)}
+    views = {"Z": replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)}
     if problem.W_O is not None:
-        product = "Z_concat·W_O" if row else "W_O·Z_concat"
         # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
-        views["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=given,
-                              cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
-        views["out"] = matrix(product, _("output"), solution.output, tone="out", key=key, cell_w=w, two_line=True)
+        views["W_O"] = face_matrix(FACES["W_O"], row, _, problem.W_O, given=given,
+                                   cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
+        views["output"] = face_matrix(FACES["output"], row, _, solution.output, key=key, cell_w=w)
     views = _stepped(views, FINAL_STEPS, None)
     return views if marks is None else _mark(views, FINAL_STEPS, marks, row)
 
 
-HEAD_STEPS = {"Q": "Q", "K": "K", "V": "V", "Qc": "Q_copy", "KT": "K_T", "Vc": "V_copy", "S": "scores",
-              "S2": "scaled", "E": "powers", "sums": "sums", "A": "A", "Z": "Z"}
-"""Each computed matrix of a head, by its view's name: its step in answers@1 and grade@1."""
-FINAL_STEPS = {"Zc": "Z", "out": "output"}
-"""The same for the matrices after the heads."""
-
-
-def _mark(views: dict, steps: dict, marks: dict, row: bool) -> dict:
+def _mark(views: dict, steps: tuple, marks: dict, row: bool) -> dict:
     """Views with their steps' markings; sums are a row of the grade, a column of a row-convention sheet."""
     out = dict(views)
-    for name, step in steps.items():
-        if name in views and step in marks:
-            marking = marks[step]
+    for name in steps:
+        if name in views and name in marks:
+            marking = marks[name]
             if name == "sums" and row:
                 marking = Marking(*(tuple(zip(*grid)) for grid in (marking.texts, marking.verdicts, marking.notes)))
             out[name] = marked(views[name], marking)
@@ -369,32 +370,3 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
         graded=graded, score=score,
     )
-
-
-def worked_panel_for(worked: list[list[str]], head: HeadView, row: bool, paper: str, framed: bool):
-    """A key's worked example as a text panel, as wide as the first head's layout leaves it."""
-    return worked_panel(worked, worked_width(head, row, paper, framed))
-
-
-def worked_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
-    """The width of the worked example's text, wherever the first head's layout puts it."""
-    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0) - RULES_CHROME_W_PT
-    if head.stacked:
-        return round(room, 2)  # above the grids, across the page, under the rules box
-    if not row:
-        return round(head.proj_width_pt - RULES_CHROME_W_PT, 2)  # under the rules box, as wide
-    return round(min(RULES_MAX_PT, room), 2)  # after the output
-
-
-def rules_width(head: HeadView, row: bool, paper: str, framed: bool) -> float:
-    """The width of the rules box's text, wherever the first head's layout puts the box: set,
-    not left to the page's CSS, so that text laid out once fits every sheet of a batch."""
-    room = content_width(paper) - (2 * FRAME_INSET_PT if framed else 0)
-    chrome = RULES_CHROME_W_PT
-    if head.stacked:
-        return round(room - chrome, 2)  # above the grids, across the page
-    if not row:
-        return round(head.proj_width_pt - chrome, 2)  # below the projections, as wide as they are
-    if head.beside or head.beside_out:
-        return round(min(RULES_MAX_PT, room - head.rules_left_pt - chrome), 2)
-    return round(room - chrome, 2)
