@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from generator.core.formats import dumps, problem_to_json
 from generator.core.kinds import solve
-from generator.core.metrics import metrics
+from generator.core.kinds import metrics
 from generator.core.kinds.attention.problem import Problem
 from generator.core.problem import Rules
 from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack

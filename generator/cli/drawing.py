@@ -13,7 +13,8 @@ from generator.core.formats import (
     dumps,
     problem_to_json,
 )
-from generator.core.metrics import metrics, stats_text
+from generator.core.kinds import kind_of, metrics
+from generator.core.metrics import stats_text
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, fresh_seed
@@ -64,4 +65,4 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         write_atomic(out, text.encode(), force=force)
         say(f"wrote {len(problems)} problem{'s' if len(problems) > 1 else ''} to {out}")
     if stats:
-        click.echo(stats_text([p.metrics for p in problems]), err=True)
+        click.echo(stats_text([p.metrics for p in problems], kind_of(problems[0])), err=True)

@@ -92,7 +92,7 @@ def takers(name: str) -> tuple[str, ...]:
 
 
 def shape_defaults(name: str) -> str:
-    """A shape setting's defaults where kinds differ ("4 for attention, 3 for ffn"), or ''."""
+    """A shape setting's defaults where kinds differ ("4 for one kind, 3 for another"), or ''."""
     seen = {kind: part(kind, "settings").DEFAULT_SHAPE.get(name) for kind in takers(name)}
     shown = {kind: value for kind, value in seen.items() if value is not None}
     if len(set(shown.values())) < 2:

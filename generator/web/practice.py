@@ -63,9 +63,6 @@ class Practice(Pages):
         else:
             batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
             problem, lang = problem_from_json(sheet["problem"]), self.language(request, batch)
-        if problem.kind != "attention":
-            raise NotFound(translations(lang).gettext(
-                "the projector walks attention sheets; print this sheet's key instead"))
         solution, script, sheet_form = await self.off_loop(self._walk, problem, lang)
         start = translations(lang).gettext("%(count)s steps: press → to begin") % {"count": len(script)}
         return self.page(request, "present.html", lang=lang, batch=batch, code=problem.code or "",

@@ -48,6 +48,11 @@ def kind_of(problem) -> ModuleType:
     return steps_of(problem.kind)
 
 
+def metrics(problem, solution=None) -> dict:
+    """Difficulty figures of one problem (its kind's: see its steps' `metrics`)."""
+    return kind_of(problem).metrics(problem, solution)
+
+
 def solve(problem):
     """Every step of a problem's answer, exactly."""
     return kind_of(problem).solve(problem)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from dataclasses import replace
 from typing import Optional, Sequence
 
 from generator.core.engine import MAX_EXPONENT, hand_divisor, power, scale
@@ -251,3 +252,38 @@ def grid_shapes(problem: Problem) -> tuple[dict[str, tuple[int, int]], dict[str,
         head = {k: (s if k == "sums" else (s[1], s[0])) for k, s in head.items()}
         final = {k: (s[1], s[0]) for k, s in final.items()}
     return head, final
+
+
+def metrics(problem: Problem, solution=None) -> dict:
+    """Figures for one problem, as worked under the hand rules (whatever rules it states):
+    largest_number, multiplications (core/metrics), fraction_before_division (3^-1 style fractions
+    in the powers, before A's division), column_sums (the sums of powers, per head)."""
+    from generator.core.metrics import largest_number, multiplications, worked
+
+    from generator.core.kinds.attention import steps as me
+    from generator.core.numbers import encode
+
+    steps, values = worked(me, problem if problem.rules.hand else replace(problem, rules=Rules()))
+    heads = range(1, len(problem.heads) + 1)
+    return {
+        "largest_number": largest_number(steps, values),
+        "multiplications": multiplications(steps, values),
+        "fraction_before_division": any(isinstance(x, Fraction) for h in heads for row in values[(h, "powers")]
+                                        for x in row),
+        "column_sums": [[encode(s) for s in values[(h, "sums")][0]] for h in heads],
+    }
+
+
+def figures(m: dict) -> dict[str, float]:
+    """What `draw --stats` shows of a problem's metrics."""
+    from generator.core.metrics import value_of
+
+    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
+            "largest column sum": max(value_of(s) for sums in m["column_sums"] for s in sums),
+            "smallest column sum": min(value_of(s) for sums in m["column_sums"] for s in sums)}
+
+
+def notes(all_metrics: list[dict]) -> list[str]:
+    """What `draw --stats` says of a batch besides its figures."""
+    early = sum(1 for m in all_metrics if m["fraction_before_division"])
+    return [f"problems with a fraction before the final division: {early} of {len(all_metrics)}"]

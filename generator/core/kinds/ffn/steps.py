@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator, Optional
 
@@ -232,3 +233,26 @@ def solution_to_json(solution: FFNSolution) -> dict:
     if solution.out is not None:
         out["out"] = encode_matrix(solution.out)
     return out
+
+
+def metrics(problem, solution=None, leave_out: tuple = ()) -> dict:
+    """Figures for one problem: the largest number written and the products to work out
+    (core/metrics), the cells ReLU sets to 0, the largest denominator (R's, in a block)."""
+    from generator.core.kinds import kind_of
+    from generator.core.metrics import largest_number, multiplications, size, worked
+
+    steps, values = worked(kind_of(problem), problem)
+    written = [x for s in steps if s.op is not None and s.op.name not in ("copy", "transpose", "stack")
+               and s.key[1] not in leave_out for row in values[s.key] for x in row]
+    return {
+        "largest_number": largest_number(steps, values, leave_out),
+        "multiplications": multiplications(steps, values),
+        "relu_zeros": sum(1 for row in values[(None, "H_pre")] for x in row if x < 0),
+        "largest_denominator": max(Fraction(x).denominator for x in written if x is not None),
+    }
+
+
+def figures(m: dict) -> dict[str, float]:
+    """What `draw --stats` shows of a problem's metrics."""
+    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
+            "cells ReLU sets to 0": m["relu_zeros"], "largest denominator": m["largest_denominator"]}

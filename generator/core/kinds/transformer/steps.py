@@ -293,3 +293,18 @@ def solution_to_json(solution: BlockSolution) -> dict:
     for name in ("R", "H_pre", "H", "Y", "out"):
         out[name] = encode_matrix(getattr(solution, name))
     return out
+
+
+def metrics(problem: BlockProblem, solution=None) -> dict:
+    """The FFN's figures, over the block's every step but the heads' sums and W_O's output (as
+    they were always counted: the numbers a block's student carries on are in A, Z and R)."""
+    from generator.core.kinds.ffn.steps import metrics as layer_metrics
+
+    return layer_metrics(problem, solution, ("sums", "output"))
+
+
+def figures(m: dict) -> dict[str, float]:
+    """What `draw --stats` shows of a problem's metrics."""
+    from generator.core.kinds.ffn.steps import figures as layer_figures
+
+    return layer_figures(m)
