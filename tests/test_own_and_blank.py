@@ -10,7 +10,7 @@ from conftest import EXAMPLES
 from pypdf import PdfReader
 
 from generator.core.kinds.attention.draw.presets import DrawOptions
-from generator.output.batch import blank_problem
+from generator.app.batches import blank_problem
 from generator.sheet.i18n import translations
 from generator.core.kinds.attention.sheet.rules import rules_lines
 

@@ -22,7 +22,8 @@ from generator.app.store import MIGRATIONS, NotFound, Store
 from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.core.kinds.attention.draw.presets import DrawOptions
-from generator.output.batch import Batch, make_sheets
+from generator.app.batches import make_sheets
+from generator.output.batch import Batch
 from generator.sheet.model import Settings
 
 

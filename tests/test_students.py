@@ -151,7 +151,8 @@ def test_a_server_batchs_worksheets_open_each_students_link_and_print_the_pin(tm
     from generator.app.classroom import create_batch
     from generator.core.student import Student
     from generator.core.kinds.attention.draw.presets import DrawOptions
-    from generator.output.batch import Batch, make_sheets
+    from generator.app.batches import make_sheets
+    from generator.output.batch import Batch
     from generator.output.svg import qr_svg
     from generator.sheet.model import Settings
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from generator.core.answers import parse_answers
 from generator.core.grades import grade_to_json
 from generator.core.usertext import decode
-from generator.output.gradebook import grade_all
+from generator.app.grading import grade_all
 from generator.output.manifest import read_manifest
 
 STEPS = ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")

@@ -223,7 +223,8 @@ def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_pat
 
     from generator.core.student import Student
     from generator.core.kinds.attention.draw.presets import DrawOptions
-    from generator.output.batch import Batch, generate, make_sheets, warm_renderer
+    from generator.app.batches import make_sheets
+    from generator.output.batch import Batch, generate, warm_renderer
     from generator.output.jobs import Workers
     from generator.sheet.model import Settings
 

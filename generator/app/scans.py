@@ -21,9 +21,13 @@ from generator.app.classroom import Graded, grade_sheet, save_sheet
 from generator.app.store import NotFound, Store, StoredBatch
 from generator.core.answers import cell_at, put_cell
 from generator.core.errors import AttnsheetError
+from generator.core.formats import problem_from_json
+from generator.core.kinds import solve
+from generator.core.student import Student
 from generator.core.grade import step_label
 from generator.output.files import ensure_folder, owner_tag, reason, tag_alive, write_atomic
 from generator.output.manifest import code_key
+from generator.sheet.model import Settings
 
 RUN = re.compile(r"run-\d{1,6}")
 """A run folder's name: the only names joined into a path under a batch's scans/."""
@@ -259,3 +263,68 @@ def run_file(batch: StoredBatch, run: str, kind: str, name: str) -> Path:
 
 def write_json(path: Path, value) -> None:
     write_atomic(path, (json.dumps(value, ensure_ascii=False) + "\n").encode(), force=True)
+
+
+def run_summary(batch: StoredBatch, run: str) -> str:
+    """A finished run's summary line ("" for no run, or one not finished)."""
+    if not RUN.fullmatch(run):
+        return ""
+    try:
+        return str(json.loads((scans_folder(batch) / run / "summary.json").read_text(encoding="utf-8"))["line"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+SLICE = 8
+"""Pages read before a scan hands the render lock on to whoever waits (a batch waits at most a slice)."""
+
+
+def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, replace_typed: bool = False,
+                hand_on=None) -> str:
+    """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
+    (its summary, last: a run without one is finished or removed at the next start); the summary
+    line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first."""
+    from generator.scan.pipeline import Catalogue
+    from generator.scan.run import scan_folder, sources_of
+
+    sources = sources_of(batch.manifest, batch.listed())
+    links = {link.token: link.code for link in store.links(batch).values()}
+    settings = batch.manifest["settings"]
+    catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
+
+    def progress(done: int) -> None:
+        if hand_on is not None and done % SLICE == 0:
+            hand_on()
+
+    summary = scan_folder(paths, catalogue, run, force=True, progress=progress, keep_pages=True)
+    write_json(run / "saving.json", {"line": summary.line, "replace": replace_typed})
+    save_run(store, batch, run, replace_typed)
+    write_json(run / "summary.json", {"line": summary.line})
+    return summary.line
+
+
+def sheet_geometry(batch: StoredBatch, sheet: dict):
+    """A sheet's pages' boxes, laid out again as its batch printed it."""
+    from generator.output.boxes import NoGeometry, worksheet_boxes
+
+    problem = problem_from_json(sheet["problem"])
+    settings = batch.manifest["settings"]
+    try:
+        return worksheet_boxes(problem, solve(problem), Student(), Settings(paper=settings["paper"],
+                                                                            lang=settings["lang"]))
+    except NoGeometry as error:
+        raise AttnsheetError(str(error)) from None
+
+
+def box_value(cells: dict, head, step: str, row: int, col: int):
+    """A box's value in grade@1's cells or answers@1 (1-based row and column), "" where it has none."""
+    try:
+        return cell_at(cells, head, step, row - 1, col - 1)
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def scanned_sheets(batch: StoredBatch) -> set[int]:
+    """The sheets of a batch that a scan has read (their spot-check link)."""
+    read = latest_runs(batch)
+    return {int(s["index"]) for s in batch.sheets if code_key(s["code"]) in read}

@@ -62,4 +62,40 @@ SETTINGS = {s.name: s for s in BEFORE_DRAW + tuple(draw_settings().values()) + A
 WORDS = {name: (s.words, s.group) for name, s in SETTINGS.items()}
 """What the web form calls each setting, and where it shows it."""
 
-__all__ = ["DRAW_SETTINGS", "GROUPS", "SETTINGS", "WORDS", "Setting", "SettingError", "read", "value_range"]
+
+
+def kind_titles() -> dict[str, str]:
+    """Each kind's name in words, for a teacher (message ids), in the registry's order."""
+    from generator.core.kinds import KINDS, part
+
+    return {kind: part(kind, "settings").TITLE for kind in KINDS}
+
+
+def kinds_taking(name: str) -> tuple[str, ...]:
+    """The kinds a draw setting is for (every kind's shared ones: all of them); () for a batch's or a sheet's."""
+    from generator.draw.settings import takers
+
+    return takers(name) if name in DRAW_SETTINGS else ()
+
+
+def help_of(name: str) -> str:
+    """A setting's help for the command line, with the kinds that take it where not every kind does."""
+    from generator.core.kinds import KINDS
+
+    s = SETTINGS[name]
+    if name == "kind":
+        return f"{s.help.rstrip('.')}: " + ", ".join(f"{kind} ({title.lower()})" for kind, title in kind_titles().items()) + "."
+    some = kinds_taking(name)
+    return s.help if not some or len(some) == len(KINDS) else f"{s.help.rstrip('.')} (--kind {' or '.join(some)})."
+
+
+def shown_default(name: str):
+    """How --help shows a setting's default (a shape's per kind where the kinds differ)."""
+    from generator.draw.settings import shape_defaults
+
+    s = SETTINGS[name]
+    return (shape_defaults(name) if name in DRAW_SETTINGS else "") or s.shown
+
+
+__all__ = ["DRAW_SETTINGS", "GROUPS", "SETTINGS", "WORDS", "Setting", "SettingError", "help_of", "kind_titles",
+           "kinds_taking", "read", "shown_default", "value_range"]

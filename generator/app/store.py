@@ -28,7 +28,8 @@ from generator.core.answers import pending_from_json
 from generator.core.errors import AttnsheetError
 from generator.draw.private import Secret, guard_secret, read_secret, write_secret
 from generator.output.files import STAGE_PREFIX, clean_leftovers, ensure_folder, write_atomic
-from generator.output.gradebook import Graded, grade_all
+from generator.app.grading import grade_all
+from generator.output.gradebook import Graded
 from generator.output.manifest import Listed, read_manifest
 
 DATABASE_FILE = "attnsheet.sqlite3"

@@ -14,8 +14,7 @@ import click
 
 from generator import __version__
 from generator.cli.common import unexpected
-from generator.core.errors import AttnsheetError, Interrupted
-from generator.output.jobs import Stop
+from generator.app.errors import AttnsheetError, Interrupted, Stop
 
 COMMANDS = {
     # name: (module, command, the line `attnsheet --help` shows for it)

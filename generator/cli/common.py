@@ -9,11 +9,8 @@ from typing import Callable, Optional
 
 import click
 
-from generator.core.errors import AttnsheetError, InputError
-from generator.core.formats import parse_problems
-from generator.core.problem import Exercise as Problem
-from generator.core.usertext import decode
-from generator.output.files import OutputError
+from generator.app.errors import AttnsheetError, InputError, OutputError
+from generator.app.solving import decode, parse_problems
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest input file read: `draw --count 100000` writes about 90 MiB."""
@@ -122,7 +119,7 @@ def unexpected(error: Exception) -> AttnsheetError:
     return AttnsheetError(str(error).splitlines()[0][:200])
 
 
-def load_problems(path: str) -> list[Problem]:
+def load_problems(path: str) -> list:
     """Problems from a problem@1 file (one object or a list), naming the file in errors."""
     text = read_text(path)
     try:
@@ -146,30 +143,31 @@ def secret_option(make: bool) -> Callable:
 
 
 def load_secret(path: Optional[Path], make: bool = False):
-    """The secret in --secret-file (None without one); with `make`, a missing file is made, and said."""
-    from generator.draw.private import guard_secret, read_secret, write_secret
+    """The secret in --secret-file (None without one); with `make`, a missing file is made; what is
+    to say of it, said."""
+    from generator.app.secrets import load_secret as loaded
 
-    if path is None:
-        return None
-    if make and not path.exists():
-        try:
-            secret = write_secret(path)
-        except OSError as error:
-            raise InputError(f"cannot make the secret file {path}: {error.strerror or error}") from None
-        say(f"made a new secret file {path} (readable by you alone): keep it, and keep it private — "
-            "without it no key of this batch can be rebuilt, and with it anyone can")
-        return secret
-    warning = guard_secret(path)
-    if warning:
-        say(f"warning: {warning}")
-    return read_secret(path)
+    secret, words = loaded(path, make)
+    for line in words:
+        say(line)
+    return secret
 
 
 def open_store(root: Path, database: Optional[str]):
     """The classroom store of a data folder, its warnings said once."""
-    from generator.app.store import Store
+    from generator.app.folders import open_store as opened
 
-    store = Store(root, database)
-    for warning in store.warnings:
+    store, warnings = opened(root, database)
+    for warning in warnings:
+        say(f"warning: {warning}")
+    return store
+
+
+def data_store(data, database):
+    """The store of the web app's data folder (the user's by default); one line when it is none."""
+    from generator.app.folders import existing_store
+
+    store, warnings = existing_store(data, database)
+    for warning in warnings:
         say(f"warning: {warning}")
     return store

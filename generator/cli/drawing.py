@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from generator.cli.common import OutPath, emit, explicit, say
 from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
-from generator.core.formats import (
-    dumps,
-    problem_to_json,
-)
-from generator.core.kinds import kind_of, metrics
-from generator.core.metrics import stats_text
-from generator.draw.options import MAX_COUNT, MAX_SEED
-from generator.draw.rebuild import rebuild
-from generator.draw.search import draw, fresh_seed
-from generator.output.files import write_atomic
+from generator.app.drawing import MAX_COUNT, MAX_SEED, drawn, fresh_seed, rebuilt, spread_text
+from generator.app.files import write_atomic
+from generator.app.solving import dumps, problem_to_json
 
 
 @click.command("draw")
@@ -49,15 +41,14 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         if clash:
             name = clash[0].replace("_", "-")
             raise click.UsageError(f"--code rebuilds a problem from the code alone; drop --{name}")
-        problems = [rebuild(code)]
+        problems = rebuilt(code)
     else:
         options = options_from(params, given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
         fresh = seed is None
         seed = fresh_seed() if fresh else seed
-        problems = draw(options, seed, count)
+        problems = drawn(options, seed, count)
         if fresh:
             say(f"seed {seed} (rebuild this batch with --seed {seed})")
-    problems = [replace(p, metrics=metrics(p)) for p in problems]
     text = dumps([problem_to_json(p) for p in problems]) + "\n"
     if out is None or str(out) == "-":
         emit(text)
@@ -65,4 +56,4 @@ def draw_command(ctx: click.Context, seed, count, code, out, force, stats, **par
         write_atomic(out, text.encode(), force=force)
         say(f"wrote {len(problems)} problem{'s' if len(problems) > 1 else ''} to {out}")
     if stats:
-        click.echo(stats_text([p.metrics for p in problems], kind_of(problems[0])), err=True)
+        click.echo(spread_text(problems), err=True)

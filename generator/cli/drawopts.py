@@ -6,10 +6,9 @@ from typing import Callable
 
 import click
 
+from generator.app.batches import RequestError, draw_options as checked_options
 from generator.app.settings import DRAW_SETTINGS
 from generator.cli.settingopts import setting_option
-from generator.draw.choose import options_for
-from generator.draw.options import DrawError
 
 
 def draw_options(command: Callable) -> Callable:
@@ -28,9 +27,6 @@ def options_from(params: dict, drawn: bool = True, given: tuple[str, ...] = ()):
     see `draw.choose.options_for`). A combination they refuse, or a shape they cannot draw when
     they are `drawn` (not a blank template's), is a usage error."""
     try:
-        options = options_for(params, given)
-        if drawn:
-            options.check_drawable()
-        return options
-    except DrawError as error:
+        return checked_options(params, given, drawn)
+    except RequestError as error:
         raise click.UsageError(str(error)) from None

@@ -7,28 +7,22 @@ from typing import Optional
 
 import click
 
-from generator.cli.common import InFile, OutPath, check_encoding, emit, load_secret, read_text, say, secret_option
-from generator.core.answers import parse_answers, skeleton
-from generator.core.errors import InputError
-from generator.core.formats import dumps
-from generator.draw.rebuild import rebuild
-from generator.output.files import check_free, check_writable, write_atomic
-from generator.output.gradebook import (
+from generator.app.files import write_atomic
+from generator.app.grading import (
     CSV_DIALECTS,
+    PAPERS,
     SCHOOL_SYSTEMS,
+    Listed,
+    answer_skeletons,
+    dumps,
     grade_all,
-    gradebook_csv,
-    graded_paths,
-    graded_pdf,
-    grades_json,
-    report_pdf,
-    school_gradebook,
-    summary_lines,
+    grades_text,
+    languages,
+    parse_answers,
+    write_grades,
 )
-from generator.output.manifest import Listed, check_codes, code_key, manifest_settings, read_manifest
-from generator.output.staging import Staging
-from generator.sheet.i18n import languages
-from generator.sheet.model import PAPERS, Settings
+from generator.app.grading import load_manifest as checked_manifest
+from generator.cli.common import InFile, OutPath, check_encoding, emit, load_secret, read_text, say, secret_option
 
 
 def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, Listed]], dict]:
@@ -36,10 +30,7 @@ def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, 
     `secret` for private codes; None when no manifest was given), and its paper, language and title."""
     if path is None:
         return None, {}
-    text = read_text(path)
-    sheets = read_manifest(text, path)
-    check_codes(sheets, path, secret)
-    return sheets, manifest_settings(text, path)
+    return checked_manifest(read_text(path), path, secret)
 
 
 @click.command("answers")
@@ -64,20 +55,12 @@ def answers_command(code, manifest, every, out, force, secret_file) -> None:
     """
     secret = load_secret(secret_file)
     sheets, _ = load_manifest(manifest, secret)
-    if every:
-        if sheets is None or code is not None:
-            raise click.UsageError("--all writes one skeleton per sheet of --manifest; give --manifest and no CODE")
-        value = [skeleton(s.problem, s.code, s.student) for s in sheets.values()]
-    elif code is None:
+    if every and (sheets is None or code is not None):
+        raise click.UsageError("--all writes one skeleton per sheet of --manifest; give --manifest and no CODE")
+    if not every and code is None:
         raise click.UsageError("give a sheet CODE, or --manifest M --all")
-    elif sheets is not None:
-        listed = sheets.get(code_key(code))
-        if listed is None:
-            raise InputError(f"sheet {code[:40]!r} is not in {manifest}")
-        value = skeleton(listed.problem, listed.code, listed.student)
-    else:
-        problem = rebuild(code, secret=secret)
-        value = skeleton(problem, problem.code)
+    skeletons = answer_skeletons(code, sheets, every, str(manifest), secret)
+    value = skeletons if every else skeletons[0]
     text = dumps(value) + "\n"
     if out is None or str(out) == "-":
         emit(text)
@@ -134,29 +117,9 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, trivial, encod
         pendings += parse_answers(read_text(path, encoding), label)
     graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret,
                        trivial=trivial)
-    grades = [g.grade for g in graded]
     if out is not None:
-        targets = {out / "gradebook.csv": gradebook_csv(grades, csv_dialect),
-                   out / "grades.json": dumps(grades_json(grades)) + "\n"}
-        assignment = chosen.get("title") or "attnsheet"
-        targets.update({out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment)
-                        for system in dict.fromkeys(systems)})
-        pdfs = graded_paths(graded, out)
-        report = out / "report.pdf"
-        check_free(list(targets) + pdfs + [report], force)  # every target is checked before any work
-        check_writable(out)
-        check_writable(out / "graded")
-        settings = Settings(paper=paper or chosen.get("paper", "a4"), lang=lang or chosen.get("lang", "en"),
-                            title=chosen.get("title", ""), decimal_comma=chosen.get("decimal_comma"))
-        # Staged, then moved in together: a failed or stopped run leaves --out as it was.
-        with Staging(out, force) as stage:
-            for g, path in zip(graded, pdfs):
-                stage.write(path, graded_pdf(g, settings))
-            stage.write(report, report_pdf(grades, settings))
-            for path, text in targets.items():
-                stage.write(path, text.encode("utf-8"))
-            stage.commit()
-    emit((dumps(grades_json(grades)) if as_json else "\n".join(summary_lines(grades))) + "\n")
+        write_grades(graded, out, chosen, force, paper, lang, csv_dialect, systems)
+    emit(grades_text(graded, as_json))
     if out is not None:
         extra = "".join(f", gradebook-{system}.csv" for system in dict.fromkeys(systems))
         say(f"wrote gradebook.csv{extra}, grades.json, report.pdf and {len(graded)} graded sheet"

@@ -8,16 +8,9 @@ from typing import Optional
 
 import click
 
+from generator.app.reading import batch_manifest, boxes_json, is_own_code, scan_files, sheet_boxes, web_batch
 from generator.cli.common import InFile, emit, load_problems, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
-from generator.core.kinds import solve
-from generator.core.student import Student
-from generator.draw.rebuild import rebuild
-from generator.draw.sheetcodes import read_own_code
-from generator.output.boxes import worksheet_boxes
-from generator.output.manifest import manifest_settings, read_manifest
-from generator.sheet.boxes import boxes_json
-from generator.sheet.model import Settings
 
 
 @click.command("boxes")
@@ -41,11 +34,10 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
     Example:
       attnsheet boxes 72Y2-F --json > boxes.json
     """
-    if read_own_code(code) is None and problem_file is not None:
+    if not is_own_code(code) and problem_file is not None:
         raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
     problems = load_problems(problem_file) if problem_file is not None else ()
-    problem = rebuild(code, problems, problem_file or "the file", secret=load_secret(secret_file))
-    pages = worksheet_boxes(problem, solve(problem), Student(), Settings(paper=paper, lang=lang))
+    problem, pages = sheet_boxes(code, problems, problem_file or "the file", load_secret(secret_file), paper, lang)
     if as_json:
         emit(json.dumps({"code": problem.code, **boxes_json(pages)}, ensure_ascii=False) + "\n")
         return
@@ -99,32 +91,18 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
       attnsheet grade scanned/answers/*.json --manifest output/manifest.json
     """
     from generator.cli.grading import load_manifest
-    from generator.output.files import check_writable
-    from generator.scan.pipeline import Catalogue, Source
-    from generator.scan.run import scan_folder, sources_of
 
-    check_writable(out)
     if batch is not None and manifest is not None:
         raise click.UsageError("give --manifest or --batch, not both")
     secret = load_secret(secret_file)
     links: dict[str, str] = {}
     if batch is not None:
         manifest_text, links = _web_batch(batch, data, database)
-        listed, settings = read_manifest(manifest_text, batch), manifest_settings(manifest_text, batch)
+        listed, settings = batch_manifest(manifest_text, batch)
     else:
         listed, settings = load_manifest(manifest, secret)
         manifest_text = read_text(manifest) if manifest is not None else ""
-    sources = sources_of(json.loads(manifest_text), listed) if listed is not None else []
-    counter = iter(range(1, 1_000_000))
-
-    def rebuilt(code: str) -> Source:
-        problem = rebuild(code, (), "the file", secret=secret)
-        return Source(problem.code, next(counter), problem)
-
-    catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
-                                            lang=settings.get("lang", "en")),
-                          links=links, rebuild=None if listed is not None else rebuilt)
-    summary = scan_folder(list(scans), catalogue, out, force)
+    summary = scan_files(list(scans), out, manifest_text, listed, settings, links, secret, paper, force)
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
                          "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,
@@ -135,13 +113,10 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
 
 def _web_batch(name: str, data: Optional[Path], database: Optional[str]) -> tuple[str, dict[str, str]]:
     """A web batch's manifest, and its students' link tokens → their sheets' codes."""
-    from generator.cli.serving import data_store
-    from generator.core.formats import dumps
+    from generator.cli.common import data_store
 
     store = data_store(data, database)
     try:
-        stored = store.batch(name)
-        links = {link.token: link.code for link in store.links(stored).values()}
-        return dumps(stored.manifest), links
+        return web_batch(store, name)
     finally:
         store.close()

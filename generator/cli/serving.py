@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from generator.cli.common import OutPath, open_store, say
-from generator.core.errors import InputError
+from generator.app.errors import InputError
+from generator.cli.common import OutPath, data_store, open_store, say
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -48,22 +48,15 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
       attnsheet serve --data ~/classes
       attnsheet serve --host 0.0.0.0 --port 8080 --no-browser --allowed-host attnsheet.school.example
     """
-    import os
-
     import uvicorn
 
-    from generator.output.batch import warm_renderer
-    from generator.output.jobs import Workers
-    from generator.output.pdf import renderer
-    from generator.web.app import create_app, folder_of
+    from generator.app.folders import folder_of
+    from generator.app.serving import recover, warm
+    from generator.web.app import create_app
 
     store = open_store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
-    from generator.app.scans import finish_runs
-
-    for where in finish_runs(store):  # a pile being read when the server was stopped
-        say(f"finished the scans {where} that a stopped server had read")
-    for name in store.cleaned:
-        say(f"removed {name}, a batch a stopped server had begun and not finished")
+    for line in recover(store):  # what a stopped server left
+        say(line)
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
     port = listener.getsockname()[1]  # the one the system chose, for --port 0
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
@@ -71,11 +64,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     names = {*allowed_hosts, host}
     if host not in LOOPBACK:
         names |= {socket.gethostname(), socket.getfqdn()}
-    # The warm process: WeasyPrint, the fonts and the stylesheet, loaded once; and a job process
-    # per other CPU, as warm, so a batch is rendered on every core without any start-up.
-    cpus = os.cpu_count() or 1
-    workers = Workers(cpus - 1, warm_renderer) if cpus > 1 else None
-    renderer()
+    workers = warm()
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     say(f"serving {store.root} at {address} (Ctrl-C stops)")
@@ -166,30 +155,11 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
       attnsheet export batch-0003 --data ~/classes --out period3
       attnsheet grade period3/answers/*.json --manifest period3/manifest.json --out period3/grades
     """
-    from generator.core.formats import dumps
-    from generator.output.staging import Staging
+    from generator.app.folders import export_batch
 
     store = data_store(data, database)
     try:
-        stored = store.batch(batch)
-        saves = store.saves(stored)
+        saves = export_batch(store, batch, out, force)
     finally:
         store.close()
-    # Staged, then moved in together: all of the files or none.
-    with Staging(out, force) as stage:
-        stage.write(out / "manifest.json", (dumps(stored.manifest) + "\n").encode("utf-8"))
-        for index, answers, grade in saves:
-            stage.write(out / "answers" / f"{index:03d}.json", (dumps(answers) + "\n").encode("utf-8"))
-            stage.write(out / "grades" / f"{index:03d}.json", (dumps(grade) + "\n").encode("utf-8"))
-        stage.commit()
-    say(f"wrote manifest.json and {len(saves)} answers and grade{'s' if len(saves) != 1 else ''} of {batch} to {out}")
-
-
-def data_store(data, database):
-    """The store of the web app's data folder (the user's by default); one line when it is none."""
-    from generator.web.app import folder_of
-
-    root = folder_of(data)
-    if not (root / "batches").is_dir():
-        raise InputError(f"{root} is not an attnsheet data folder (no batches/ in it)")
-    return open_store(root, database)
+    say(f"wrote manifest.json and {saves} answers and grade{'s' if saves != 1 else ''} of {batch} to {out}")

@@ -6,11 +6,7 @@ from typing import Callable
 
 import click
 
-from generator.app.settings import DRAW_SETTINGS, SETTINGS, Setting, SettingError, value_range
-from generator.core.kinds import KINDS, part
-from generator.draw.settings import shape_defaults, takers
-
-DRAW_NAMES = frozenset(DRAW_SETTINGS)
+from generator.app.settings import SETTINGS, Setting, SettingError, help_of, shown_default, value_range
 
 
 class RangeType(click.ParamType):
@@ -36,18 +32,6 @@ def setting_option(name: str, *decls: str, **extra) -> Callable:
     kinds = {"number": {"type": click.IntRange(s.lo, s.hi)}, "choice": {"type": click.Choice(list(s.choices))},
              "flag": {"is_flag": True}, "switch": {}, "range": {"type": RangeType(s)}, "text": {}}
     flags = (f"{s.flag}/{s.off}",) if s.kind == "switch" else (s.flag, *decls)
-    by_kind = shape_defaults(name) if name in DRAW_NAMES else ""
-    shown = {} if not s.shown or s.kind == "flag" else {"show_default": by_kind or s.shown}
+    shown = {} if not s.shown or s.kind == "flag" else {"show_default": shown_default(name)}
     default = {} if s.kind == "flag" else {"default": s.default}
-    return click.option(*flags, help=help_of(s), **kinds.get(s.kind, {}), **default, **shown, **extra)
-
-
-def help_of(s: Setting) -> str:
-    """A setting's help, with the kinds that take it where not every kind does (from the kinds' own words)."""
-    if s.name == "kind":
-        return f"{s.help.rstrip('.')}: " + ", ".join(f"{kind} ({part(kind, 'settings').TITLE.lower()})"
-                                                      for kind in KINDS) + "."
-    if s.name not in DRAW_NAMES:
-        return s.help
-    some = takers(s.name)
-    return s.help if len(some) == len(KINDS) else f"{s.help.rstrip('.')} (--kind {' or '.join(some)})."
+    return click.option(*flags, help=help_of(name), **kinds.get(s.kind, {}), **default, **shown, **extra)

@@ -9,6 +9,10 @@ from typing import Optional
 
 import click
 
+from generator.app.batches import Batch, RequestError, generate, key_sheet, request, roster_students, sheets_of
+from generator.app.batches import with_files
+from generator.app.batches import Settings, timestamp
+from generator.app.files import check_writable
 from generator.app.settings import SETTINGS
 from generator.cli.common import (
     InFile,
@@ -22,21 +26,8 @@ from generator.cli.common import (
     secret_option,
     sheet_options,
 )
-from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options, options_from
+from generator.cli.drawopts import DRAW_OPTION_NAMES, draw_options
 from generator.cli.settingopts import setting_option
-from generator.core.kinds import solve
-from generator.core.student import Sheet, Student
-from generator.core.usertext import MAX_TITLE
-from generator.draw.private import is_private
-from generator.draw.rebuild import rebuild
-from generator.draw.search import fresh_seed
-from generator.draw.sheetcodes import decode_code, read_own_code
-from generator.output.batch import Batch, blank_sheets, generate, make_sheets, own_sheets
-from generator.output.files import check_writable
-from generator.output.fonts import unprintable
-from generator.output.manifest import Origin
-from generator.sheet.model import Settings, timestamp
-from generator.sheet.roster import parse_roster
 
 
 def report(written, sheets: int, out: Path, blank: bool = False) -> None:
@@ -61,21 +52,14 @@ def run_batch(batch: Batch) -> None:
     report(written, total, batch.out, batch.settings.blank)
 
 
-def read_students(roster: Optional[str], encoding: Optional[str], strict: bool, count: Optional[int]) -> list[Student]:
-    """The students of --roster (warnings said, or refused with --strict), or --count blank ones."""
+def read_students(roster: Optional[str], encoding: Optional[str], strict: bool) -> Optional[list]:
+    """The students of --roster (what looks wrong said, or refused with --strict); None without one."""
     if roster is None:
-        return [Student()] * (count or 1)
-    read = parse_roster(read_text(roster, encoding), label=roster, strict=strict)
-    for warning in read.warnings:
-        say(f"warning: {warning}")
-    for student, line in zip(read.students, read.lines):
-        missing = unprintable(student.name)
-        if missing:
-            say(f"warning: {roster}: line {line}: no installed font has {missing[:10]!r} of the name "
-                f"{student.name[:40]!r}, which prints with gaps; install a font for its script "
-                "(on Debian: fonts-noto-cjk for Chinese, Japanese and Korean)")
-    say(f"read {len(read.students)} student{'s' if len(read.students) != 1 else ''} from {roster}")
-    return list(read.students)
+        return None
+    students, said = roster_students(read_text(roster, encoding), roster, strict)
+    for line in said:
+        say(line)
+    return students
 
 
 @click.command("generate")
@@ -123,23 +107,10 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
       attnsheet generate --count 30 --secret-file ~/attnsheet.secret
       attnsheet generate --roster roster.csv --server-url http://192.168.1.20:8000 --data ~/classes
     """
-    if count is not None and roster is not None:
-        raise click.UsageError("use --count or --roster, not both")
-    if len(title) > MAX_TITLE:
-        raise click.UsageError(f"--title: at most {MAX_TITLE} characters, got {len(title)}")
-    if problem_file is not None or blank:
-        used = "--problem" if problem_file is not None else "--blank"
-        clash = explicit(ctx, ("seed",) + ((("blank",) + DRAW_OPTION_NAMES) if problem_file else ()))
-        if clash:
-            raise click.UsageError(f"{used} takes no --{clash[0].replace('_', '-')}: "
-                                   + ("the file says the shape and the rules" if problem_file else
-                                      "a blank template has no numbers to draw"))
-        if blank and worked:
-            raise click.UsageError("--blank has no key, so no worked example: drop --worked")
-        if secret_file is not None:
-            raise click.UsageError(f"{used} takes no --secret-file: "
-                                   + ("its codes name your own numbers, which you hold" if problem_file
-                                      else "a blank template has no numbers to keep private"))
+    if problem_file is not None and secret_file is not None:
+        raise click.UsageError("--problem takes no --secret-file: its codes name your own numbers, which you hold")
+    if blank and secret_file is not None:
+        raise click.UsageError("--blank takes no --secret-file: a blank template has no numbers to keep private")
     if server_url is not None:
         clash = [flag for flag, given in (("--problem", problem_file), ("--blank", blank), ("--secret-file", secret_file),
                                           ("--out", bool(explicit(ctx, ("out",))))) if given]
@@ -148,47 +119,39 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
                                    f"drop {clash[0]}")
     elif data is not None or database is not None:
         raise click.UsageError("--data and --database are for --server-url")
-    options = options_from(params, drawn=problem_file is None and not blank,
-                           given=tuple(explicit(ctx, DRAW_OPTION_NAMES)))
+    values = {**params, "count": count, "seed": seed, "blank": blank, "title": title, "split": split, "paper": paper,
+              "lang": lang, "worked": worked, "decimal_comma": decimal_comma, "timestamp": timestamp(stamp)}
+    given = tuple(explicit(ctx, ("count", "seed", "blank") + DRAW_OPTION_NAMES))
+    try:
+        req = request(values, given, roster=roster, problem_file=problem_file)  # checked before any file is read
+    except RequestError as error:
+        raise click.UsageError(str(error)) from None
     problems = load_problems(problem_file) if problem_file is not None else None
-    students = read_students(roster, encoding, strict, count if count or not problems else len(problems))
-    settings = Settings(paper=paper, lang=lang, title=title, worked=worked, timestamp=timestamp(stamp), blank=blank,
-                        decimal_comma=decimal_comma)
+    req = with_files(req, count, problems, read_students(roster, encoding, strict))
     if server_url is not None:
-        make_for_server(server_url, data, database, options, seed, students, settings, split, fmt, jobs)
+        make_for_server(server_url, data, database, req, fmt, jobs)
         return
     check_writable(out)  # an unwritable destination fails before any work
-    if problems is not None:
-        sheets, origin, seed = own_sheets(problems, students), Origin(problem_file=problem_file, roster=roster), None
-    elif blank:
-        sheets = blank_sheets(options, students)
-        origin, seed = Origin(options=options, roster=roster), None
-    else:
-        secret = load_secret(secret_file, make=True)
-        fresh = seed is None
-        seed = fresh_seed() if fresh else seed
-        sheets, origin = make_sheets(options, seed, students, secret=secret), Origin(options=options, roster=roster)
-        if fresh:
-            say(f"seed {seed} (rebuild this batch with --seed {seed})")
-    batch = Batch(sheets=sheets, settings=settings, out=out, split=split, fmt=fmt, force=force,
-                  origin=origin, seed=seed, jobs=jobs)
-    run_batch(batch)
+    secret = load_secret(secret_file, make=True) if req.source == "draw" else None
+    sheets, origin, drawn_seed = sheets_of(req, secret)
+    if req.source == "draw" and seed is None:
+        say(f"seed {drawn_seed} (rebuild this batch with --seed {drawn_seed})")
+    run_batch(Batch(sheets=sheets, settings=req.settings, out=out, split=split, fmt=fmt, force=force, origin=origin,
+                    seed=drawn_seed, jobs=jobs))
 
 
-def make_for_server(server_url: str, data, database, options, seed, students, settings, split, fmt, jobs) -> None:
+def make_for_server(server_url: str, data, database, req, fmt, jobs) -> None:
     """A batch made straight into a classroom server's store: private codes under its secret,
     each worksheet's QR its student's link (the server lists it on its next page load)."""
     from generator.app.classroom import create_batch
-    from generator.web.app import folder_of
+    from generator.app.folders import folder_of
 
     if not server_url.startswith(("http://", "https://")):
         raise click.UsageError(f"--server-url: expected http://… or https://…, got {server_url[:60]!r}")
     store = open_store(folder_of(data), database)
     try:
-        fresh = seed is None
-        seed = fresh_seed() if fresh else seed
-        sheets = make_sheets(options, seed, students, secret=store.secret)
-        batch = Batch(sheets=sheets, settings=settings, out=store.root, split=split, fmt=fmt, origin=Origin(options=options),
+        sheets, origin, seed = sheets_of(req, store.secret)
+        batch = Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split, fmt=fmt, origin=origin,
                       seed=seed, jobs=jobs)
         stored = create_batch(store, batch, base_url=server_url)
     finally:
@@ -216,20 +179,12 @@ def key_command(code, problem_file, secret_file, out, paper, lang, fmt, worked, 
       attnsheet key 72Y2-F --out rebuilt --worked
       attnsheet key YWDE-9FU2-E22 --problem generator/examples/classic.json
     """
-    own = read_own_code(code)
-    if own is None and problem_file is not None:
-        raise click.UsageError("--problem is for a sheet of your own numbers; this code rebuilds its draw alone")
-    problems = load_problems(problem_file) if problem_file is not None else ()
-    problem = rebuild(code, problems, problem_file or "the file", secret=load_secret(secret_file))
-    if is_private(code):  # its seed is the secret's: the manifest names the code alone
-        sheet, origin, seed = Sheet(1, Student(), problem, solve(problem)), Origin(code=problem.code), None
-    elif own is not None:
-        sheet, origin, seed = Sheet(own.index + 1, Student(), problem, solve(problem)), Origin(
-            code=own.code, problem_file=problem_file), None
-    else:
-        decoded = decode_code(code)
-        sheet, origin, seed = Sheet(1, Student(), problem, solve(problem)), Origin(code=decoded.code), decoded.seed
-    stem = problem.code
+    try:
+        problems = load_problems(problem_file) if problem_file is not None else ()
+        sheet, origin, seed = key_sheet(code, problems, problem_file or "the file", load_secret(secret_file))
+    except RequestError as error:
+        raise click.UsageError(str(error)) from None
+    stem = sheet.problem.code
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp), decimal_comma=decimal_comma)
     batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
                   origin=origin, seed=seed, jobs=jobs, names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))

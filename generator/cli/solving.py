@@ -5,10 +5,8 @@ from __future__ import annotations
 import click
 
 from generator.cli.common import InFile, emit, label_of, load_problems
-from generator.core.errors import AttnsheetError
-from generator.core.formats import dumps, solution_to_json
-from generator.core.kinds import solve
-from generator.sheet.text import solution_text
+from generator.app.errors import AttnsheetError
+from generator.app.solving import dumps, solution_text, solution_to_json, solve
 
 
 @click.command("solve")

@@ -1,4 +1,4 @@
-"""Class batches: draw, solve, render and write every worksheet, key and the manifest."""
+"""Class batches: render and write every worksheet, key and the manifest of sheets drawn and solved (app/batches)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ import json
 import os
 import time
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 from generator.core.errors import BatchError, Interrupted, LayoutError
-from generator.core.kinds import part, solve
-from generator.core.problem import Exercise as Problem
-from generator.core.student import Sheet, Student
+from generator.core.student import Sheet
 from generator.output.files import check_free, check_writable, remove_files, slug, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
@@ -68,26 +66,6 @@ class Written:
     """Wall time of the whole batch."""
     removed: tuple[Path, ...] = ()
     """Files of an earlier batch in the same folder that this one replaced (with --force)."""
-
-
-def make_sheets(options, seed: int, students: Sequence[Student], start: int = 0,
-                secret=None) -> tuple[Sheet, ...]:
-    """Draw and solve one problem per student (blank students for a plain --count); with a
-    `secret` (draw/private.Secret) the numbers are drawn from it and the codes are private."""
-    # Imported here: job processes, which only render, need neither the drawing nor numpy.
-    from generator.draw.search import draw
-
-    if secret is None:
-        problems = draw(options, seed, count=len(students), start=start)
-    else:
-        from generator.draw.private import private_coder
-
-        code = private_coder(options, seed, secret)  # the seed is the batch's tag; the numbers are the secret's
-        problems = [replace(p, code=code(start + i))
-                    for i, p in enumerate(draw(options, secret.seed(seed), count=len(students), start=start))]
-    return tuple(
-        Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
-    )
 
 
 def _stem(sheet: Sheet, width: int) -> str:
@@ -329,32 +307,3 @@ def _place(batch: Batch, path: Path, first_page: Optional[int] = None, pages: Op
         place["first_page"] = first_page
         place["pages"] = pages
     return place
-
-
-def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tuple[Sheet, ...]:
-    """Sheets of a teacher's own problems: one per student (a single problem serves the whole
-    class), each with a code derived from its content and its place in the batch."""
-    from generator.draw.sheetcodes import content_code
-
-    if len(problems) != 1 and len(problems) != len(students):
-        raise BatchError(f"the file holds {len(problems)} problems for {len(students)} sheets: give one problem "
-                         "for the whole class, or one per sheet")
-    chosen = problems * len(students) if len(problems) == 1 else problems
-    sheets = []
-    for i, (student, problem) in enumerate(zip(students, chosen), start=1):
-        problem = replace(problem, code=content_code(problem, i - 1), metrics=None)
-        sheets.append(Sheet(i, student, problem, solve(problem)))
-    return tuple(sheets)
-
-
-def blank_sheets(options, students: Sequence[Student]) -> tuple[Sheet, ...]:
-    """One blank template per student, of the shape and rules of `options`."""
-    problem = blank_problem(options)
-    solution = solve(problem)
-    return tuple(Sheet(i, student, problem, solution) for i, student in enumerate(students, start=1))
-
-
-def blank_problem(options) -> Problem:
-    """A problem of the shape and rules of `options` (any kind's) with every entry 0: what a blank
-    template is laid out from (none of its numbers is printed)."""
-    return part(options.kind, "draw").blank(options)

@@ -1,4 +1,4 @@
-"""A class's grading: each answers file matched to its sheet, graded, and summed up in a gradebook."""
+"""A class's grades written out: the gradebook (ours and a school system's), the summary lines, graded sheets and the class report."""
 
 from __future__ import annotations
 
@@ -7,34 +7,17 @@ import io
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
-from generator.core.answers import AnswersError, Pending
-from generator.core.errors import AttnsheetError
-from generator.core.formats import dumps
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
-from generator.core.kinds import grade, solve
+from generator.core.kinds import solve
 from generator.core.problem import Exercise as Problem
-from generator.core.problem import same_numbers
-from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.files import slug
-from generator.output.manifest import Listed, code_key
 from generator.sheet.graded import graded_sheet, step_title
 from generator.sheet.model import Settings
 from generator.sheet.sheets import sheet_view
-
-
-def _rebuilt(code: str, where: str, problems: Sequence[Problem] = (), secret=None) -> Problem:
-    """The problem a sheet's code rebuilds (drawn again, with the teacher's `secret` for a private
-    code, or found among `problems` by content)."""
-    from generator.draw.rebuild import rebuild  # the drawing (and numpy) only when a code needs it
-
-    try:
-        return rebuild(code, problems, secret=secret)
-    except AttnsheetError as error:
-        raise AnswersError(f"{where}: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -45,61 +28,6 @@ class Graded:
     """The verdicts and points."""
     problem: Problem
     """The sheet's problem."""
-
-
-def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
-              manifest_label: str = "the manifest", secret=None, trivial: str = "none") -> list[Graded]:
-    """Grade every sheet's answers against the teacher's truth; the same sheet twice is an error.
-
-    With a manifest, a sheet's problem comes from the manifest alone: a code not in it, or
-    answers whose embedded problem differs from it, are refused. Without one, a drawn code's
-    problem is always drawn again (never taken from the answers), and answers that carry their
-    problem must carry the one their code names.
-    """
-    seen: dict[str, str] = {}
-    grades = []
-    for pending in pendings:
-        student, code, where = pending.student, pending.code, pending.where
-        if manifest is not None:
-            listed = _listed(pending, manifest, manifest_label)
-            problem, code = listed.problem, listed.code
-            if student == Student():
-                student = listed.student
-        elif code is not None:
-            problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,), secret)
-            if pending.problem is not None and not same_numbers(pending.problem, problem):
-                raise AnswersError(f"{where}: its problem is not the one sheet {problem.code} was printed with; "
-                                   "grade it with the batch's manifest (--manifest)")
-            code = problem.code
-        else:
-            problem = pending.problem
-            code = problem.code
-        key = code_key(code) if code else dumps(problem.X)
-        if key in seen:
-            raise AnswersError(f"{where}: sheet {code or '(no code)'} is graded twice "
-                               f"(also in {seen[key]})")
-        seen[key] = where
-        grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry, trivial=trivial),
-                             problem))
-    return grades
-
-
-def _listed(pending: Pending, manifest: dict[str, Listed], label: str) -> Listed:
-    """The manifest's sheet for a pending's answers: by its code, or by the problem it carries."""
-    where, code = pending.where, pending.code
-    if code is None:
-        found = [s for s in manifest.values() if same_numbers(s.problem, pending.problem)]
-        if len(found) != 1:
-            why = "is not one of" if not found else f"is on {len(found)} sheets of"
-            raise AnswersError(f"{where}: its problem {why} {label}'s sheets; give the sheet's code")
-        return found[0]
-    listed = manifest.get(code_key(code))
-    if listed is None:
-        raise AnswersError(f"{where}: sheet {clean_text(code, 40)!r} is not in {label}")
-    if pending.problem is not None and not same_numbers(pending.problem, listed.problem):
-        raise AnswersError(f"{where}: its problem is not the one {label} lists for sheet {listed.code}; "
-                           "the manifest's is the one graded, so remove the answers' own")
-    return listed
 
 
 def _cell(text: str) -> str:

@@ -11,7 +11,6 @@ import io
 import json
 import secrets
 import zipfile
-from pathlib import Path
 from typing import Iterable, Optional
 
 from starlette.applications import Starlette
@@ -21,17 +20,12 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from generator.app.classroom import Closed, grade_sheet, save_sheet
-from generator.app.scans import latest_runs
-from generator.app.store import NotFound, Store
 from generator.app.database import DatabaseError
-from generator.core.errors import AttnsheetError
-from generator.core.formats import problem_from_json
-from generator.core.kinds import solve
-from generator.output.jobs import Workers
-from generator.output.files import OutputError
-from generator.output.manifest import code_key
-from generator.sheet.assets import templates_dir
-from generator.sheet.entry import form
+from generator.app.errors import AttnsheetError, OutputError
+from generator.app.scans import scanned_sheets
+from generator.app.screens import sheet_form, templates_dir
+from generator.app.serving import Workers
+from generator.app.store import NotFound, Store
 from generator.web.batches import (
     FIELDS,
     MAX_UPLOAD,
@@ -144,7 +138,7 @@ class App(Classes, Practice, Students, Review):
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
-                         saved=self.store.saved(batch), links=self.store.links(batch), scanned=_scanned(batch),
+                         saved=self.store.saved(batch), links=self.store.links(batch), scanned=scanned_sheets(batch),
                          base=(self.public_url or str(request.base_url)).rstrip("/"))
 
     async def batch_zip(self, request: Request) -> Response:
@@ -167,14 +161,13 @@ class App(Classes, Practice, Students, Review):
 
     async def entry(self, request: Request) -> Response:
         batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        problem = problem_from_json(sheet["problem"])
         lang = self.language(request, batch)
-        sheet_form = form(problem, solve(problem), lang)
+        entry_form = sheet_form(sheet, lang)
         base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
         rev, answers = await self.off_db(self.store.current, batch, sheet)
         history = await self.off_db(self.store.history, batch, sheet)
-        return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=sheet_form,
-                         shapes_json=shapes_of(sheet_form), saved=json.dumps(answers), revision=rev or "",
+        return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=entry_form,
+                         shapes_json=shapes_of(entry_form), saved=json.dumps(answers), revision=rev or "",
                          history=history, grade_url=f"{base}/grade", save_url=f"{base}/save")
 
     async def grade_api(self, request: Request) -> Response:
@@ -299,18 +292,3 @@ def _summary(name: str, content: bytes, lang: str) -> str:
         return upload_summary(name, content, lang)
     except AttnsheetError as error:
         raise AttnsheetError(f"the {name} file: {error}") from None
-
-
-def _scanned(batch) -> set[int]:
-    """The sheets of a batch that a scan has read (their spot-check link)."""
-    read = latest_runs(batch)
-    return {int(s["index"]) for s in batch.sheets if code_key(s["code"]) in read}
-
-
-def folder_of(path: Optional[Path]) -> Path:
-    """The data folder: the one given, or the platform's user data folder for attnsheet."""
-    if path is not None:
-        return path
-    from platformdirs import user_data_path
-
-    return user_data_path("attnsheet", appauthor=False)

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Optional
 
+from generator.app.batches import Batch, RequestError, blank_sheets, request, roster_students, sheets_of
 from generator.app.classroom import create_batch
-from generator.app.settings import DRAW_SETTINGS, GROUPS, SETTINGS, WORDS, SettingError, read
-from generator.app.settings import read as read_setting
-from generator.core.kinds import KINDS, part
-from generator.draw.settings import takers
+from generator.app.errors import AttnsheetError, LayoutError
+from generator.app.screens import document_html, document_pdf, sheet_view, stylesheet_text, translations
+from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, kind_titles, kinds_taking, read
+from generator.app.solving import decode, parse_problems
 from generator.app.store import Store
-from generator.core.errors import AttnsheetError, LayoutError
-from generator.core.formats import parse_problems
-from generator.core.student import Student
-from generator.core.usertext import decode
-from generator.draw.choose import options_for
-from generator.draw.search import fresh_seed
-from generator.output.batch import Batch, blank_sheets, make_sheets, own_sheets
-from generator.output.html import document_html, stylesheet_text
-from generator.output.jobs import Workers
-from generator.output.manifest import Origin
-from generator.sheet.i18n import translations
-from generator.sheet.model import Settings
-from generator.sheet.roster import parse_roster
-from generator.sheet.sheets import sheet_view
 
 FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
               "text": "text"}
@@ -58,9 +46,9 @@ def field_info(name: str, lang: str = "en") -> dict:
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
     words, group = WORDS[name]
     # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
-    labels = {kind: _(part(kind, "settings").TITLE) for kind in KINDS} if name == "kind" else {}
+    labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else {}
     return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
-            "group": group, "labels": labels, "kinds": " ".join(takers(name)) if name in DRAW_SETTINGS else ""}
+            "group": group, "labels": labels, "kinds": " ".join(kinds_taking(name))}
 
 
 def grouped(fields: list[tuple[str, str]], lang: str = "en") -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -89,9 +77,9 @@ def worded(message: str, lang: str = "en") -> str:
     return FLAG.sub(word, message)
 
 
-def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
-    """The form's options, checked as the CLI checks them: (options, settings, seed, count) and
-    no errors, or None and an error message per field."""
+def read_form(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None):
+    """The form's batch request (app/batches), checked as the CLI checks it, with the uploaded roster
+    and problem file read: (the request, {}), or (None, an error message per field)."""
     params, errors = {}, {}
     for name, _ in FIELDS:
         try:
@@ -100,52 +88,48 @@ def read_form(values: dict[str, str]) -> tuple[Optional[tuple], dict]:
             errors[name] = str(error)
     if errors:
         return None, errors
-    if params["blank"] and params["worked"]:
-        return None, {"worked": "--blank has no key, so no worked example: drop --worked"}
     # What the teacher chose: a field filled in, or set away from its default (a form sends
     # every menu's value); a kind's shape defaults to its own where none is chosen.
     given = [name for name, _ in FIELDS if values.get(name, "").strip() and params[name] != SETTINGS[name].default]
+    uploads = {name: data for name, data in (uploads or {}).items() if data}
     try:
-        options = options_for(params, given)
-        settings = Settings(paper=params["paper"], lang=params["lang"], title=params["title"], worked=params["worked"],
-                            blank=params["blank"])
+        problems = parse_problems(decode(uploads["problem"], "the problem file")) if "problem" in uploads else None
     except AttnsheetError as error:
-        return None, {"form": str(error)}
-    return (options, settings, params["seed"], params["count"] or 1), {}
+        return None, {"problem": str(error)}
+    try:
+        students = roster_students(decode(uploads["roster"], "the roster"), "the roster")[0] if "roster" in uploads \
+            else None
+    except AttnsheetError as error:
+        return None, {"roster": str(error)}
+    try:
+        return request(params, given, problems, students, "(uploaded)" if "roster" in uploads else None,
+                       "(uploaded)" if problems is not None else None), {}
+    except RequestError as error:
+        return None, {error.setting if error.setting in dict(FIELDS) else "form": str(error)}
 
 
 def preview_html(values: dict[str, str], key: bool, uploads: Optional[dict[str, bytes]] = None) -> tuple[str, dict]:
     """One worksheet (or key) of the form's options as a standalone HTML page, or the errors: the
     uploaded roster's first student on it, the uploaded problem file's first problem; a blank
     template has no key, so its preview is always the worksheet."""
-    read, errors = read_form(values)
-    if read is None:
+    req, errors = read_form(values, uploads)
+    if req is None:
         return "", errors
-    options, settings, seed, _ = read
-    uploads = {name: data for name, data in (uploads or {}).items() if data}
+    # One sheet: the first student's, of the first problem, drawn with the form's seed (1 by default).
+    req = replace(req, students=req.students[:1], problems=req.problems[:1], seed=1 if req.seed is None else req.seed)
     try:
-        (student, *_) = _students(uploads, 1)
-    except AttnsheetError as error:
-        return "", {"roster": str(error)}
-    try:
-        if "problem" in uploads:
-            problems = parse_problems(decode(uploads["problem"], "the problem file"))
-            (sheet,) = own_sheets(problems[:1], [student])
-        elif settings.blank:
-            (sheet,) = blank_sheets(options, [student])
-        else:
-            (sheet,) = make_sheets(options, 1 if seed is None else seed, [student])
-        view = sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key and not settings.blank)
+        (sheet,), _, _ = sheets_of(req)
+        view = sheet_view(sheet.problem, sheet.solution, sheet.student, req.settings, key and not req.settings.blank)
     except AttnsheetError as error:  # a draw that cannot be made, a shape that cannot be printed
-        return "", {"problem" if "problem" in uploads else "form": str(error)}
-    return document_html([view], settings, stylesheet_text("/preview/"), laid_out=True), {}
+        return "", {"problem" if req.source == "own" else "form": str(error)}
+    return document_html([view], req.settings, stylesheet_text("/preview/"), laid_out=True), {}
 
 
 def upload_summary(name: str, content: bytes, lang: str = "en") -> str:
     """What a held file holds, in a few words of `lang`: a roster's size and first name, a problem file's count and kind."""
     t = translations(lang)
     if name == "roster":
-        students = parse_roster(decode(content, "the roster"), label="the roster").students
+        students = roster_students(decode(content, "the roster"), "the roster")[0]
         first = students[0].name or students[0].id or "?"
         return t.ngettext("%(count)d student, the first %(name)s", "%(count)d students, the first %(name)s",
                           len(students)) % {"count": len(students), "name": first}
@@ -158,62 +142,37 @@ def upload_summary(name: str, content: bytes, lang: str = "en") -> str:
 def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:
     """The blank templates of the form's shape as one PDF (a page per student of the roster, or
     --count copies), or None and the errors: nothing is stored, there is nothing to grade."""
-    read, errors = read_form(values)
-    if read is None:
+    req, errors = read_form(values, uploads)
+    if req is None:
         return None, errors
-    options, settings, _, count = read
-    uploads = {name: data for name, data in (uploads or {}).items() if data}
-    if "problem" in uploads:
-        return None, {"blank": "--problem takes no --blank: the file says the shape and the rules"}
     try:
-        students = _students(uploads, count)
-        views = [sheet_view(s.problem, s.solution, s.student, settings, False) for s in blank_sheets(options, students)]
+        views = [sheet_view(s.problem, s.solution, s.student, req.settings, False)
+                 for s in blank_sheets(req.options, req.students)]
     except AttnsheetError as error:
         return None, {"form": str(error)}
-    from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
-
-    data, _ = document(views, settings)
-    return data, {}
-
-
-def _students(uploads: dict[str, bytes], count: int) -> list[Student]:
-    """The uploaded roster's students, or `count` unnamed ones."""
-    if "roster" in uploads:
-        return list(parse_roster(decode(uploads["roster"], "the roster"), label="the roster").students)
-    return [Student()] * count
+    return document_pdf(views, req.settings), {}
 
 
 def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
-               workers: Optional[Workers] = None, base_url: str = "") -> tuple[Optional[str], dict[str, str]]:
+               workers=None, base_url: str = "") -> tuple[Optional[str], dict[str, str]]:
     """Generate a batch from the form's values (and uploaded roster or problem file) into a new
     store folder, rendered here and by the kept `workers` if any: (its id, {}), or (None, an
     error message per field) without writing anything."""
-    read, errors = read_form(values)
-    if read is None:
+    req, errors = read_form(values, uploads)
+    if req is None:
         return None, errors
-    options, settings, seed, count = read
-    uploads = {name: data for name, data in (uploads or {}).items() if data}
-    if settings.blank:
+    if req.settings.blank:
         return None, {"blank": "a blank template has no key or manifest to store: it downloads as it is made"}
     try:
-        students = _students(uploads, count)
-        if "problem" in uploads:
-            problems = parse_problems(decode(uploads["problem"], "the problem file"))
-            if "roster" not in uploads and not values.get("count"):
-                students = [Student()] * len(problems)
-            sheets, origin, seed = own_sheets(problems, students), Origin(problem_file="(uploaded)"), None
-        else:
-            seed = fresh_seed() if seed is None else seed
-            # Private codes: only the server's secret rebuilds a key, so a code handed out is no key.
-            sheets, origin = make_sheets(options, seed, students, secret=store.secret), Origin(options=options)
-    except AttnsheetError as error:  # the CLI's own words: a roster, a problem file, a draw that cannot be
+        # Private codes: only the server's secret rebuilds a key, so a code handed out is no key.
+        sheets, origin, seed = sheets_of(req, store.secret)
+    except AttnsheetError as error:  # the CLI's own words: a draw that cannot be made
         return None, {"form": str(error)}
-    split = ticked(values, "split")
     try:
-        stored = create_batch(store, Batch(sheets=sheets, settings=settings, out=store.root, split=split,
+        stored = create_batch(store, Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split,
                                            origin=origin, seed=seed, jobs=1, workers=workers),
                               values.get("feedback") or "verdicts", values.get("release") or "now", base_url,
-                              read_setting(SETTINGS["attempts"], values.get("attempts", "")))
+                              read(SETTINGS["attempts"], values.get("attempts", "")))
     except LayoutError as error:  # checked before any file: nothing was written
         return None, {"form": str(error)}
     return stored.id, {}

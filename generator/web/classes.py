@@ -5,12 +5,10 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from generator.app.errors import AttnsheetError
+from generator.app.grading import class_report, gradebook_csv, graded_pdf, report_pdf
+from generator.app.screens import Settings, report_html, step_label
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
-from generator.core.errors import AttnsheetError
-from generator.core.grade import step_label
-from generator.output.gradebook import class_report, gradebook_csv, graded_pdf, report_pdf
-from generator.output.html import report_html
-from generator.sheet.model import Settings
 from generator.web.pages import Pages
 
 

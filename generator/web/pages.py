@@ -13,10 +13,8 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from generator.core.errors import AttnsheetError
-from generator.output.html import environment
-from generator.sheet.i18n import languages
-from generator.sheet.style import TONES
+from generator.app.errors import AttnsheetError
+from generator.app.screens import TONES, environment, languages
 
 T = TypeVar("T")
 HEAVY_THREADS = 2

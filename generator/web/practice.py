@@ -8,21 +8,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from generator.app.store import NotFound, Store
-from generator.core.answers import parse_answers_json
-from generator.core.errors import AttnsheetError
-from generator.core.formats import problem_from_json
-from generator.core.grades import grade_to_json
-from generator.core.kinds import grade, solve
-from generator.core.student import Student
-from generator.core.kinds import DEFAULT_KIND, KINDS
-from generator.draw.choose import kind_options
-from generator.draw.options import PRESET_NAMES
-from generator.draw.rebuild import rebuild
-from generator.draw.search import draw, fresh_seed
-from generator.sheet.entry import form
-from generator.sheet.explain import explanations
-from generator.sheet.i18n import translations
-from generator.sheet.present import frames, frames_json
+from generator.app.errors import AttnsheetError
+from generator.app.practice import practice_code, practised, public_problem, sheet_form, walk
+from generator.app.screens import problem_from_json, translations
 from generator.web.pages import Pages
 
 
@@ -39,20 +27,17 @@ class Practice(Pages):
 
     async def practice(self, request: Request) -> Response:
         """A fresh sheet to practise on: drawn now, opened by its code (so it can be shared)."""
-        preset, kind = request.query_params.get("preset", "medium"), request.query_params.get("kind", DEFAULT_KIND)
-        if preset not in PRESET_NAMES or kind not in KINDS:
-            raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KINDS)}")
-        options = kind_options(kind, preset=preset)
-        code = draw(options, fresh_seed())[0].code
+        kind = request.query_params.get("kind")
+        code = practice_code(**({"kind": kind} if kind else {}), preset=request.query_params.get("preset", "medium"))
         return RedirectResponse(f"/practice/{code}", status_code=303)
 
     async def practice_sheet(self, request: Request) -> Response:
         problem = await self._practice_problem(request)
         lang = self.language(request)
-        sheet_form = await self.off_loop(lambda: form(problem, solve(problem), lang))  # a big shape takes seconds
+        shown = await self.off_loop(sheet_form, problem, lang)  # a big shape takes seconds
         return self.page(request, "entry.html", lang=lang, batch=None,
-                         sheet={"index": "", "code": problem.code, "student": {}}, form=sheet_form,
-                         shapes_json=shapes_of(sheet_form), saved="null",
+                         sheet={"index": "", "code": problem.code, "student": {}}, form=shown,
+                         shapes_json=shapes_of(shown), saved="null",
                          grade_url=f"/api/practice/{problem.code}/grade", save_url="")
 
     async def present(self, request: Request) -> Response:
@@ -63,30 +48,20 @@ class Practice(Pages):
         else:
             batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
             problem, lang = problem_from_json(sheet["problem"]), self.language(request, batch)
-        solution, script, sheet_form = await self.off_loop(self._walk, problem, lang)
+        script, shown = await self.off_loop(walk, problem, lang)
         start = translations(lang).gettext("%(count)s steps: press → to begin") % {"count": len(script)}
         return self.page(request, "present.html", lang=lang, batch=batch, code=problem.code or "",
-                         form=sheet_form, frames=json.dumps(script), start=start)
+                         form=shown, frames=json.dumps(script), start=start)
 
     async def practice_grade(self, request: Request) -> Response:
         """The verdicts of what is typed on a practice sheet, and how each cell is computed."""
         self._check_csrf(request)
         problem = await self._practice_problem(request)
-        value = {**await self._json(request), "format": "attnsheet/answers@1", "code": problem.code}
-        (pending,) = parse_answers_json(json.dumps(value), "answers")
-        result = grade(problem, pending.answers(problem, Student(), problem.code))
-        return JSONResponse({**grade_to_json(result),
-                             "explain": explanations(problem, result, self.language(request))})
-
-    @staticmethod
-    def _walk(problem, lang: str) -> tuple:
-        """The solution, the projector's frames and the form of `problem` (long for a big shape)."""
-        solution = solve(problem)
-        return solution, frames_json(frames(problem, solution, lang)), form(problem, solution, lang)
+        return JSONResponse(practised(problem, await self._json(request), self.language(request)))
 
     async def _practice_problem(self, request: Request):
         """The problem of the path's public code, drawn again off the event loop (a big shape's draw takes seconds)."""
         try:
-            return await self.off_loop(rebuild, request.path_params["code"])
+            return await self.off_loop(public_problem, request.path_params["code"])
         except AttnsheetError:
             raise NotFound("not a sheet code this app can draw") from None

@@ -15,24 +15,21 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
+from generator.app.classroom import grade_sheet
+from generator.app.errors import AttnsheetError
 from generator.app.scans import (
+    box_value,
     confirm,
     new_run,
     page_pictures,
+    read_upload,
     review_items,
     run_file,
-    save_run,
+    run_summary,
     scan_answers,
-    write_json,
+    sheet_geometry,
 )
 from generator.app.store import NotFound
-from generator.core.answers import cell_at
-from generator.core.errors import AttnsheetError
-from generator.core.formats import problem_from_json
-from generator.core.kinds import solve
-from generator.core.student import Student
-from generator.output.boxes import NoGeometry, worksheet_boxes
-from generator.sheet.model import Settings
 from generator.web.pages import Pages
 
 MAX_SCAN_FILES = 100
@@ -64,7 +61,7 @@ class Review(Pages):
                 path.write_bytes(await upload.read())
                 paths.append(path)
             replace_typed = str(data.get("replace", "")) in ("on", "true", "1")
-            await self.off_loop(self._locked, _scan, self.store, batch, paths, run, replace_typed,
+            await self.off_loop(self._locked, read_upload, self.store, batch, paths, run, replace_typed,
                                 self.lock.hand_on)
         except BaseException:
             shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind
@@ -74,13 +71,7 @@ class Review(Pages):
     async def review(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
         items = await self.off_loop(review_items, self.store, batch)
-        summary = ""
-        run = request.query_params.get("run", "")
-        if run:
-            try:
-                summary = json.loads(run_file_json(batch, run).read_text(encoding="utf-8"))["line"]
-            except (NotFound, OSError, ValueError, KeyError):
-                summary = ""
+        summary = run_summary(batch, request.query_params.get("run", ""))
         steps: list[tuple[str, list]] = []
         for item in items:
             if not steps or steps[-1][0] != item.label:
@@ -115,76 +106,19 @@ class Review(Pages):
         pictures = page_pictures(batch, sheet["code"])
         if kept is None or not pictures:
             raise NotFound("this sheet has no scan")
-        from generator.app.classroom import grade_sheet
-
         answers = kept[1]
         graded = grade_sheet(sheet, answers, batch.trivial)
-        pages = await self.off_loop(_geometry, batch, sheet)
+        pages = await self.off_loop(sheet_geometry, batch, sheet)
         marks = []
         for page, (run, name) in zip(pages, pictures):
             boxes = []
             for b in page.boxes:
                 # A box still in review is null in the saved answers (a blank one is ""): not "blank".
-                pending = _verdict(answers, b.head, b.step, b.row, b.col) is None
-                verdict = "review" if pending else _verdict(graded.grade["cells"], b.head, b.step, b.row, b.col)
+                pending = box_value(answers, b.head, b.step, b.row, b.col) is None
+                verdict = "review" if pending else box_value(graded.grade["cells"], b.head, b.step, b.row, b.col)
                 boxes.append({"x": 100 * b.x / page.width, "y": 100 * b.y / page.height, "w": 100 * b.w / page.width,
                               "h": 100 * b.h / page.height, "verdict": verdict})
             marks.append({"src": f"/batches/{batch.id}/scans/{run}/pages/{name}", "boxes": boxes,
                           "ratio": 100 * page.height / page.width})
         return self.page(request, "scanned.html", lang=self.language(request, batch), batch=batch, sheet=sheet,
                          pages=marks, grade=graded.grade)
-
-
-def run_file_json(batch, run: str) -> Path:
-    """A run's summary.json (a run's name checked as every run file's is)."""
-    from generator.app.scans import RUN, scans_folder
-
-    if not RUN.fullmatch(run):
-        raise NotFound("no such run")
-    return scans_folder(batch) / run / "summary.json"
-
-
-SLICE = 8
-"""Pages read before a scan hands the render lock on to whoever waits (a batch waits at most a slice)."""
-
-
-def _scan(store, batch, paths: list[Path], run: Path, replace_typed: bool = False, hand_on=None) -> str:
-    """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
-    (its summary, last: a run without one is finished or removed at the next start); the summary
-    line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first."""
-    from generator.scan.pipeline import Catalogue
-    from generator.scan.run import scan_folder, sources_of
-
-    sources = sources_of(batch.manifest, batch.listed())
-    links = {link.token: link.code for link in store.links(batch).values()}
-    settings = batch.manifest["settings"]
-    catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
-
-    def progress(done: int) -> None:
-        if hand_on is not None and done % SLICE == 0:
-            hand_on()
-
-    summary = scan_folder(paths, catalogue, run, force=True, progress=progress, keep_pages=True)
-    write_json(run / "saving.json", {"line": summary.line, "replace": replace_typed})
-    save_run(store, batch, run, replace_typed)
-    write_json(run / "summary.json", {"line": summary.line})
-    return summary.line
-
-
-def _geometry(batch, sheet: dict):
-    """A sheet's pages' boxes: from its manifest, else laid out again."""
-    problem = problem_from_json(sheet["problem"])
-    settings = batch.manifest["settings"]
-    try:
-        return worksheet_boxes(problem, solve(problem), Student(), Settings(paper=settings["paper"],
-                                                                            lang=settings["lang"]))
-    except NoGeometry as error:
-        raise AttnsheetError(str(error)) from None
-
-
-def _verdict(cells: dict, head, step: str, row: int, col: int):
-    """A box's value in grade@1's cells or answers@1 (1-based row and column), "" where it has none."""
-    try:
-        return cell_at(cells, head, step, row - 1, col - 1)
-    except (KeyError, IndexError, TypeError):
-        return ""

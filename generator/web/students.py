@@ -16,11 +16,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from generator.app.classroom import feedback_now, hand_in
+from generator.app.links import code_key
+from generator.app.screens import sheet_form, translations
 from generator.app.store import NotFound, Store
-from generator.core.formats import problem_from_json
-from generator.core.kinds import solve
-from generator.output.manifest import code_key
-from generator.sheet.entry import form
 from generator.web.pages import Pages
 from generator.web.practice import shapes_of
 
@@ -73,13 +71,12 @@ class Students(Pages):
         self.per_link.check(token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         lang = self.language(request, batch)
-        problem = problem_from_json(sheet["problem"])
-        sheet_form = await self.off_loop(lambda: form(problem, solve(problem), lang))
+        entry_form = await self.off_loop(sheet_form, sheet, lang)
         # Their own last hand-in (never what the teacher typed or a scan read: those are the teacher's records).
         latest = await self.off_db(self.store.latest, batch, sheet, "student")
         answers = latest[1] if latest else None
-        return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=sheet_form,
-                         shapes_json=shapes_of(sheet_form), token=token, closed=batch.closed,
+        return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=entry_form,
+                         shapes_json=shapes_of(entry_form), token=token, closed=batch.closed,
                          answers=answers or {}, handed_in=answers is not None)
 
     async def hand_in(self, request: Request) -> Response:
@@ -115,8 +112,6 @@ class Students(Pages):
         return RedirectResponse(f"/s/{found[-1]}", status_code=303)
 
     def words(self, request: Request):
-        from generator.sheet.i18n import translations
-
         return translations(self.language(request)).gettext
 
 

@@ -239,7 +239,7 @@ def metrics(problem, solution=None, leave_out: tuple = ()) -> dict:
     """Figures for one problem: the largest number written and the products to work out
     (core/metrics), the cells ReLU sets to 0, the largest denominator (R's, in a block)."""
     from generator.core.kinds import kind_of
-    from generator.core.metrics import largest_number, multiplications, size, worked
+    from generator.core.metrics import largest_number, multiplications, worked
 
     steps, values = worked(kind_of(problem), problem)
     written = [x for s in steps if s.op is not None and s.op.name not in ("copy", "transpose", "stack")

@@ -1,0 +1,67 @@
+"""Scans read from the command line (`attnsheet scan`), and where a sheet's boxes are printed (`attnsheet boxes`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional, Sequence
+
+from generator.core.formats import dumps
+from generator.core.kinds import solve
+from generator.core.student import Student
+from generator.draw.rebuild import rebuild
+from generator.draw.sheetcodes import read_own_code
+from generator.output.manifest import Listed, manifest_settings, read_manifest
+from generator.sheet.boxes import boxes_json
+from generator.sheet.model import Settings
+
+__all__ = ["batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
+
+
+def is_own_code(code: str) -> bool:
+    """Whether a code names a sheet of the teacher's own numbers (rebuilt from its problem file)."""
+    return read_own_code(code) is not None
+
+
+def sheet_boxes(code: str, problems: Sequence = (), label: str = "the file", secret=None, paper: str = "a4",
+                lang: str = "en"):
+    """The problem a code rebuilds, and its worksheet's pages with their marks, QR code and boxes."""
+    from generator.output.boxes import worksheet_boxes
+
+    problem = rebuild(code, problems, label, secret=secret)
+    return problem, worksheet_boxes(problem, solve(problem), Student(), Settings(paper=paper, lang=lang))
+
+
+def web_batch(store, name: str) -> tuple[str, dict[str, str]]:
+    """A web batch's manifest, and its students' link tokens → their sheets' codes."""
+    stored = store.batch(name)
+    links = {link.token: link.code for link in store.links(stored).values()}
+    return dumps(stored.manifest), links
+
+
+def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optional[dict[str, Listed]],
+               settings: dict, links: dict[str, str], secret=None, paper: Optional[str] = None,
+               force: bool = False):
+    """Every scanned page read into `out`, found among the manifest's sheets (`listed`), or, without
+    one, rebuilt from its drawn code; the run's summary."""
+    from generator.output.files import check_writable
+    from generator.scan.pipeline import Catalogue, Source
+    from generator.scan.run import scan_folder, sources_of
+
+    check_writable(out)
+    sources = sources_of(json.loads(manifest_text), listed) if listed is not None else []
+    counter = iter(range(1, 1_000_000))
+
+    def rebuilt(code: str) -> Source:
+        problem = rebuild(code, (), "the file", secret=secret)
+        return Source(problem.code, next(counter), problem)
+
+    catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
+                                            lang=settings.get("lang", "en")),
+                          links=links, rebuild=None if listed is not None else rebuilt)
+    return scan_folder(list(scans), catalogue, out, force)
+
+
+def batch_manifest(text: str, label: str) -> tuple[dict[str, Listed], dict]:
+    """A web batch's manifest's sheets and settings (its codes were checked when it was made)."""
+    return read_manifest(text, label), manifest_settings(text, label)

@@ -1,0 +1,13 @@
+"""Problems read and solved for the command line: problem@1 in, every step's exact answer out, as text or solution@1.
+
+Light by design: `attnsheet solve` loads neither numpy, Jinja nor WeasyPrint (a test checks).
+"""
+
+from __future__ import annotations
+
+from generator.core.formats import dumps, parse_problems, problem_to_json, solution_to_json
+from generator.core.kinds import solve
+from generator.core.usertext import decode
+from generator.sheet.text import solution_text
+
+__all__ = ["decode", "dumps", "parse_problems", "problem_to_json", "solution_text", "solution_to_json", "solve"]
