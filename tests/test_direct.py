@@ -130,7 +130,7 @@ def test_a_graded_sheet_is_written_directly_where_weasyprint_puts_it(tmp_path, p
     pending = parse_answers_json(json.dumps(written), "answers")[0]
     settings = Settings(paper=paper)
     g = grade(problem, pending.answers(problem, Student("Ada"), problem.code))
-    view = sheet_view(problem, solution, g.student, settings, False, graded_sheet(g))
+    view = sheet_view(problem, solution, g.student, settings, False, graded_sheet(g, problem))
     same_words(*both(tmp_path, view, settings))
 
 

@@ -312,7 +312,7 @@ def test_a_grid_of_the_wrong_shape_names_the_grid_and_the_shape():
         graded(WORKED, doc)
     doc = work(WORKED)
     doc["output"] = [[1]]
-    with pytest.raises(AnswersError, match="no W_O"):
+    with pytest.raises(AnswersError, match=r"this sheet has no output \(its grids after the heads: none\)"):
         graded(WORKED, doc)
 
 

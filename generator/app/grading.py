@@ -23,6 +23,7 @@ from generator.output.gradebook import (
     graded_pdf,
     grades_json,
     report_pdf,
+    titled_report,
     school_gradebook,
     summary_lines,
 )
@@ -32,7 +33,7 @@ from generator.sheet.model import PAPERS, Settings
 
 __all__ = ["CSV_DIALECTS", "PAPERS", "SCHOOL_SYSTEMS", "Graded", "Listed", "answer_skeletons", "class_report", "grade_all",
            "dumps", "gradebook_csv", "graded_pdf", "grades_json", "grades_text", "languages", "load_manifest", "parse_answers",
-           "report_pdf", "school_gradebook", "skeleton", "summary_lines", "write_grades"]
+           "report_pdf", "school_gradebook", "skeleton", "summary_lines", "titled_report", "write_grades"]
 
 
 def load_manifest(text: str, label: str, secret=None) -> tuple[dict[str, Listed], dict]:
@@ -156,7 +157,7 @@ def write_grades(graded: Sequence[Graded], out: Path, chosen: dict, force: bool,
     with Staging(out, force) as stage:
         for g, path in zip(graded, pdfs):
             stage.write(path, graded_pdf(g, settings))
-        stage.write(report, report_pdf(grades, settings))
+        stage.write(report, report_pdf(graded, settings))
         for path, text in targets.items():
             stage.write(path, text.encode("utf-8"))
         stage.commit()

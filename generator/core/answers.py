@@ -11,7 +11,7 @@ from generator.core.cells import read_cell, read_cell_text
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json, problem_to_json
 from generator.core.grade import BLANK, Answers, Entry, Grid
-from generator.core.kinds import FINAL_STEPS, HEAD_STEPS, grid_shapes, heads_of, step_names
+from generator.core.kinds import FINAL_STEPS, FLAT_STEPS, HEAD_STEPS, grid_shapes, heads_of, step_names
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.core.table import Row, Table, TableError, header_line, read_table
@@ -43,7 +43,7 @@ def _kind(value: Any) -> str:
 
 
 def _grid(value: Any, where: str, shape: tuple[int, int], flat: bool) -> Grid:
-    """A written grid of the expected shape (a flat list for sums); null is a blank grid."""
+    """A written grid of the expected shape (a flat list for a flat grid); null is a blank grid."""
     rows, cols = shape
     if value is None:
         return tuple(tuple(BLANK for _ in range(cols)) for _ in range(rows))
@@ -143,15 +143,15 @@ def _answers_from_json(value: dict, problem: Problem, student: Student, code: Op
         if unknown:
             raise AnswersError(f"{where}.heads[{h}]: unknown step {unknown[0][:60]!r} "
                                f"(steps: {', '.join(head_steps)})")
-        heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name == "sums")
+        heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name in FLAT_STEPS)
                       for name in head_steps if head.get(name) is not None})
     final = {}
     for name in FINAL_STEPS:
         if value.get(name) is None:
             continue
         if name not in final_shapes:
-            what = {"Z": "concatenation", "output": "W_O"}.get(name, name)
-            raise AnswersError(f"{where}.{name}: this sheet has no {what}")
+            raise AnswersError(f"{where}.{name}: this sheet has no {name} "
+                               f"(its grids after the heads: {', '.join(final_shapes) or 'none'})")
         final[name] = _grid(value[name], f"{where}.{name}", final_shapes[name], False)
     return Answers(heads=tuple(heads), final=final, code=code, student=student)
 
@@ -161,7 +161,7 @@ def skeleton(problem: Problem, code: Optional[str], student: Student = Student()
     shapes, final_shapes = grid_shapes(problem)
 
     def empty(name: str, shape: tuple[int, int]) -> list:
-        return [None] * shape[1] if name == "sums" else [[None] * shape[1] for _ in range(shape[0])]
+        return [None] * shape[1] if name in FLAT_STEPS else [[None] * shape[1] for _ in range(shape[0])]
 
     out: dict[str, Any] = {"format": ANSWERS_FORMAT}
     if code:
@@ -236,7 +236,7 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
             raise AnswersError(f"{label}: line {line}: unknown step {clean_text(step, 40)!r} for {scope} "
                                f"(steps: {', '.join(allowed)})")
         r_text, c_text = cell("row"), cell("col")
-        r = _positive(r_text, label, line, "row") if r_text or step != "sums" else 1
+        r = _positive(r_text, label, line, "row") if r_text or step not in FLAT_STEPS else 1
         c = _positive(c_text, label, line, "col")
         value = cell("value")
         if _THOUSANDS.fullmatch(value.replace("\u2212", "-")):
@@ -294,8 +294,8 @@ def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: O
         if head is None and step not in final_shapes:
             raise AnswersError(f"{where}: line {line}: this sheet has no {step} after the heads")
         rows, cols = (shapes if head is not None else final_shapes)[step]
-        if step == "sums" and r != 1 and c == 1:
-            r, c = 1, r  # a column of sums, as the row convention prints them
+        if step in FLAT_STEPS and r != 1 and c == 1:
+            r, c = 1, r  # a flat grid written as a column, as the row convention prints sums
         if not (1 <= r <= rows and 1 <= c <= cols):
             raise AnswersError(f"{where}: line {line}: row {r}, col {c} is outside {step} ({rows}×{cols})")
         grid = grids.setdefault((head, step), [[BLANK] * cols for _ in range(rows)])
@@ -321,15 +321,15 @@ def parse_answers(text: str, label: str) -> list[Pending]:
 
 def cell_at(answers: dict, head: Optional[int], step: str, row: int, col: int) -> Any:
     """One cell of an answers@1 object (or of grade@1's `cells`, shaped alike), 0-based in the
-    sheet's layout; `sums` is a flat list, `head` None outside the heads."""
+    sheet's layout; a flat grid is a flat list, `head` None outside the heads."""
     grids = answers if head is None else answers["heads"][head - 1]
-    return grids[step][col] if step == "sums" else grids[step][row][col]
+    return grids[step][col] if step in FLAT_STEPS else grids[step][row][col]
 
 
 def put_cell(answers: dict, head: Optional[int], step: str, row: int, col: int, value: Any) -> None:
     """Sets one cell of an answers@1 object, in place (see `cell_at`)."""
     grids = answers if head is None else answers["heads"][head - 1]
-    if step == "sums":
+    if step in FLAT_STEPS:
         grids[step][col] = value
     else:
         grids[step][row][col] = value

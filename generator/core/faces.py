@@ -37,6 +37,9 @@ class Face:
     """A few words after its label in the solve text, per convention: "(rows: keys, columns: queries)"."""
     row_caption: str = ""
     """Its caption in the row convention, where it differs ("row sums" for "column sums")."""
+    title: str = ""
+    """Its name in a score line where its symbol would not tell it from another grid (a message
+    id: "Q, copied"); the symbol where none."""
 
     def caption_in(self, row: bool) -> str:
         """Its caption in a convention (a message id)."""

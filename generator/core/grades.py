@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from generator.core.grade import Grade, StepGrade
+from generator.core.kinds import FLAT_STEPS
 
 GRADE_FORMAT = "attnsheet/grade@1"
 
 
 def cells_json(grade: Grade, cell: Callable[[StepGrade, int, int], Any]) -> dict:
     """A value per cell of every graded grid, shaped as grade@1's `cells`: heads first, then the
-    concatenation and the output; `sums` is a flat list, as in answers@1."""
+    concatenation and the output; a flat grid (attention's sums) is a flat list, as in answers@1."""
     heads: list[dict] = []
     final: dict[str, list] = {}
     for s in grade.steps:
         grid = [[cell(s, i, j) for j in range(len(row))] for i, row in enumerate(s.verdicts)]
-        values = grid[0] if s.step == "sums" else grid
+        values = grid[0] if s.step in FLAT_STEPS else grid
         if s.head is None:
             final[s.step] = values
         else:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Optional, Union
 
 from generator.core.errors import AttnsheetError
-from generator.core.kinds import KINDS, part
+from generator.core.kinds import DEFAULT_KIND, KINDS, part
 
 
 class SettingError(AttnsheetError):
@@ -62,7 +62,7 @@ class Setting:
 
 
 SHARED = (
-    Setting("kind", "--kind", N_("The exercise, each worked by hand on a sheet of its own."), "choice", KINDS[0],
+    Setting("kind", "--kind", N_("The exercise, each worked by hand on a sheet of its own."), "choice", DEFAULT_KIND,
             choices=KINDS, words=N_("Exercise"), group="exercise"),
     Setting("preset", "--preset", N_("Value ranges and guarantees: how hard the arithmetic is."), "choice", "medium",
             choices=PRESET_NAMES, words=N_("Difficulty"), group="exercise"),

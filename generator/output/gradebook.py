@@ -11,11 +11,11 @@ from typing import Any, Sequence
 
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
-from generator.core.kinds import solve
+from generator.core.kinds import heads_of, solve
 from generator.core.problem import Exercise as Problem
 from generator.core.usertext import clean_text
 from generator.output.files import slug
-from generator.sheet.graded import graded_sheet, step_title
+from generator.sheet.graded import graded_sheet, step_names, step_title
 from generator.sheet.model import Settings
 from generator.sheet.sheets import sheet_view
 
@@ -132,7 +132,8 @@ def graded_pdf(graded: Graded, settings: Settings) -> bytes:
     from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only here
 
     g = graded.grade
-    view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False, graded_sheet(g))
+    view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False,
+                      graded_sheet(g, graded.problem))
     data, _ = document([view], settings)
     return data
 
@@ -182,13 +183,20 @@ def class_report(grades: Sequence[Grade]) -> dict:
     }
 
 
-def report_pdf(grades: Sequence[Grade], settings: Settings) -> bytes:
+def report_pdf(graded: Sequence[Graded], settings: Settings) -> bytes:
     """The class report as a one-page PDF, its steps named as the sheets name them, in their language."""
     from generator.output.html import report_html
     from generator.output.pdf import renderer  # WeasyPrint loads only when a PDF is asked for
 
-    report = class_report(grades)
-    titled = {**report, "bars": [{**bar, "label": step_title(bar["label"], settings.lang)} for bar in report["bars"]],
-              "worst": [{**w, "step": step_title(w["step"], settings.lang)} for w in report["worst"]]}
     r = renderer()
-    return r.pdf([r.render(report_html(titled, settings))])
+    return r.pdf([r.render(report_html(titled_report(graded, settings.lang), settings))])
+
+
+def titled_report(graded: Sequence[Graded], lang: str = "en") -> dict:
+    """The class report (`class_report`), its steps named as the sheets name them, in `lang`."""
+    report = class_report([g.grade for g in graded])
+    names: dict = {}
+    for shape in {(g.problem.kind, heads_of(g.problem)): g.problem for g in graded}.values():
+        names.update(step_names(shape))  # the sheets of one shape name their steps alike
+    return {**report, "bars": [{**bar, "label": step_title(bar["label"], names, lang)} for bar in report["bars"]],
+            "worst": [{**w, "step": step_title(w["step"], names, lang)} for w in report["worst"]]}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from generator.core.kinds import FLAT_STEPS
 from generator.sheet.pages import PageLayout
 
 
@@ -64,7 +65,7 @@ def page_boxes(layouts: Sequence[PageLayout]) -> tuple[PageBoxes, ...]:
         boxes = []
         for place in layout.panels:
             for b in place.panel.boxes:
-                row, col = (0, b.row) if b.step == "sums" and _column_sums(place.panel.boxes, b) else (b.row, b.col)
+                row, col = (0, b.row) if b.step in FLAT_STEPS and _column_sums(place.panel.boxes, b) else (b.row, b.col)
                 key = (b.head, b.step, row, col)
                 if key in seen:
                     continue
@@ -78,8 +79,8 @@ def page_boxes(layouts: Sequence[PageLayout]) -> tuple[PageBoxes, ...]:
 
 
 def _column_sums(boxes, b) -> bool:
-    """Whether `b`'s sums are drawn as a column (the row convention): answers@1 has them as a row."""
-    return any(o.step == "sums" and o.head == b.head and o.row > 0 for o in boxes)
+    """Whether `b`'s flat grid is drawn as a column (the row convention's sums): answers@1 has it as a row."""
+    return any(o.step == b.step and o.head == b.head and o.row > 0 for o in boxes)
 
 
 def boxes_json(pages: Sequence[PageBoxes]) -> dict:

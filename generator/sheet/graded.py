@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from generator.core.grade import Entry, Grade, StepGrade, step_label
+from generator.core.kinds import heads_of, kind_of
 from generator.core.numbers import decimal_str, sheet_value
 from generator.sheet.grid import Marking
 from generator.sheet.i18n import translations
@@ -26,6 +27,8 @@ class GradedSheet:
     """Each step's label, points and total, for the header."""
     trivial: Optional[str] = None
     """The credit of the sheet's trivial cells (none, half, full), or None when it has none."""
+    names: dict = field(default_factory=dict)
+    """Each step's label → its head and its name on the sheet (`step_names`)."""
 
     @property
     def percent(self) -> str:
@@ -61,21 +64,30 @@ SCORE_SCALE = 0.75
 """The score panel's size: 7.5 pt values, 5.6 pt steps and legend, 12 pt lines."""
 
 
-def step_title(label: str, lang: str = "en") -> str:
-    """A gradebook column's label (`step_label`: 'Q_copy', 'h2 scaled', 'Z concat') as a sheet
-    names its grid, in the sheet's language: its symbol, or its words where it has none."""
+def step_names(problem) -> dict[str, tuple[Optional[int], str]]:
+    """Each of a problem's gradebook labels ('Q_copy', 'h2 scaled', 'Z concat'): the head it is
+    in, on several heads, and the name its sheet gives the grid (its face's title, a message id,
+    or its symbol)."""
+    kind = kind_of(problem)
+    heads = heads_of(problem)
+    return {step_label(s.key[0], s.key[1], heads): (s.key[0] if heads > 1 else None,
+                                                     s.face.title or s.face.symbol)
+            for s in kind.steps(kind.column_twin(problem)) if s.face is not None}
+
+
+def step_title(label: str, names: dict[str, tuple[Optional[int], str]], lang: str = "en") -> str:
+    """A gradebook label as a sheet names its grid (`step_names`), in the sheet's language."""
     _ = translations(lang).gettext
-    head, _sep, step = label.rpartition(" ") if label.startswith("h") and " " in label else ("", "", label)
-    names = {"Q_copy": _("Q, copied"), "K_T": "Kᵀ", "V_copy": _("V, copied"), "scores": "S", "scaled": "S'",
-             "powers": "E", "sums": "Σ", "Z concat": "Z_concat", "output": _("output")}
-    name = names.get(label if not head else step, label if not head else step)
-    return _("head %(n)s: %(step)s") % {"n": head[1:], "step": name} if head else name
+    head, name = names.get(label, (None, label))
+    name = _(name) if name else name
+    return _("head %(n)s: %(step)s") % {"n": head, "step": name} if head else name
 
 
 def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> PanelView:
     """The score, the points of every step and what the marks mean, for a graded sheet's header."""
     _ = translations(lang).gettext
-    steps = " · ".join(f"{step_title(label, lang)} {points}/{total}" for label, points, total in graded.steps)
+    steps = " · ".join(f"{step_title(label, graded.names, lang)} {points}/{total}"
+                       for label, points, total in graded.steps)
     return text_panel([(kind, text.split(" ")) for kind, text in [
         ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")
          % {"points": graded.points, "total": graded.total, "percent": graded.percent}),
@@ -92,12 +104,13 @@ def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> Panel
         graded.trivial])] if graded.trivial else [])], width_pt, SCORE_SCALE)
 
 
-def graded_sheet(grade: Grade) -> GradedSheet:
-    """The markings and points of a grade."""
+def graded_sheet(grade: Grade, problem) -> GradedSheet:
+    """The markings and points of a grade of `problem`."""
     marks: dict[Optional[int], dict[str, Marking]] = {}
     heads = max((s.head or 0 for s in grade.steps), default=0)
     for step in grade.steps:
         marks.setdefault(step.head, {})[step.step] = _marking(step)
     labels = tuple((step_label(s.head, s.step, heads), s.points, s.total) for s in grade.steps)
     trivial = any(v == "trivial" for s in grade.steps for row in s.verdicts for v in row)
-    return GradedSheet(marks, grade.points, grade.total, labels, grade.trivial if trivial else None)
+    return GradedSheet(marks, grade.points, grade.total, labels, grade.trivial if trivial else None,
+                       step_names(problem))

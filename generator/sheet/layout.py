@@ -137,7 +137,7 @@ class _Page:
 
     def layout(self) -> tuple[PageLayout, ...]:
         view, _ = self.view, self._
-        title = self.settings.title or view.default_title or _("Self-attention by hand")
+        title = self.settings.title or view.default_title
         y = self.header(title)
         if view.heads[0].stacked and len(view.heads) == 1:
             y = self.flowing(view.heads[0], y)

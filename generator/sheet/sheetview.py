@@ -81,7 +81,7 @@ class SheetView:
     pin: str = ""
     """The PIN printed beside the code on a server's batch, for a student without a phone."""
     default_title: str = ""
-    """The sheet's title when the batch gives none, in its language ('': attention's)."""
+    """The sheet's title when the batch gives none, in its language (its kind's)."""
 
     @property
     def row(self) -> bool:

@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from generator.app.errors import AttnsheetError
-from generator.app.grading import class_report, gradebook_csv, graded_pdf, report_pdf
+from generator.app.grading import gradebook_csv, graded_pdf, report_pdf, titled_report
 from generator.app.screens import Settings, report_html, step_label
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
 from generator.web.pages import Pages
@@ -69,10 +69,10 @@ class Classes(Pages):
         if not graded:
             raise NotFound("no sheet of this batch is saved yet")
         if name == "report.pdf":
-            return Response(await self.off_loop(self._locked, report_pdf, grades, settings),
+            return Response(await self.off_loop(self._locked, report_pdf, graded, settings),
                             media_type="application/pdf")
         if name == "report.html":
-            response = HTMLResponse(report_html(class_report(grades), settings, "/preview/"))
+            response = HTMLResponse(report_html(titled_report(graded, settings.lang), settings, "/preview/"))
             response.headers["x-frame"] = "report"  # framed by the class page, like the preview
             return response
         codes = {f"{int(sheet['index']):03d}.pdf": sheet["code"] for sheet in batch.sheets}

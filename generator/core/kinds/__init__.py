@@ -41,6 +41,8 @@ HEAD_STEPS = tuple(dict.fromkeys(name for kind in _STEPS for name in kind.HEAD_S
 """Every name a grid in a head can have, in any kind (what an answers file may name)."""
 FINAL_STEPS = tuple(dict.fromkeys(name for kind in _STEPS for name in kind.FINAL_STEPS))
 """Every name a grid outside the heads can have, in any kind."""
+FLAT_STEPS = frozenset(name for kind in _STEPS for name in kind.FLAT)
+"""Grids written as one row in both conventions, a flat list in answers@1 and grade@1 (attention's sums)."""
 
 
 def kind_of(problem) -> ModuleType:
@@ -72,7 +74,7 @@ def grade(problem, answers: Answers, carry: bool = True, trivial: str = "none") 
     row = problem.convention == "row"
 
     def twin(name: str, grid: Grid) -> Grid:
-        return grid if name == "sums" or not row else transpose(grid)
+        return grid if name in FLAT_STEPS or not row else transpose(grid)
 
     cells: dict[Key, Grid] = {(None, name): twin(name, grid) for name, grid in answers.final.items()}
     for h, grids in enumerate(answers.heads[:heads_of(problem)], start=1):
@@ -84,8 +86,8 @@ def grade(problem, answers: Answers, carry: bool = True, trivial: str = "none") 
 
 
 def _row_layout(g: StepGrade) -> StepGrade:
-    """A step's grade in the row convention's layout (sums stay one row)."""
-    if g.step == "sums":
+    """A step's grade in the row convention's layout (flat grids stay one row)."""
+    if g.step in FLAT_STEPS:
         return g
     t = transpose
     return StepGrade(g.head, g.step, t(g.verdicts), t(g.expected), t(g.carried), t(g.written), g.trivial)

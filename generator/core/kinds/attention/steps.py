@@ -29,6 +29,8 @@ HEAD_STEPS = ("Q", "K", "V", "Q_copy", "K_T", "V_copy", "scores", "scaled", "pow
 """A head's grids, in the order a student works them (and the keys of answers@1)."""
 FINAL_STEPS = ("Z", "output")
 """The grids after the heads: their concatenation, and W_O's output."""
+FLAT = ("sums",)
+"""Grids of one row in both conventions (a sum per column, or per row), a flat list in answers@1."""
 SOLVED = ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")
 """A head's grids that solution@1 records (the copies are the student's own re-writing)."""
 
@@ -131,9 +133,9 @@ FACES = {
     "Q": Face("Q", ("Q = W_Q·X", "Q = X·W_Q"), N_("queries"), "q"),
     "K": Face("K", ("K = W_K·X", "K = X·W_K"), N_("keys"), "k"),
     "V": Face("V", ("V = W_V·X", "V = X·W_V"), N_("values"), "v"),
-    "Q_copy": Face("Q", ("Q", "Q"), N_("queries, copied"), "q"),
+    "Q_copy": Face("Q", ("Q", "Q"), N_("queries, copied"), "q", title=N_("Q, copied")),
     "K_T": Face("Kᵀ", ("Kᵀ", "Kᵀ"), N_("keys, transposed"), "k"),
-    "V_copy": Face("V", ("V", "V"), N_("values, copied"), "v"),
+    "V_copy": Face("V", ("V", "V"), N_("values, copied"), "v", title=N_("V, copied")),
     "scores": Face("S", ("Kᵀ·Q", "Q·Kᵀ"), N_("scores"), "score",
                    note=("(rows: keys, columns: queries)", "(rows: queries, columns: keys)")),
     "scaled": Face("S'", ("S'", "S'"), N_("scaled"), "score"),
@@ -143,7 +145,8 @@ FACES = {
     "Z": Face("Z", ("Z = V·A", "Z = A·V"), N_("output"), "out", fraction=True),
     # After the heads.
     "Z_concat": Face("Z_concat", ("Z_concat", "Z_concat"), N_("heads' outputs, concatenated"), "out"),
-    "output": Face("output", ("W_O·Z_concat", "Z_concat·W_O"), N_("output"), "out", fraction=True),
+    "output": Face("output", ("W_O·Z_concat", "Z_concat·W_O"), N_("output"), "out", fraction=True,
+                   title=N_("output")),
 }
 """How each grid of an attention sheet shows, by name (the concatenation's is Z_concat)."""
 

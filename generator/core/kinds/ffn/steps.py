@@ -19,6 +19,8 @@ HEAD_STEPS: tuple[str, ...] = ()
 """An FFN has no heads."""
 FINAL_STEPS = ("H_pre", "H", "Y", "out")
 """Its grids, in the order a student works them (out only with the residual)."""
+FLAT: tuple[str, ...] = ()
+"""Every grid is a matrix."""
 
 
 @dataclass(frozen=True)

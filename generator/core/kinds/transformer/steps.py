@@ -38,6 +38,7 @@ KIND = "transformer"
 ATTENTIONS = ("given", "computed")
 HEAD_STEPS = attention.HEAD_STEPS
 """A computed block's heads are attention's, step for step."""
+FLAT = attention.FLAT
 FINAL_STEPS = ("Z", "output", "R", "H_pre", "H", "Y", "out")
 """The grids outside the heads, in working order: the attention's output (Z: the concatenation,
 or X·A when given), W_O's output, then the residual, the FFN and the second residual."""

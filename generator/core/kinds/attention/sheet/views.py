@@ -368,5 +368,5 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
         rules=tuple(rules_lines(problem, key, lang)),
         rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
-        graded=graded, score=score,
+        graded=graded, score=score, default_title=translations(lang).gettext("Self-attention by hand"),
     )
