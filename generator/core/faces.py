@@ -49,7 +49,8 @@ class Face:
 PRODUCT = "product"
 """Each cell: the row of the first input (left on the sheet) · the column of the second (above it)."""
 AFFINE = "affine"
-"""Each cell: the row of [weights | bias] · the column of [input ; 1] (inputs: weights, input, bias)."""
+"""Each cell: the row of [weights | bias] · the column of [input ; 1] (inputs: weights, input, bias;
+or several weights and inputs before the bias, w1, x1, w2, x2, …: [w1 | w2 | b]·[x1 ; x2 ; 1])."""
 RULE = "rule"
 """Each cell: a rule applied to the same cell of the one input (`Op.words`, with %(x)s for it)."""
 COPY = "copy"
@@ -64,12 +65,17 @@ ADD = "add"
 """Each cell: the sum of the two inputs' same cells."""
 STACK = "stack"
 """The inputs' rows, one after another (heads concatenated)."""
+ARGMAX = "argmax"
+"""One row: each column's choice, the row (1-based) of the input's largest cell in it (a tie: the first)."""
 PICK = "pick"
-"""Each column: the column of the input its route chooses (inputs: the route, then the candidates)."""
+"""One row: each column's cell of the input in the row its route chooses (inputs: the route, the input)."""
+ROUTED = "routed"
+"""Each cell: the row of the weights · the column of the input, over the block of the input's rows
+its column's route chooses (inputs: the route, the weights, the input; params: blocks)."""
 SCALE = "scale"
 """Each cell: the first input's cell × the second's for its column (a weight per column)."""
 
-OPS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, PICK, SCALE)
+OPS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, ARGMAX, PICK, ROUTED, SCALE)
 
 
 @dataclass(frozen=True)

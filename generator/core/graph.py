@@ -29,6 +29,20 @@ Values = list[list[Optional[Number]]]
 
 
 @dataclass(frozen=True)
+class Skip:
+    """Cells a step leaves empty by another grid's value (a route): chosen by the student's own
+    grid when grading, so an error there carries (the cells their route asks for are graded)."""
+
+    key: Key
+    """The grid that chooses (the route)."""
+    cells: Callable[[Values, Values], frozenset]
+    """The cells (row, col) left empty, from the choosing grid as used and as it truly is (for
+    a column the used grid says nothing of: a blank or impossible route)."""
+    words: str = ""
+    """Why such a cell is empty, for a student (a message id)."""
+
+
+@dataclass(frozen=True)
 class Step:
     """One grid a student writes: where it goes, what it is made from, and how."""
 
@@ -45,6 +59,14 @@ class Step:
     """How its grid shows on a sheet (symbol, labels, caption, tone, form)."""
     op: Optional[Op] = field(default=None, compare=False)
     """The arithmetic of each of its cells, as a student works it."""
+    skip: Optional[Skip] = field(default=None, compare=False)
+    """Cells another grid's value leaves empty (a route's), beside the fixed `masked` ones."""
+
+    def masks(self, used: Mapping[Key, Values], true: Mapping[Key, Values]) -> frozenset:
+        """The cells not graded: the fixed mask, and those its skip leaves empty by `used`."""
+        if self.skip is None:
+            return self.masked
+        return self.masked | self.skip.cells(used[self.skip.key], true[self.skip.key])
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,8 @@ class Evaluated:
     """Every given and every step, by key (column convention)."""
     grades: tuple[StepGrade, ...] = ()
     """One grade per step, in working order (column convention); empty when solving."""
+    skipped: dict[Key, frozenset] = field(default_factory=dict)
+    """The cells each step with a skip truly leaves empty (a key shows them empty)."""
 
 
 def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
@@ -68,16 +92,23 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
     trivial (`trivial_step`), its carried cells are "trivial" and earn the `trivial` credit.
     """
     true: dict[Key, Values] = dict(given)
+    skipped = {}
     if cells is None:
         for step in steps:
             true[step.key] = step.compute(*[true[k] for k in step.inputs])
-        return Evaluated(true)
+            if step.skip is not None:
+                skipped[step.key] = step.masks(true, true) - step.masked
+        return Evaluated(true, skipped=skipped)
     chain = Chain(carry)
     used: dict[Key, Values] = dict(given)
     grades = []
     flat: set[Key] = set()  # the grids a student's own numbers left degenerate
     for step in steps:
         value = true[step.key] = step.compute(*[true[k] for k in step.inputs])
+        if step.skip is not None:
+            skipped[step.key] = step.masks(true, true) - step.masked
+        # The cells to write are those of the student's own choice (their route): a wrong one carries.
+        masked = step.masks(used, true)
         same = all(used[k] is true[k] or same_values(used[k], true[k]) for k in step.inputs)
         carried = None if same else step.compute(*[used[k] for k in step.inputs])
         if carried is not None and same_values(carried, value):
@@ -86,17 +117,17 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
         if written is None:
             written = tuple(tuple(BLANK for _ in row) for row in value)
         easy = carried is not None and any(k in flat for k in step.inputs) and trivial_step(
-            carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs], step.masked)
-        verdicts, used[step.key] = chain.step(written, value, carried, step.masked, easy)
+            carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs], masked)
+        verdicts, used[step.key] = chain.step(written, value, carried, masked, easy)
         # A grid the student made degenerate (written so, mostly wrong) or that follows degenerate from
         # one: the steps after it may be trivial. A slip's coincidence (a uniform A from one wrong K) is not.
         wrong = sum(v == "wrong" for row in verdicts for v in row)
-        if degenerate(used[step.key], value, step.masked) and (
-                2 * wrong > len(_flat(value, step.masked)) or any(k in flat for k in step.inputs)):
+        if degenerate(used[step.key], value, masked) and (
+                2 * wrong > len(_flat(value, masked)) or any(k in flat for k in step.inputs)):
             flat.add(step.key)
         grades.append(StepGrade(step.key[0], step.key[1], _frozen(verdicts), _frozen(value),
                                 _frozen(value if carried is None else carried), written, trivial))
-    return Evaluated(true, tuple(grades))
+    return Evaluated(true, tuple(grades), skipped)
 
 
 MIN_TRIVIAL_CELLS = 4
@@ -203,6 +234,75 @@ def affine(w: Sequence[Sequence[Optional[Number]]], x: Sequence[Sequence[Optiona
     """w·x + bias, the bias added to every column: [w | b]·[x ; 1], as by hand."""
     ones = [1] * len(x[0]) if x else []
     return product([list(r) + [b] for r, b in zip(w, bias)], [list(r) for r in x] + [ones])
+
+
+def affine_pairs(*grids: Sequence[Sequence[Optional[Number]]]) -> Values:
+    """w1·x1 + w2·x2 + … + bias (`grids`: w1, x1, w2, x2, …, the bias as a column): by hand one
+    row · column, [w1 | w2 | … | b]·[x1 ; x2 ; … ; 1]."""
+    *pairs, bias = grids
+    weights = [sum((list(pairs[k][i]) for k in range(0, len(pairs), 2)), []) + [bias[i][0]]
+               for i in range(len(bias))]
+    inputs = [list(r) for k in range(1, len(pairs), 2) for r in pairs[k]]
+    return product(weights, inputs + [[1] * len(pairs[1][0])])
+
+
+def argmax_rows(a: Sequence[Sequence[Optional[Number]]]) -> Values:
+    """One row: for each column, the row (1-based) of its largest cell, a tie going to the first;
+    None where the column has a missing cell."""
+    out = []
+    for col in zip(*a):
+        out.append(None if None in col else 1 + max(range(len(col)), key=lambda i: (col[i], -i)))
+    return [out]
+
+
+def route_of(route: Sequence[Sequence[Optional[Number]]], j: int, choices: int) -> Optional[int]:
+    """Column j's choice in a route's one row, 0-based; None where it names none of `choices`."""
+    r = route[0][j] if route and j < len(route[0]) else None
+    return int(r) - 1 if r is not None and r == int(r) and 1 <= r <= choices else None
+
+
+def picked(route: Sequence[Sequence[Optional[Number]]], a: Sequence[Sequence[Optional[Number]]]) -> Values:
+    """One row: for each column, its cell in the row its route names (None for no such row)."""
+    out = []
+    for j in range(len(a[0])):
+        r = route_of(route, j, len(a))
+        out.append(None if r is None else a[r][j])
+    return [out]
+
+
+def routed(route: Sequence[Sequence[Optional[Number]]], w: Sequence[Sequence[Optional[Number]]],
+           x: Sequence[Sequence[Optional[Number]]], blocks: int) -> Values:
+    """w·x with each column's sum over the block of x's rows its route names (and w's matching
+    columns): x's rows are `blocks` equal blocks, one per choice; None where the route names none."""
+    size = len(x) // blocks
+    out = [[None] * len(x[0]) for _ in w]
+    for j in range(len(x[0])):
+        r = route_of(route, j, blocks)
+        if r is None:
+            continue
+        col = [x[k][j] for k in range(r * size, (r + 1) * size)]
+        for i, row in enumerate(w):
+            out[i][j] = dot(list(row[r * size:(r + 1) * size]), col)
+    return out
+
+
+def scaled_columns(a: Sequence[Sequence[Optional[Number]]], s: Sequence[Sequence[Optional[Number]]]) -> Values:
+    """Each column of a times its weight in s's one row; None where either is missing."""
+    return [[None if x is None or s[0][j] is None else guarded(lambda: normalize(x * s[0][j]))
+             for j, x in enumerate(r)] for r in a]
+
+
+def routed_cells(route: Sequence[Sequence[Optional[Number]]], true: Sequence[Sequence[Optional[Number]]],
+                 rows: int, blocks: int) -> frozenset:
+    """The cells (row, col) of a grid of `blocks` blocks of rows (`rows` in all) that a route leaves
+    empty: in each column every block but the one it names (the true route's where it names none)."""
+    size = rows // blocks
+    out = set()
+    for j in range(len(true[0])):
+        r = route_of(route, j, blocks)
+        r = route_of(true, j, blocks) if r is None else r
+        out |= {(i, j) for i in range(rows) if not r * size <= i < (r + 1) * size}
+    return frozenset(out)
 
 
 def add(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:

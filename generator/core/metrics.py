@@ -12,15 +12,20 @@ import statistics
 from fractions import Fraction
 from typing import Iterable
 
-from generator.core.faces import AFFINE, COPY, PRODUCT, STACK, TRANSPOSE
+from generator.core.faces import AFFINE, COPY, PRODUCT, ROUTED, STACK, TRANSPOSE
 from generator.core.graph import evaluate
 
 
 def worked(kind, problem) -> tuple[list, dict]:
-    """A problem's steps in the column convention and every grid's value (`kind`: its steps module)."""
+    """A problem's steps in the column convention and every grid's value (`kind`: its steps module),
+    None in the cells a route leaves empty (nothing is written there)."""
     work = kind.column_twin(problem)
     steps = kind.steps(work)
-    return steps, evaluate(steps, kind.given(work)).values
+    solved = evaluate(steps, kind.given(work))
+    values = dict(solved.values)
+    for key, cells in solved.skipped.items():
+        values[key] = [[None if (i, j) in cells else x for j, x in enumerate(r)] for i, r in enumerate(values[key])]
+    return steps, values
 
 
 def largest_number(steps, values: dict, leave_out: Iterable[str] = ()) -> int:
@@ -37,13 +42,20 @@ def multiplications(steps, values: dict) -> int:
     masks = {s.key: s.masked for s in steps}
     total = 0
     for s in steps:
-        if s.op is None or s.op.name not in (PRODUCT, AFFINE):
+        if s.op is None or s.op.name not in (PRODUCT, AFFINE, ROUTED):
             continue
-        left, top = s.inputs[0], s.inputs[1]
-        lm, tm = masks.get(left, frozenset()), masks.get(top, frozenset())
-        rows, inner, cols = len(values[left]), len(values[top]), len(values[top][0])
-        total += sum(1 for i in range(rows) for j in range(cols) if (i, j) not in s.masked
-                     for k in range(inner) if (i, k) not in lm and (k, j) not in tm)
+        if s.op.name == ROUTED:  # a block's terms per cell written (None: left empty by the route)
+            size = len(values[s.inputs[2]]) // s.op.params["blocks"]
+            total += size * sum(x is not None for r in values[s.key] for x in r)
+            continue
+        # A product's one pair of factors; an affine map's pairs before its bias (w1, x1, w2, x2, …).
+        pairs = zip(s.inputs[0:-1:2], s.inputs[1:-1:2]) if s.op.name == AFFINE else [(s.inputs[0], s.inputs[1])]
+        for left, top in pairs:
+            lm, tm = masks.get(left, frozenset()), masks.get(top, frozenset())
+            rows, inner, cols = len(values[left]), len(values[top]), len(values[top][0])
+            total += sum(1 for i in range(rows) for j in range(cols) if (i, j) not in s.masked
+                         and values[s.key][i][j] is not None
+                         for k in range(inner) if (i, k) not in lm and (k, j) not in tm)
     return total
 
 

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from generator.core.faces import ADD, AFFINE, COPY, DIVIDE, PICK, PRODUCT, RULE, SCALE, STACK, SUM, TRANSPOSE, N_
+from generator.core.faces import (
+    ADD,
+    AFFINE,
+    ARGMAX,
+    COPY,
+    DIVIDE,
+    PICK,
+    PRODUCT,
+    ROUTED,
+    RULE,
+    SCALE,
+    STACK,
+    SUM,
+    TRANSPOSE,
+    N_,
+)
 from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
 from generator.core.kinds import kind_of
@@ -23,6 +38,13 @@ OP_WORDS = {
     DIVIDE: (N_("%(a)s's cell ÷ its column's %(b)s"), N_("%(a)s's cell ÷ its row's %(b)s")),
     ADD: (N_("%(a)s + %(b)s, cell by cell"),) * 2,
     SCALE: (N_("%(a)s's cell × its column's %(b)s"), N_("%(a)s's cell × its row's %(b)s")),
+    # A choice per token is one row (one column, in the row convention): its place is j (i).
+    ARGMAX: (N_("the row of %(a)s's largest cell in column %(j)s (a tie: the upper one)"),
+             N_("the column of %(a)s's largest cell in row %(i)s (a tie: the left one)")),
+    PICK: (N_("%(b)s's cell in column %(j)s, in the row its %(a)s names"),
+           N_("%(b)s's cell in row %(i)s, in the column its %(a)s names")),
+    ROUTED: (N_("row %(i)s of %(b)s · column %(j)s of %(c)s, over the block of rows its %(a)s names"),
+             N_("row %(i)s of %(c)s · column %(j)s of %(b)s, over the block of columns its %(a)s names")),
 }
 """How a cell of each op is made, in words: its inputs by their symbols, its place 1-based on the sheet."""
 
@@ -30,8 +52,11 @@ OP_WORDS = {
 def _formula(step, symbols: list[str], row: bool, i: int, j: int, _) -> str:
     """The rule of one cell (i, j of the sheet's layout), with its inputs named as the sheet names them."""
     op = step.op
+    if op.name == AFFINE and len(symbols) > 3:  # several weights and inputs: [w1 | w2 | b]·[x1 ; x2 ; 1]
+        weights, inputs = symbols[:-1:2], symbols[1:-1:2]
+        symbols = [(" ; " if row else " | ").join(weights), (" | " if row else " ; ").join(inputs), symbols[-1]]
     names = {"i": i + 1, "j": j + 1, **{k: v for k, v in zip("abc", symbols)}}
-    if op.name in (RULE, PICK):
+    if op.name == RULE:
         return _(op.words) % {"x": symbols[0], **op.params}
     return _(OP_WORDS[op.name][row]) % names
 
@@ -39,6 +64,8 @@ def _formula(step, symbols: list[str], row: bool, i: int, j: int, _) -> str:
 def _cell(step, symbols: list[str], row: bool, s: StepGrade, i: int, j: int, _, ready: bool) -> str:
     verdict = s.verdicts[i][j]
     if verdict == "masked":
+        if step.skip is not None and ((j, i) if row else (i, j)) not in step.masked:
+            return _(step.skip.words)  # empty by the student's own choice (their route)
         return _("struck out by the causal mask: nothing to write")
     carried, expected = s.carried[i][j], s.expected[i][j]
     text = _formula(step, symbols, row, i, j, _)

@@ -11,8 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.faces import ADD, AFFINE, COPY, DIVIDE, PICK, PRODUCT, RULE, SCALE, STACK, SUM, TRANSPOSE
-from generator.core.graph import Key, evaluate
+from generator.core.faces import (
+    ADD,
+    AFFINE,
+    ARGMAX,
+    COPY,
+    DIVIDE,
+    PICK,
+    PRODUCT,
+    ROUTED,
+    RULE,
+    SCALE,
+    STACK,
+    SUM,
+    TRANSPOSE,
+)
+from generator.core.graph import Key, evaluate, route_of
 from generator.core.kinds import kind_of, part
 from generator.core.numbers import sheet_value
 from generator.sheet.i18n import translations
@@ -48,19 +62,22 @@ def frames(problem, solution=None, lang: str = "en") -> tuple[Frame, ...]:
     kind = kind_of(problem)
     work = kind.column_twin(problem)
     steps = kind.steps(work)
-    values = evaluate(steps, kind.given(work)).values
+    solved = evaluate(steps, kind.given(work))
     row = problem.convention == "row"
     shown_in = getattr(part(problem.kind, "sheet"), "SHOWN_IN", {})
+    symbols = {s.key: s.face.symbol for s in steps if s.face is not None}
     out: list[Frame] = []
     for step in steps:
         if step.op is None:
             continue
-        out += _step_frames(step, values, row, _, shown_in)
+        out += _step_frames(step, solved.values, row, _, shown_in, solved.skipped.get(step.key, frozenset()), symbols)
     return tuple(out)
 
 
-def _step_frames(step, values: dict, row: bool, _, shown_in: dict) -> list[Frame]:
-    """One step's frames, in the sheet's layout."""
+def _step_frames(step, values: dict, row: bool, _, shown_in: dict, skipped: frozenset = frozenset(),
+                 symbols: Optional[dict] = None) -> list[Frame]:
+    """One step's frames, in the sheet's layout (`skipped`: the cells its route leaves empty;
+    `symbols`: the steps' symbols, by key)."""
     head, name = step.key
     op, result, symbol = step.op, values[step.key], step.face.symbol
     ins = [values[k] for k in step.inputs]
@@ -84,16 +101,18 @@ def _step_frames(step, values: dict, row: bool, _, shown_in: dict) -> list[Frame
         return [Frame((head, name), (-1, -1), lit, _(step.face.caption_in(row)), "", name, op.name == TRANSPOSE)]
     for i, r in enumerate(result):
         for j, x in enumerate(r):
-            if (i, j) in step.masked or x is None:
-                continue  # struck out by the causal mask: nothing to work
+            if (i, j) in step.masked or (i, j) in skipped or x is None:
+                continue  # struck out by the causal mask, or left empty by the route: nothing to work
             if op.name == PRODUCT:
                 a, b = ins
                 add(i, j, [(step.inputs[0], i, None), (step.inputs[1], None, j)],
                     f"{symbol}: {dot(list(a[i]), [q[j] for q in b])}")
-            elif op.name == AFFINE:
-                w, src, bias = ins
-                add(i, j, [(step.inputs[0], i, None), (step.inputs[2], i, None), (step.inputs[1], None, j)],
-                    f"{symbol}: {dot(list(w[i]) + [bias[i][0]], [q[j] for q in src] + [1])}")
+            elif op.name == AFFINE:  # [w1 | w2 | … | b]·[x1 ; x2 ; … ; 1]
+                pairs, bias = list(zip(step.inputs[:-1:2], step.inputs[1:-1:2])), step.inputs[-1]
+                ws = [x for w, _k in pairs for x in values[w][i]]
+                xs = [q[j] for _w, k in pairs for q in values[k]]
+                lit = [(w, i, None) for w, _k in pairs] + [(bias, i, None)] + [(k, None, j) for _w, k in pairs]
+                add(i, j, lit, f"{symbol}: {dot(ws + [values[bias][i][0]], xs + [1])}")
             elif op.name == RULE:
                 add(i, j, [(step.inputs[0], i, j)], _(op.words) % {"x": factor(ins[0][i][j], True), **op.params})
             elif op.name == SUM:
@@ -108,10 +127,21 @@ def _step_frames(step, values: dict, row: bool, _, shown_in: dict) -> list[Frame
             elif op.name == SCALE:
                 add(i, j, [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
                     f"{factor(ins[0][i][j], True)}·{factor(ins[1][0][j])}")
+            elif op.name == ARGMAX:
+                column = [q[j] for q in ins[0]]
+                add(i, j, [(step.inputs[0], None, j)],
+                    f"{symbol}: " + _("the row of the largest of %(xs)s") % {
+                        "xs": ", ".join(factor(t, True) for t in column)})
             elif op.name == PICK:
-                route = ins[0][0][j]
-                chosen = step.inputs[1 + int(route)] if route is not None else step.inputs[1]
-                add(i, j, [(step.inputs[0], 0, j), (chosen, i, j)], _(op.words) % {"x": factor(route, True)})
+                r = route_of(ins[0], j, len(ins[1]))
+                add(i, j, [(step.inputs[0], 0, j), (step.inputs[1], r, j)],
+                    f"{symbol}: " + _("row %(r)s of %(a)s") % {"r": r + 1, "a": (symbols or {}).get(step.inputs[1], step.inputs[1][1])})
+            elif op.name == ROUTED:
+                blocks = op.params["blocks"]
+                r, size = route_of(ins[0], j, blocks), len(ins[2]) // blocks
+                part_rows = range(r * size, (r + 1) * size)
+                add(i, j, [(step.inputs[0], 0, j), (step.inputs[1], i, None), (step.inputs[2], None, j)],
+                    f"{symbol}: {dot([ins[1][i][k] for k in part_rows], [ins[2][k][j] for k in part_rows])}")
     return frames
 
 

@@ -59,7 +59,10 @@ def solution_text(solution, places: int = 3) -> str:
     kind = kind_of(p)
     work = kind.column_twin(p)
     steps = kind.steps(work)
-    values = evaluate(steps, kind.given(work)).values
+    solved = evaluate(steps, kind.given(work))
+    values = dict(solved.values)
+    for key, cells in solved.skipped.items():  # a cell the route leaves empty: a dash, as a masked one
+        values[key] = [[None if (i, j) in cells else x for j, x in enumerate(r)] for i, r in enumerate(values[key])]
     row = p.convention == "row"
     shown = lambda m: transpose(m) if row else tuple(map(tuple, m))  # noqa: E731  (the problem's own layout)
     faces = getattr(kind, "FACES", {})
@@ -99,11 +102,14 @@ def solution_text(solution, places: int = 3) -> str:
             first = givens.pop(0)
             seen.add(first)
             weights = values[first]
-            if op.name == AFFINE:  # the bias as one more column (a row, in the row convention), as by hand
-                weights = [list(r) + [b[0]] for r, b in zip(weights, values[step.inputs[2]])]
-                seen.add(step.inputs[2])
-                givens = [k for k in givens if k != step.inputs[2]]
-                beside = [f"[{symbols[0]} | {symbols[2]}]" if not row else f"[{symbols[0]} ; {symbols[2]}]"]
+            if op.name == AFFINE:  # [w1 | w2 | … | b]: the bias as one more column (row, in the row convention)
+                parts_of = [k for k in step.inputs[:-1:2] if k in givens or k == first] + [step.inputs[-1]]
+                weights = [sum((list(values[k][i]) for k in parts_of[:-1]), []) + [values[parts_of[-1]][i][0]]
+                           for i in range(len(weights))]
+                seen.update(parts_of)
+                givens = [k for k in givens if k not in parts_of]
+                names = [symbols[step.inputs.index(k)] for k in parts_of]
+                beside = ["[" + (" ; " if row else " | ").join(names) + "]"]
             else:
                 beside = [symbols[0]]
             title = f"{beside[0]} and {title}"
