@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from generator.core.errors import ProblemError
 from generator.core.numbers import Number, decode
@@ -154,3 +155,14 @@ def with_code_and_metrics(out: dict, problem) -> dict:
     if problem.metrics is not None:
         out["metrics"] = problem.metrics
     return out
+
+
+@contextmanager
+def prefixed(prefix: str) -> Iterator[None]:
+    """A ProblemError from a problem's own checks, named by where the problem is in its file."""
+    try:
+        yield
+    except ProblemError as error:
+        if prefix and not str(error).startswith(prefix):
+            raise ProblemError(f"{prefix}{error}") from None
+        raise

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, ClassVar, Collection
+from typing import ClassVar, Collection
 
 import numpy as np
 
 from generator.core.kinds.ffn.steps import FFNProblem
 from generator.core.problem import transpose
-from generator.draw.options import PRESET_NAMES, DrawError, Table, words_for
+from generator.draw.options import PRESET_NAMES, DrawError, Table
+from generator.draw.streams import as_matrix, keyed, sample, shape_of, stream
 from generator.core.kinds.ffn.settings import DEFAULT_SHAPE, TAKES
 
 CANDIDATES = 64
@@ -138,22 +139,10 @@ def options(values: dict, given: Collection[str] = ()) -> Options:
                    convention=values["convention"], residual=values["residual"])
 
 
-def shape_of(values: dict, given: Collection[str], defaults: dict) -> dict:
-    """The shape settings a kind takes: those given, else the kind's own defaults."""
-    return {name: values[name] if name in given and values.get(name) is not None else default
-            for name, default in defaults.items()}
 
 
-def stream(seed: int, index: int, part: int = 0) -> np.random.PCG64:
-    """Problem `index`'s stream `part` of the batch drawn with `seed`."""
-    key = (index,) if part == 0 else (index, part)
-    return np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key))
 
 
-def sample(bits: np.random.PCG64, table: Table, shape: tuple[int, ...]) -> np.ndarray:
-    """An array of `shape` of the table's values, from the stream's next words."""
-    count = math.prod(shape)
-    return table.sample(bits.random_raw(words_for(count)), count).astype(np.int64).reshape(shape)
 
 
 def draw_x(bits: np.random.PCG64, o, lim: LayerPreset) -> np.ndarray:
@@ -207,9 +196,6 @@ def draw_layers(bits: np.random.PCG64, o, lim: LayerPreset, source) -> tuple | N
     return None
 
 
-def as_matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
-    """An array as a problem's matrix of ints."""
-    return tuple(tuple(int(x) for x in r) for r in a.tolist())
 
 
 def draw_one(o: Options, seed: int, index: int, code: str) -> FFNProblem:
@@ -246,12 +232,6 @@ def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
     return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
 
 
-def keyed(o, keys: list[tuple[int, int]], one: Callable) -> list:
-    """`one(seed, index, code)` for each (seed, index), its code packed once per seed."""
-    from generator.draw.sheetcodes import coder
-
-    coders: dict[int, Callable] = {}
-    return [one(seed, index, coders.setdefault(seed, coder(o, seed))(index)) for seed, index in keys]
 
 
 def code_head(o: Options, w) -> None:

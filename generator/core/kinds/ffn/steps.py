@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Optional
+from typing import Any, ClassVar, Optional
 
 from generator.core.errors import ProblemError
 from generator.core.faces import ADD, AFFINE, RULE, N_, Face, Op
-from generator.core.fields import checked_object, code_and_metrics, flag, int_matrix, int_vector, with_code_and_metrics
+from generator.core.fields import (
+    checked_object,
+    code_and_metrics,
+    flag,
+    int_matrix,
+    int_vector,
+    prefixed,
+    with_code_and_metrics,
+)
 from generator.core.graph import Key, Step, Values, add, affine, evaluate, relu
 from generator.core.numbers import Matrix, encode_matrix
 from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
@@ -206,17 +213,6 @@ def layer_fields(obj: dict, prefix: str, row: bool) -> dict:
                 b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
                 W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
                 b2=int_vector(obj["b2"], prefix + "b2", "d_model"))
-
-
-@contextmanager
-def prefixed(prefix: str) -> Iterator[None]:
-    """A ProblemError from a problem's own checks, named by where the problem is in its file."""
-    try:
-        yield
-    except ProblemError as error:
-        if prefix and not str(error).startswith(prefix):
-            raise ProblemError(f"{prefix}{error}") from None
-        raise
 
 
 def to_json(problem: FFNProblem) -> dict:

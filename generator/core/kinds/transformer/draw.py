@@ -20,23 +20,20 @@ from generator.core.kinds.ffn.draw import (
     RETRIES,
     ROUNDS,
     LayerPreset,
-    as_matrix,
     blank_layers,
     check_layers,
     check_tokens,
     draw_layers,
     draw_x,
-    keyed,
     layer_code_head,
     layer_values,
     read_layers,
-    shape_of,
-    stream,
 )
 from generator.core.kinds.ffn.draw import GUARANTEES as LAYER_GUARANTEES
 from generator.core.kinds.transformer.steps import BlockProblem
 from generator.core.problem import Rules, transpose
 from generator.draw.options import DrawError, Infeasible, lanes, words_for
+from generator.draw.streams import as_matrix, keyed, shape_of, stream
 from generator.core.kinds.transformer.settings import DEFAULT_SHAPE, TAKES
 
 GUARANTEES = {**LAYER_GUARANTEES, "a": "A's columns are one 1 or two halves, with at least the preset's halves"}

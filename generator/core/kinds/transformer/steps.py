@@ -28,7 +28,8 @@ from generator.core.kinds.attention.problem import (
     heads_from_json,
     heads_to_json,
 )
-from generator.core.kinds.ffn.steps import Layers, check_ffn, ffn_steps, layer_fields, prefixed
+from generator.core.fields import prefixed
+from generator.core.kinds.ffn.steps import Layers, check_ffn, ffn_steps, layer_fields
 from generator.core.kinds.ffn.steps import FACES as ffn_faces
 from generator.core.kinds.ffn.steps import given as ffn_given
 from generator.core.numbers import Matrix, encode, encode_matrix

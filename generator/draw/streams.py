@@ -1,0 +1,41 @@
+"""What every kind's seeded draw shares: a problem's streams, arrays sampled from them through a preset's tables, the shape a kind takes, codes packed once a seed."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Collection
+
+import numpy as np
+
+from generator.draw.options import Table, words_for
+
+
+def stream(seed: int, index: int, part: int = 0) -> np.random.PCG64:
+    """Problem `index`'s stream `part` of the batch drawn with `seed`."""
+    key = (index,) if part == 0 else (index, part)
+    return np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key))
+
+
+def sample(bits: np.random.PCG64, table: Table, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of `shape` of the table's values, from the stream's next words."""
+    count = math.prod(shape)
+    return table.sample(bits.random_raw(words_for(count)), count).astype(np.int64).reshape(shape)
+
+
+def as_matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """An array as a problem's matrix of ints."""
+    return tuple(tuple(int(x) for x in r) for r in a.tolist())
+
+
+def shape_of(values: dict, given: Collection[str], defaults: dict) -> dict:
+    """The shape settings a kind takes: those given, else the kind's own defaults."""
+    return {name: values[name] if name in given and values.get(name) is not None else default
+            for name, default in defaults.items()}
+
+
+def keyed(o, keys: list[tuple[int, int]], one: Callable) -> list:
+    """`one(seed, index, code)` for each (seed, index), its code packed once per seed."""
+    from generator.draw.sheetcodes import coder
+
+    coders: dict[int, Callable] = {}
+    return [one(seed, index, coders.setdefault(seed, coder(o, seed))(index)) for seed, index in keys]
