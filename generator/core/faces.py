@@ -40,6 +40,8 @@ class Face:
     title: str = ""
     """Its name in a score line where its symbol would not tell it from another grid (a message
     id: "Q, copied"); the symbol where none."""
+    within: str = ""
+    """A given that is part of another (a recurrent layer's x1 of its X): shown there, not again."""
 
     def caption_in(self, row: bool) -> str:
         """Its caption in a convention (a message id)."""

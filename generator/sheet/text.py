@@ -116,6 +116,8 @@ def solution_text(solution, places: int = 3) -> str:
             beside = matrix_lines(shown(weights))
         for k in givens:
             seen.add(k)
+            if k[1] in faces and faces[k[1]].within:
+                continue  # part of a given already shown (x1 of X)
             parts.append(_block(faces[k[1]].label[row] if k[1] in faces else k[1], _exact_lines(shown(values[k]), places)))
         lines = _exact_lines(shown(result), places)
         parts.append(_block(title, side_by_side(beside, lines) if beside else lines))
