@@ -317,7 +317,7 @@ def test_the_draw_is_the_same_in_any_count():
 
 DRAW_ERRORS = [
     (["--kind", "ffn", "--d-v", "2"], "--d-v is for attention sheets"),
-    (["--d-ff", "3"], "--d-ff is for ffn and transformer sheets, not attention"),
+    (["--d-ff", "3"], "--d-ff is for ffn, transformer and moe sheets, not attention"),
     (["--kind", "transformer", "--attention", "computed", "--heads", "2"], "with several --heads, add --output"),
     (["--kind", "transformer", "--no-residual"], "always adds its input back"),
     (["--kind", "transformer", "--causal"], "are for --attention computed"),

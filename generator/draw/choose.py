@@ -22,10 +22,16 @@ def options_for(values: dict, given: Collection[str] = ()):
     if stray:
         s = settings[stray[0]]
         flag = s.off if s.kind == "switch" and not values.get(s.name) else s.flag
-        raise DrawError(f"{flag} is for {' and '.join(takers(s.name))} sheets, not {kind}")
+        raise DrawError(f"{flag} is for {_listed(takers(s.name))} sheets, not {kind}")
     return part(kind, "draw").options(values, given)
 
 
 def kind_options(kind: str, **fields):
     """A kind's options with `fields` set (the rest at their defaults): for code that knows its kind."""
     return part(kind, "draw").OPTIONS(**fields)
+
+
+def _listed(names) -> str:
+    """Names as a sentence lists them: "ffn", "ffn and moe", "ffn, transformer and moe"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
