@@ -17,7 +17,7 @@ from generator.core.grade import Answers, Grade, Grid, StepGrade
 from generator.core.graph import Key, evaluate
 from generator.core.problem import transpose
 
-KINDS: tuple[str, ...] = ("attention", "ffn", "transformer", "rnn")
+KINDS: tuple[str, ...] = ("attention", "ffn", "transformer", "rnn", "moe")
 """Every kind by its name in problem@1's `kind`, in the order the form offers them: a new kind is
 its folder and its name here."""
 DEFAULT_KIND = KINDS[0]
