@@ -144,6 +144,52 @@ def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
         browser.close()
 
 
+CELLS_JS = "(sel) => Array.from(document.querySelectorAll(sel)).map(c => [c.dataset.box, +c.dataset.i, +c.dataset.j])"
+
+
+@pytest.mark.parametrize("kind", ["ffn", "transformer", "rnn", "moe"])
+def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served, kind):
+    from generator.core.kinds import solve
+    from generator.draw.choose import kind_options
+    from generator.draw.search import draw
+    from generator.sheet.present import frames, frames_json
+
+    port, data, state = served
+    problem = draw(kind_options(kind), 1)[0]
+    script = frames_json(frames(problem, solve(problem)))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/present/{problem.code}")
+        expect(page.locator("#say")).to_contain_text("press → to begin")
+        every = [tuple(c) for c in page.evaluate(CELLS_JS, ".pcell")]
+        second = next(n for n, f in enumerate(script) if (f["box"], f["step"]) != (script[0]["box"], script[0]["step"]))
+        walked = second + 3
+        steps = []
+        for n in range(walked):  # the first step's cells and a few of the next
+            page.keyboard.press("ArrowRight")
+            frame = script[n]
+            steps.append(frame["step"])
+            expect(page.locator("#say")).to_have_text(frame["text"])
+            if frame["i"] >= 0:
+                current = page.locator(".pcell.current")
+                expect(current).to_have_count(1)
+                expect(current).to_have_text(frame["value"])
+                assert (current.get_attribute("data-box"), current.get_attribute("data-i"),
+                        current.get_attribute("data-j")) == (frame["box"], str(frame["i"]), str(frame["j"]))
+            # The factors lit are the frame's, every one of them on the page.
+            wanted = {c for c in every for lit in frame["lit"] if c[0] == lit["box"]
+                      and lit["i"] in (None, c[1]) and lit["j"] in (None, c[2])}
+            assert wanted and all(any(c[0] == lit["box"] for c in wanted) for lit in frame["lit"]), frame
+            assert {tuple(c) for c in page.evaluate(CELLS_JS, ".pcell.lit")} == wanted
+        assert len(set(steps)) >= 2, steps
+        page.keyboard.press("PageDown")  # the step after the last cell's
+        later = next(f for f in script[walked:] if f["step"] != steps[-1])
+        expect(page.locator("#say")).to_have_text(later["text"])
+        page.screenshot(path=str(data / f"projector-{kind}.png"))
+        browser.close()
+
+
 def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
     port, data, state = served
     with sync_playwright() as p:

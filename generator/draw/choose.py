@@ -32,6 +32,6 @@ def kind_options(kind: str, **fields):
 
 
 def _listed(names) -> str:
-    """Names as a sentence lists them: "ffn", "ffn and moe", "ffn, transformer and moe"."""
+    """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
     names = list(names)
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
