@@ -79,6 +79,14 @@ def check_encoding(ctx, param, value: Optional[str]) -> Optional[str]:
     return value
 
 
+def once(ctx, param, values: tuple) -> Optional[str]:
+    """An option that may be given at most once (declared `multiple=True`): a second one is
+    refused rather than silently replacing the first (which of two manifests is the batch's?)."""
+    if len(values) > 1:
+        raise click.UsageError(f"{param.opts[0]} given {len(values)} times: give it once")
+    return values[0] if values else None
+
+
 def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
     """Options among `names` that the user typed (not left at their defaults)."""
     return [

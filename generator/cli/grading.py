@@ -22,7 +22,7 @@ from generator.app.grading import (
     write_grades,
 )
 from generator.app.grading import load_manifest as checked_manifest
-from generator.cli.common import InFile, OutPath, check_encoding, emit, load_secret, read_text, say, secret_option
+from generator.cli.common import InFile, OutPath, check_encoding, emit, load_secret, once, read_text, say, secret_option
 
 
 def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, Listed]], dict]:
@@ -35,7 +35,7 @@ def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, 
 
 @click.command("answers")
 @click.argument("code", required=False)
-@click.option("--manifest", type=InFile(), default=None,
+@click.option("--manifest", type=InFile(), multiple=True, callback=once,
               help="A batch's manifest.json: its sheets' problems and students.")
 @click.option("--all", "every", is_flag=True, help="One skeleton per sheet of --manifest, as a JSON list.")
 @click.option("--out", type=OutPath(dir_okay=False, allow_dash=True, path_type=Path), default=None,
@@ -72,7 +72,7 @@ def answers_command(code, manifest, every, out, force, secret_file) -> None:
 @click.command("grade")
 @click.argument("answer_files", metavar="ANSWERS...", nargs=-1, required=True,
                 type=InFile(dash=True))
-@click.option("--manifest", type=InFile(), default=None,
+@click.option("--manifest", type=InFile(), multiple=True, callback=once,
               help="A batch's manifest.json: each sheet's problem and student.")
 @click.option("--json", "as_json", is_flag=True, help="Print attnsheet/grade@1 JSON (a list for several sheets).")
 @click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,

@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from generator.app.reading import batch_manifest, boxes_json, is_own_code, scan_files, sheet_boxes, web_batch
-from generator.cli.common import InFile, emit, load_problems, load_secret, read_text, say, secret_option
+from generator.cli.common import InFile, emit, load_problems, once, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
 
 
@@ -58,7 +58,7 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
 @click.argument("scans", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for answers/, review.json, crops/ and pages.json (created if missing).")
-@click.option("--manifest", type=InFile(), default=None,
+@click.option("--manifest", type=InFile(), multiple=True, callback=once,
               help="The batch's manifest.json: its sheets' problems and students (without it, only drawn codes "
                    "are known, each sheet unnamed).")
 @click.option("--batch", default=None, metavar="NAME",
@@ -106,7 +106,8 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
                          "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,
-                         "accepted": summary.accepted, "blank": summary.blank, "review": summary.review}) + "\n")
+                         "accepted": summary.accepted, "blank": summary.blank, "review": summary.review,
+                         "missing": list(summary.missing), "incomplete": list(summary.incomplete)}) + "\n")
     else:
         say(f"{summary.line}; see {out / 'pages.json'} and {out / 'review.json'}")
 

@@ -48,11 +48,27 @@ class ScanSummary:
     accepted: int
     blank: int
     review: int
+    missing: tuple[str, ...] = ()
+    """The manifest's sheets no page of which arrived, each as "CODE (name)"."""
+    incomplete: tuple[str, ...] = ()
+    """Sheets some of whose pages did not arrive, each as "CODE page 2 of 2"."""
 
     @property
     def line(self) -> str:
-        return (f"read {self.pages} pages: {self.identified} identified, {self.pages - self.identified} not; "
+        line = (f"read {self.pages} pages: {self.identified} identified, {self.pages - self.identified} not; "
                 f"{self.sheets} sheets; cells: {self.accepted} accepted, {self.blank} blank, {self.review} to review")
+        # A sheet that never arrived is a student's work the teacher must find: named, never just counted.
+        if self.missing:
+            line += f"; {len(self.missing)} sheets never arrived: {_listed(self.missing)}"
+        if self.incomplete:
+            line += f"; pages missing: {_listed(self.incomplete)}"
+        return line
+
+
+def _listed(items: tuple[str, ...], most: int = 12) -> str:
+    """Items joined, the first `most` of them, then how many more."""
+    shown = ", ".join(items[:most])
+    return shown if len(items) <= most else f"{shown} and {len(items) - most} more"
 
 
 def answers_json(sheet: SheetScan, decisions: list[Decision]) -> dict:
@@ -155,7 +171,21 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
     reports = scanner.reports
     _put(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}))
     return ScanSummary(len(reports), sum(r.identified for r in reports), len(scanner.sheets), counts["accepted"],
-                       counts["blank"], counts["review"])
+                       counts["blank"], counts["review"], *_absent(scanner))
+
+
+def _absent(scanner: Scanner) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The manifest's sheets with no page read, and the pages missing of those read (in batch order)."""
+    missing, incomplete = [], []
+    for key, source in sorted(scanner.catalogue.sources.items(), key=lambda item: item[1].index):
+        name = f" ({source.student.name})" if source.student.name else ""
+        sheet = scanner.sheets.get(key)
+        if sheet is None:
+            missing.append(f"{source.code}{name}")
+            continue
+        incomplete += [f"{source.code}{name} page {n} of {sheet.pages}"
+                       for n in range(1, sheet.pages + 1) if n not in sheet.seen]
+    return tuple(missing), tuple(incomplete)
 
 
 def _put(path: Path, data: bytes) -> None:
