@@ -66,26 +66,85 @@ def _marks(grey: np.ndarray) -> list[tuple[float, float, float]]:
     return found
 
 
-def corners(grey: np.ndarray) -> np.ndarray:
-    """The four marks' centres as the scan has them: top left, top right, bottom left, bottom right."""
+def corners(grey: np.ndarray, aspect: Optional[float] = None) -> np.ndarray:
+    """The four marks' centres as the scan has them (top left, top right, bottom left, bottom
+    right): the likeliest of `candidates`; NotFound with the reason when there is none."""
+    return next(iter(candidates(grey, aspect)))
+
+
+def candidates(grey: np.ndarray, aspect: Optional[float] = None) -> list[np.ndarray]:
+    """Where the four marks' centres may be, likeliest first: four alike marks at the scan's
+    extremes; then, with `aspect` (the marks' rectangle, width over height), three alike marks at
+    a right angle in the page's proportions, the fourth where they say (a corner cut off by a
+    skewed copy or a tight crop, or a mark smudged). NotFound when there is none."""
     marks = _marks(grey)
-    if len(marks) < 4:
+    if len(marks) < 3 or (len(marks) < 4 and aspect is None):
         raise NotFound(f"found {len(marks)} of the 4 registration marks")
     sides = np.array([m[2] for m in marks])
     pts = np.array([(m[0], m[1]) for m in marks])
+    least = 0.1 * grey.shape[0] * grey.shape[1]
     best = None
     for side in np.unique(np.round(sides)):  # the four must be alike in size
         alike = pts[(sides > 0.7 * side) & (sides < 1.45 * side)]
         if len(alike) < 4:
             continue
-        s, d = alike.sum(1), alike[:, 0] - alike[:, 1]
-        quad = np.array([alike[s.argmin()], alike[d.argmax()], alike[d.argmin()], alike[s.argmax()]])
-        area = cv2.contourArea(quad[[0, 1, 3, 2]].astype(np.float32))
+        quad = _ordered(alike)
+        area = _area(quad)
         if len({tuple(p) for p in quad}) == 4 and (best is None or area > best[0]):
             best = (area, quad)
-    if best is None or best[0] < 0.1 * grey.shape[0] * grey.shape[1]:
-        raise NotFound("the 4 registration marks are not at the page's corners")
-    return best[1]
+    found = [best[1]] if best is not None and best[0] >= least else []
+    if aspect is not None:
+        found += [q for q in _three(pts, sides, aspect, least)
+                  if not any(np.abs(q - f).max() < 0.01 * max(grey.shape) for f in found)]
+    if found:
+        return found
+    if len(marks) < 4:
+        raise NotFound(f"found {len(marks)} of the 4 registration marks")
+    raise NotFound("the 4 registration marks are not at the page's corners")
+
+
+def _ordered(points: np.ndarray) -> np.ndarray:
+    """The points at the scan's extremes: top left, top right, bottom left, bottom right."""
+    s, d = points.sum(1), points[:, 0] - points[:, 1]
+    return np.array([points[s.argmin()], points[d.argmax()], points[d.argmin()], points[s.argmax()]])
+
+
+def _area(quad: np.ndarray) -> float:
+    """The area of a quadrilateral given as top left, top right, bottom left, bottom right."""
+    return float(cv2.contourArea(quad[[0, 1, 3, 2]].astype(np.float32)))
+
+
+THREE_TRIES = 4
+"""The most three-mark placements tried on one scan."""
+
+
+def _three(pts: np.ndarray, sides: np.ndarray, aspect: float, least: float) -> list[np.ndarray]:
+    """Four corners from three alike marks that make a right angle with legs in the page's
+    proportion (the fourth completes the parallelogram), the largest first."""
+    from itertools import combinations
+
+    want = max(aspect, 1 / aspect)
+    found = []
+    order = np.argsort(-sides)[:12]  # the largest dark squares: a few candidates, never a search of specks
+    for trio in combinations(order, 3):
+        if max(sides[list(trio)]) > 1.45 * min(sides[list(trio)]):
+            continue
+        for k in range(3):  # the right angle at each of the three in turn
+            b = pts[trio[k]]
+            a, c = (pts[trio[j]] for j in range(3) if j != k)
+            u, v = a - b, c - b
+            lu, lv = float(np.hypot(*u)), float(np.hypot(*v))
+            if not lu or not lv or abs(float(u @ v)) > 0.04 * lu * lv:  # within about 2.3° of square
+                continue
+            if abs(max(lu, lv) / min(lu, lv) - want) > 0.04 * want:
+                continue
+            quad = _ordered(np.array([a, b, c, a + c - b]))
+            area = _area(quad)
+            if len({tuple(p) for p in quad}) == 4 and area >= least:
+                found.append((area, quad))
+    # A few at most: each costs a page's warp and its QR reads, and a picture that is no sheet
+    # (a page of squares) must not cost hundreds.
+    return [quad for _, quad in sorted(found, key=lambda f: -f[0])[:THREE_TRIES]]
 
 
 def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
@@ -96,18 +155,21 @@ def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
         grey, turned = cv2.rotate(grey, cv2.ROTATE_90_CLOCKWISE), 90
     else:
         turned = 0
-    found = corners(grey)
+    (left, top), (right, _), (_, bottom) = centres[0], centres[1], centres[2]
     width, height = round(size[0] * PX_PT), round(size[1] * PX_PT)
     target = np.array(centres, np.float32) * PX_PT
-    h = cv2.getPerspectiveTransform(target, found.astype(np.float32))
-    page = cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
-                               borderValue=255)
-    top, bottom, left, right = (round(v * MM * PX_PT) for v in QR_ZONE_MM)
-    for flip in (False, True):
-        upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
-        qr = read_qr(upright[top:bottom, width - left:width - right], qr_detector)
-        if qr is not None:
-            return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
+    zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
+    # The likeliest marks first; the next only when the page they map has no QR code where it
+    # should be (four marks of which one is a square of the sheet's own, a corner cut off).
+    for found in candidates(grey, (right - left) / (bottom - top)):
+        h = cv2.getPerspectiveTransform(target, found.astype(np.float32))
+        page = cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
+                                   borderValue=255)
+        for flip in (False, True):
+            upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
+            qr = read_qr(upright[zone[0]:zone[1], width - zone[2]:width - zone[3]], qr_detector)
+            if qr is not None:
+                return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
     raise NotFound("no readable QR code at the page's top right")
 
 
