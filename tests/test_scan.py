@@ -143,17 +143,52 @@ def test_a_box_is_accepted_when_its_read_is_its_true_or_carried_value_and_review
     reads = {(1, "Q", 0, 0): _read(str(wrong)),  # a wrong value, clearly written: review
              (1, "Q", 0, 1): _read(str(q[0][1])),  # right: accepted
              (1, "Q", 1, 0): _read(""),  # blank
-             (1, "Q_copy", 0, 0): _read(str(wrong)),  # the student's own Q, copied: carried, accepted
+             (1, "Q_copy", 0, 0): _read(str(wrong)),  # its copy: the same number, unconfirmed: review
              (1, "K", 0, 0): _read(str(k[0][0]), "x")}  # a part that is no number: review
     decided = {d.key: d for d in verify(problem, reads)}
     assert decided[(1, "Q", 0, 0)].verdict == "review" and decided[(1, "Q", 0, 0)].reads[0][0] == str(wrong)
     assert decided[(1, "Q", 0, 1)].verdict == "accepted" and decided[(1, "Q", 0, 1)].value == str(q[0][1])
     assert decided[(1, "Q", 1, 0)].verdict == "blank"
-    assert decided[(1, "Q_copy", 0, 0)].verdict == "accepted"
+    # A box in review is no evidence for its own copy: a misread agrees with itself (issue 36).
+    assert decided[(1, "Q_copy", 0, 0)].verdict == "review"
     assert decided[(1, "K", 0, 0)].verdict == "review"
-    # Once a person says the first box holds the true value, the copy of the wrong one is no longer carried.
+    # Once a person says the first box holds the wrong value, its copy is carried and accepted...
+    mistake = {d.key: d for d in verify(problem, reads, confirmed={(1, "Q", 0, 0): str(wrong)})}
+    assert mistake[(1, "Q_copy", 0, 0)].verdict == "accepted"
+    # ...and once they say it holds the true one, the copy of the wrong one is not carried.
     again = {d.key: d for d in verify(problem, reads, confirmed={(1, "Q", 0, 0): str(q[0][0])})}
     assert again[(1, "Q_copy", 0, 0)].verdict == "review"
+
+
+def _sure(text: str, p: float = 0.995) -> CellRead:
+    return CellRead((((text, p), ("7", 1 - p)),))
+
+
+def test_a_value_other_than_the_keys_needs_the_stronger_read_and_a_computed_cell_still_carries():
+    from generator.scan.verify import ACCEPT, ACCEPT_OTHER
+
+    problem = draw(DrawOptions(), 7)[0]
+    h = solve(problem).heads[0]
+    wrong = h.Q[0][0] + 1
+    # The student's genuine mistake, confirmed, copied: a read just strong enough for the key's
+    # value is not enough for the student's error.
+    middle = (ACCEPT + ACCEPT_OTHER) / 2
+    confirmed = {(1, "Q", 0, 0): str(wrong)}
+    weak = {(1, "Q_copy", 0, 0): _sure(str(wrong), middle), (1, "Q_copy", 0, 1): _sure(str(h.Q[0][1]), middle)}
+    decided = {d.key: d for d in verify(problem, weak, confirmed=confirmed)}
+    assert decided[(1, "Q_copy", 0, 0)].verdict == "review" and decided[(1, "Q_copy", 0, 1)].verdict == "accepted"
+    # A score computed from a Q in review is still carried: its number is no copy of the unconfirmed one.
+    reads = {(1, "Q", r, 0): _sure(str(wrong if r == 0 else h.Q[r][0])) for r in range(problem.d_k)}
+    reads |= {(1, "Q_copy", r, 0): _sure(str(wrong if r == 0 else h.Q[r][0])) for r in range(problem.d_k)}
+    reads |= {(1, "K", r, c): _sure(str(h.K[r][c])) for r in range(problem.d_k) for c in range(problem.n_tokens)}
+    reads |= {(1, "K_T", c, r): _sure(str(h.K[r][c])) for r in range(problem.d_k) for c in range(problem.n_tokens)}
+    carried = sum(h.K[r][0] * (wrong if r == 0 else h.Q[r][0]) for r in range(problem.d_k))
+    if carried in (wrong, h.scores[0][0]):
+        pytest.skip("the drawn numbers make the carried score a copy or the key")
+    reads[(1, "scores", 0, 0)] = _sure(str(carried))
+    decided = {d.key: d for d in verify(problem, reads)}
+    assert decided[(1, "Q", 0, 0)].verdict == "review" and decided[(1, "Q_copy", 0, 0)].verdict == "review"
+    assert decided[(1, "scores", 0, 0)].verdict == "accepted" and decided[(1, "scores", 0, 0)].value == str(carried)
 
 
 def test_a_fraction_and_its_decimals_are_read_as_two_parts():

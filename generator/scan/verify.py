@@ -4,10 +4,15 @@ For every box the grader knows two values: the true one, and the one carried for
 student's own earlier cells. Steps are taken in working order, so a box's carried value comes
 from the cells before it as accepted, as confirmed by a person, or, for a box in review whose
 reads agree on one value (a wrong value, clearly written), as read: the boxes after a student's
-mistake follow it, as the student did. A person's correction verifies the later boxes again. A read is
-accepted only when the recognizer's reads that stand for one of those values, in any form the
-grader takes (3/8, 9/24, 0.38, 0,375), hold nearly all the probability of the reads that are
-numbers at all; anything else goes to a person. A blank box is blank. Pure: no pictures here.
+mistake follow it, as the student did. But a read no one has accepted is never its own evidence:
+a carried value that is the very number of a box in review of a grid it comes from (its copy,
+its ReLU) is not accepted,
+since the same hand's same digits misread the same way agree too (a European 1 read as 4, then
+its copy "carried"). A person's correction verifies the later boxes again. A read is accepted only
+when the recognizer's reads that stand for one of those values, in any form the grader takes (3/8,
+9/24, 0.38, 0,375), hold nearly all the probability of the reads that are numbers at all, and more
+still for a value other than the key's (the costlier claim: a point lost); anything else goes to
+a person. A blank box is blank. Pure: no pictures here.
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ import numpy as np
 
 from generator.core.cells import read_cell_text
 from generator.core.grade import BLANK, Answers, Entry, matches
-from generator.core.kinds import grade, grid_shapes, heads_of
+from generator.core.kinds import grade, grid_shapes, heads_of, kind_of
 from generator.core.numbers import normalize, sheet_value
 from generator.core.student import Student
 
 ACCEPT = 0.9
-"""The share of the number-like reads' probability that must stand for one value."""
+"""The share of the number-like reads' probability that must stand for the true value."""
+ACCEPT_OTHER = 0.97
+"""The share that must stand for a carried value other than the true one: saying the student
+erred costs them a point, so it needs the stronger read."""
 
 Key = tuple[Optional[int], str, int, int]
 """A box: head (None outside the heads), step, row and column (0-based, the sheet's layout; sums one row)."""
@@ -135,19 +143,24 @@ INCONSISTENT = 0.05
 """How much less likely a fraction and decimals that disagree are than a pair that agrees."""
 
 
-def decide(read: CellRead, true, carried) -> tuple[str, str, str]:
-    """(verdict, value written, value it stands for) for one box with its true and carried values."""
+def decide(read: CellRead, true, carried, unconfirmed: frozenset = frozenset()) -> tuple[str, str, str]:
+    """(verdict, value written, value it stands for) for one box with its true and carried values;
+    a carried value among `unconfirmed` (the numbers of boxes in review of the grids it comes from)
+    is not one it may be accepted as."""
     if read.blank:
         return "blank", "", ""
     parts = read.reads()
     for v in dict.fromkeys(x for x in (true, carried) if x is not None):
+        if v != true and v in unconfirmed:
+            continue
+        need = ACCEPT if v == true else ACCEPT_OTHER
         if len(parts) == 2 and all(parts):  # a fraction and its decimals: read together
             share, text = _joint(parts[0], parts[1], v)
-            if share >= ACCEPT:
+            if share >= need:
                 return "accepted", text, sheet_value(v)
             continue
         found = [_posterior(part, v) for part in parts if part]
-        if all(share >= ACCEPT for share, _ in found):
+        if all(share >= need for share, _ in found):
             return "accepted", " ".join(text for _, text in found), sheet_value(v)
     shown = carried if carried is not None else true
     return "review", "", "" if shown is None else sheet_value(shown)
@@ -203,6 +216,9 @@ def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, stud
     text, "" for blank), which count as written and carry forward like accepted ones."""
     confirmed = confirmed or {}
     grids = empty_grids(problem)
+    unconfirmed: dict = {}  # each grid's numbers its boxes in review were provisionally read as
+    kind = kind_of(problem)
+    inputs = {step.key: step.inputs for step in kind.steps(kind.column_twin(problem))}
     order = [(s.head, s.step) for s in grade(problem, answers_of(problem, grids, code, student)).steps]
     decisions = []
     for head, step in order:
@@ -221,10 +237,14 @@ def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, stud
             if g is None or read.blank:
                 decisions.append(Decision(key, "blank"))
                 continue
-            verdict, value, expected = decide(read, g.expected[row][col], g.carried[row][col])
+            sources = frozenset().union(*(unconfirmed.get(k, ()) for k in inputs.get((head, step), ())))
+            verdict, value, expected = decide(read, g.expected[row][col], g.carried[row][col], sources)
             if verdict == "accepted":
                 grids[(head, step)][row][col] = read_cell_text(value)
             elif clear_read(read):  # provisionally: a person may say otherwise, and this is verified again
-                grids[(head, step)][row][col] = read_cell_text(clear_read(read))
+                entry = read_cell_text(clear_read(read))
+                grids[(head, step)][row][col] = entry
+                unconfirmed.setdefault((head, step), set()).add(
+                    entry.exact if entry.exact is not None else normalize(entry.decimal[0]))
             decisions.append(Decision(key, verdict, value, joined(read), expected))
     return decisions
