@@ -56,3 +56,40 @@ def test_a_second_manifest_is_refused_not_silently_taken(run, tmp_path, command,
     r = run(*command, "--manifest", "batch/manifest.json", "--manifest", "batch/manifest.json")
     assert r.code == 2 and "--manifest given 2 times: give it once" in r.err and r.err.count("\n") == 1, r.err
     assert not (tmp_path / "out").exists()
+
+
+def _stderr_of(args: list[str], cwd, tty: bool) -> str:
+    """attnsheet's stderr, on a terminal (a pseudo-terminal) or into a pipe."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    if not tty:
+        return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=120).stderr
+    main, child = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=child, stdin=subprocess.DEVNULL)
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(120)
+    os.close(main)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_a_scan_shows_its_pages_read_on_a_terminal_and_nothing_extra_in_a_pipe(run, tmp_path):
+    assert run("generate", "--count", "3", "--seed", "3", "--out", str(tmp_path / "batch")).code == 0
+    args = ["scan", "batch/worksheets.pdf", "--manifest", "batch/manifest.json", "--out", "out", "--force"]
+    shown = _stderr_of(args, tmp_path, tty=True)
+    assert "reading pages" in shown and "3/3" in shown and "read 3 pages" in shown, shown
+    piped = _stderr_of(args, tmp_path, tty=False)
+    assert "reading pages" not in piped and piped.count("\n") == 1 and "read 3 pages" in piped, piped

@@ -41,9 +41,9 @@ def web_batch(store, name: str) -> tuple[str, dict[str, str]]:
 
 def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optional[dict[str, Listed]],
                settings: dict, links: dict[str, str], secret=None, paper: Optional[str] = None,
-               force: bool = False):
+               force: bool = False, progress=None):
     """Every scanned page read into `out`, found among the manifest's sheets (`listed`), or, without
-    one, rebuilt from its drawn code; the run's summary."""
+    one, rebuilt from its drawn code; the run's summary. `progress(n)` is called as page n is read."""
     from generator.output.files import check_writable
     from generator.scan.pipeline import Catalogue, Source
     from generator.scan.run import scan_folder, sources_of
@@ -59,7 +59,14 @@ def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optiona
     catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
                                             lang=settings.get("lang", "en")),
                           links=links, rebuild=None if listed is not None else rebuilt)
-    return scan_folder(list(scans), catalogue, out, force)
+    return scan_folder(list(scans), catalogue, out, force, progress)
+
+
+def scan_page_count(scans: list[Path]) -> int:
+    """How many pages a scan of these files reads (their headers alone)."""
+    from generator.scan.pages import page_count
+
+    return page_count(scans)
 
 
 def batch_manifest(text: str, label: str) -> tuple[dict[str, Listed], dict]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Optional
 
 import click
 
-from generator.app.reading import batch_manifest, boxes_json, is_own_code, scan_files, sheet_boxes, web_batch
+from generator.app.reading import (batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
+                                   sheet_boxes, web_batch)
 from generator.cli.common import InFile, emit, load_problems, once, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
 
@@ -102,7 +104,7 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
     else:
         listed, settings = load_manifest(manifest, secret)
         manifest_text = read_text(manifest) if manifest is not None else ""
-    summary = scan_files(list(scans), out, manifest_text, listed, settings, links, secret, paper, force)
+    summary = _read_with_progress(list(scans), out, manifest_text, listed, settings, links, secret, paper, force)
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
                          "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,
@@ -110,6 +112,15 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
                          "missing": list(summary.missing), "incomplete": list(summary.incomplete)}) + "\n")
     else:
         say(f"{summary.line}; see {out / 'pages.json'} and {out / 'review.json'}")
+
+
+def _read_with_progress(scans, out, *args):
+    """The scan, with a bar of pages read on a terminal (nothing extra in a pipe or a file)."""
+    if sys.stderr is None or not sys.stderr.isatty():
+        return scan_files(scans, out, *args)
+    total = scan_page_count(scans)
+    with click.progressbar(length=total, label="reading pages", file=sys.stderr, show_pos=True) as bar:
+        return scan_files(scans, out, *args, progress=lambda n: bar.update(n - bar.pos))
 
 
 def _web_batch(name: str, data: Optional[Path], database: Optional[str]) -> tuple[str, dict[str, str]]:

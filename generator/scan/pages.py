@@ -47,6 +47,29 @@ def scan_pages(paths: list[Path]) -> Iterator[ScanPage]:
             yield ScanPage(str(path), 1, None, "not a PDF, PNG, JPEG or TIFF file")
 
 
+def page_count(paths: list[Path]) -> int:
+    """How many pages `scan_pages` will give, from the files' headers alone (for a progress bar)."""
+    total = 0
+    for path in paths:
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            import pypdfium2 as pdfium
+
+            try:
+                pdf = pdfium.PdfDocument(str(path))
+            except (pdfium.PdfiumError, OSError):
+                total += 1  # one page: why it cannot be read
+                continue
+            total += len(pdf)
+            pdf.close()
+        elif suffix in (".tif", ".tiff"):
+            sizes = declared_pixels(path)
+            total += len(sizes) if sizes and len(sizes) <= MAX_FRAMES else 1
+        else:
+            total += 1
+    return total
+
+
 def _pdf_pages(path: Path) -> Iterator[ScanPage]:
     import pypdfium2 as pdfium  # only for PDFs: a scan of pictures never loads it
 
