@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional
 
 import click
 
-from generator.app.reading import (batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
+from generator.app.reading import (Assignment, batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
                                    sheet_boxes, web_batch)
 from generator.cli.common import InFile, emit, load_problems, once, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
@@ -56,6 +57,20 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
     emit("\n".join(lines) + "\n")
 
 
+_ASSIGNED = re.compile(r"(?P<file>.+):(?P<page>[0-9]{1,6})=(?P<code>[^/=\s]{1,60})(?:/(?P<sheet_page>[0-9]{1,3}))?")
+
+
+def _assignments(ctx, param, values: tuple[str, ...]) -> tuple[Assignment, ...]:
+    """--assign's values parsed; a value not of the form FILE:PAGE=CODE[/PAGE] is refused."""
+    out = []
+    for value in values:
+        m = _ASSIGNED.fullmatch(value.strip())
+        if m is None or int(m["page"]) < 1 or (m["sheet_page"] is not None and int(m["sheet_page"]) < 1):
+            raise click.BadParameter(f"{value[:80]!r} is not FILE:PAGE=CODE/PAGE (for example "
+                                     f"scans/pile.pdf:3=7352-Y/2; pages count from 1)")
+        out.append(Assignment(m["file"], int(m["page"]), m["code"], int(m["sheet_page"] or 1)))
+    return tuple(out)
+
 @click.command("scan")
 @click.argument("scans", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
@@ -71,11 +86,14 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
 @secret_option(make=False)
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, show_default="the manifest's, else a4",
               help="The paper the sheets were printed on.")
+@click.option("--assign", "assigned", multiple=True, metavar="FILE:PAGE=CODE/PAGE", callback=_assignments,
+              help="Say which sheet a page the scan cannot identify is: page PAGE of FILE (as given, or its name) "
+                   "is page PAGE of sheet CODE (/PAGE may be left out for page 1). Repeat for more pages.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
 def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], batch: Optional[str],
                  data: Optional[Path], database: Optional[str], secret_file: Optional[Path], paper: Optional[str],
-                 as_json: bool, force: bool) -> None:
+                 assigned: tuple[Assignment, ...], as_json: bool, force: bool) -> None:
     """Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked.
 
     Each box's read is checked against its true value and the value carried from the student's
@@ -104,23 +122,30 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
     else:
         listed, settings = load_manifest(manifest, secret)
         manifest_text = read_text(manifest) if manifest is not None else ""
-    summary = _read_with_progress(list(scans), out, manifest_text, listed, settings, links, secret, paper, force)
+    summary = _read_with_progress(list(scans), out, manifest_text, listed, settings, links, secret, paper, force,
+                                  assigned=assigned)
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
                          "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,
                          "accepted": summary.accepted, "blank": summary.blank, "review": summary.review,
-                         "missing": list(summary.missing), "incomplete": list(summary.incomplete)}) + "\n")
+                         "missing": list(summary.missing), "incomplete": list(summary.incomplete),
+                         "unidentified": [{"file": f, "page": p} for f, p in summary.unidentified]}) + "\n")
     else:
-        say(f"{summary.line}; see {out / 'pages.json'} and {out / 'review.json'}")
+        how = ""
+        if summary.unidentified:  # a student's whole page: say how to finish it, not only that it is not done
+            file, page = summary.unidentified[0]
+            how = f" (assign each: --assign {file}:{page}=CODE/PAGE)"
+        say(f"{summary.line}{how}; see {out / 'pages.json'} and {out / 'review.json'}")
 
 
-def _read_with_progress(scans, out, *args):
+def _read_with_progress(scans, out, *args, **kwargs):
     """The scan, with a bar of pages read on a terminal (nothing extra in a pipe or a file)."""
     if sys.stderr is None or not sys.stderr.isatty():
-        return scan_files(scans, out, *args)
+        return scan_files(scans, out, *args, **kwargs)
     total = scan_page_count(scans)
     with click.progressbar(length=total, label="reading pages", file=sys.stderr, show_pos=True) as bar:
-        return scan_files(scans, out, *args, progress=lambda n: bar.update(n - bar.pos))
+        return scan_files(scans, out, *args, progress=lambda n: bar.update(n - bar.pos), **kwargs)
+
 
 
 def _web_batch(name: str, data: Optional[Path], database: Optional[str]) -> tuple[str, dict[str, str]]:

@@ -147,10 +147,9 @@ def _three(pts: np.ndarray, sides: np.ndarray, aspect: float, least: float) -> l
     return [quad for _, quad in sorted(found, key=lambda f: -f[0])[:THREE_TRIES]]
 
 
-def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
-           qr_detector: Optional[cv2.QRCodeDetector] = None) -> Located:
-    """`grey` (a scan) upright at PX_PT, for a page `size` points wide and high whose marks'
-    centres are `centres` (in points); raises NotFound with the reason."""
+def _placements(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float]):
+    """The page mapped upright at each likely placement of its marks, likeliest first, with how far
+    the scan was turned before (a landscape picture of a portrait page is a quarter turn)."""
     if grey.shape[1] > grey.shape[0] * 1.15:  # a landscape picture of a portrait page: a quarter turn
         grey, turned = cv2.rotate(grey, cv2.ROTATE_90_CLOCKWISE), 90
     else:
@@ -158,19 +157,59 @@ def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
     (left, top), (right, _), (_, bottom) = centres[0], centres[1], centres[2]
     width, height = round(size[0] * PX_PT), round(size[1] * PX_PT)
     target = np.array(centres, np.float32) * PX_PT
-    zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
-    # The likeliest marks first; the next only when the page they map has no QR code where it
-    # should be (four marks of which one is a square of the sheet's own, a corner cut off).
     for found in candidates(grey, (right - left) / (bottom - top)):
         h = cv2.getPerspectiveTransform(target, found.astype(np.float32))
-        page = cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
-                                   borderValue=255)
+        yield cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
+                                  borderValue=255), turned
+
+
+def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
+           qr_detector: Optional[cv2.QRCodeDetector] = None) -> Located:
+    """`grey` (a scan) upright at PX_PT, for a page `size` points wide and high whose marks'
+    centres are `centres` (in points); raises NotFound with the reason."""
+    zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
+    width = round(size[0] * PX_PT)
+    # The likeliest marks first; the next only when the page they map has no QR code where it
+    # should be (four marks of which one is a square of the sheet's own, a corner cut off).
+    for page, turned in _placements(grey, centres, size):
         for flip in (False, True):
             upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
             qr = read_qr(upright[zone[0]:zone[1], width - zone[2]:width - zone[3]], qr_detector)
             if qr is not None:
                 return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
     raise NotFound("no readable QR code at the page's top right")
+
+
+def placed(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
+           blank: np.ndarray, qr: QrIdentity) -> Located:
+    """`grey` upright as the page a person says it is (`qr`, the identity they gave): of the marks'
+    placements and either way up, the one most like that page's `blank` print; NotFound when
+    none is like it at all (the marks are not found, or it is none of our pages)."""
+    small = (blank.shape[1] // 8, blank.shape[0] // 8)
+    want = _standard(cv2.resize(blank, small, interpolation=cv2.INTER_AREA))
+    best = None
+    for page, turned in _placements(grey, centres, size):
+        for flip in (False, True):
+            upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
+            # The print correlates with the blank page wherever it is; a student's ink only lowers it.
+            score = float(np.mean(_standard(cv2.resize(upright, small, interpolation=cv2.INTER_AREA)) * want))
+            if best is None or score > best[0]:
+                best = (score, Located(upright, qr, (turned + (180 if flip else 0)) % 360))
+    if best is None or best[0] < LIKE_BLANK:
+        raise NotFound("its marks do not place it as that page (is it another page, or none of ours?)")
+    return best[1]
+
+
+LIKE_BLANK = 0.5
+"""How alike (a correlation) a page placed by hand must be to its blank print: a sheet filled in
+is 0.7 or more, a page that is none of ours far less. Another sheet printed alike (same kind and
+shapes) is as alike as its own: which student's it is, is the teacher's word."""
+
+
+def _standard(picture: np.ndarray) -> np.ndarray:
+    """A picture's pixels less their mean, over their spread (1 where all alike)."""
+    pixels = picture.astype(np.float32)
+    return (pixels - pixels.mean()) / (pixels.std() or 1.0)
 
 
 _DETECTORS: list = []

@@ -22,7 +22,7 @@ from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.output.boxes import worksheet_boxes
 from generator.output.manifest import code_key
-from generator.scan.locate import PX_PT, NotFound, is_blank, locate
+from generator.scan.locate import PX_PT, Located, NotFound, is_blank, locate, placed
 from generator.scan.pages import ScanPage
 from generator.scan.recognize import Model, model, read_part
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
@@ -172,8 +172,11 @@ def crop_name(source: Source, page: int, key: Key) -> str:
 class Scanner:
     """Reads pages one at a time into the sheets they belong to."""
 
-    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None, pages: Optional[Path] = None) -> None:
+    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None, pages: Optional[Path] = None,
+                 assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None) -> None:
         self.catalogue = catalogue
+        self.assigned = assigned or {}
+        """Pages a person has said are which: (file as scanned, its page) → (sheet code, sheet page)."""
         self.pages = pages
         """Where to keep each page upright at half the resolution, for a spot check (None: nowhere)."""
         self.spool = spool
@@ -198,6 +201,9 @@ class Scanner:
 
         size = PAPERS_PT[paper]
         centres = tuple(m.centre for m in registration_marks(*size))
+        by_hand = self.assigned.get((scan.file, scan.number))
+        if by_hand is not None:
+            return self._by_hand(scan, *by_hand, centres, size)
         try:
             found = locate(scan.grey, centres, size, self.detector)
         except NotFound as error:
@@ -214,8 +220,30 @@ class Scanner:
         if number > len(pages) or (found.qr.pages and found.qr.pages != len(pages)):
             return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {found.qr.pages} "
                               f"but sheet {source.code} has {len(pages)} (printed on other paper?)")
+        return self._take(scan, source, number, found, pages, blanks)
+
+    def _by_hand(self, scan: ScanPage, code: str, number: int, centres, size) -> PageReport:
+        """A page a person said is page `number` of sheet `code`: placed by its marks, the way up
+        its blank print says, and read like the others."""
+        try:
+            source = self.catalogue.find(QrIdentity(code, number))
+        except NotFound as error:
+            return PageReport(scan.file, scan.number, why=f"not assigned to {code}: {error}")
+        pages, blanks = self.catalogue.geometry(code_key(source.code))
+        if number > len(pages):
+            return PageReport(scan.file, scan.number, why=f"not assigned: sheet {source.code} has {len(pages)} pages")
+        try:
+            found = placed(scan.grey, centres, size, blanks[number - 1], QrIdentity(source.code, number, len(pages)))
+        except NotFound as error:
+            return PageReport(scan.file, scan.number, why=f"not assigned to {source.code}: {error}")
+        return self._take(scan, source, number, found, pages, blanks, "assigned by hand")
+
+    def _take(self, scan: ScanPage, source: Source, number: int, found: Located, pages, blanks,
+              note: str = "") -> PageReport:
+        """A page identified as page `number` of `source`'s sheet: its boxes read into the sheet."""
+        key = code_key(source.code)
         sheet = self.sheets.setdefault(key, SheetScan(source, len(pages)))
-        why = ""
+        why = note
         if number in sheet.seen:
             earlier = self.reports[sheet.seen[number]]
             why = f"warning: page {number} of {source.code} scanned again; this later scan replaces " \

@@ -52,6 +52,8 @@ class ScanSummary:
     """The manifest's sheets no page of which arrived, each as "CODE (name)"."""
     incomplete: tuple[str, ...] = ()
     """Sheets some of whose pages did not arrive, each as "CODE page 2 of 2"."""
+    unidentified: tuple[tuple[str, int], ...] = ()
+    """The input pages that are not a blank back and went to no sheet, each as (file, page)."""
 
     @property
     def line(self) -> str:
@@ -62,6 +64,8 @@ class ScanSummary:
             line += f"; {len(self.missing)} sheets never arrived: {_listed(self.missing)}"
         if self.incomplete:
             line += f"; pages missing: {_listed(self.incomplete)}"
+        if self.unidentified:
+            line += f"; not identified: {_listed(tuple(f'{file} page {page}' for file, page in self.unidentified))}"
         return line
 
 
@@ -95,9 +99,11 @@ def answers_name(sheet: SheetScan, width: int) -> str:
 
 
 def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool = False,
-                progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False) -> ScanSummary:
+                progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False,
+                assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None) -> ScanSummary:
     """Reads every page of `paths` into `out` (`keep_pages`: each page upright in out/pages/, for
-    a spot check); the summary. Everything is written into a hidden folder inside `out` first and
+    a spot check; `assigned`: pages a person has said are which, (file, page) → (code, sheet page));
+    the summary. Everything is written into a hidden folder inside `out` first and
     moved into place at the end: a run that fails or is killed leaves `out` as it was (its hidden
     folder goes at the next run)."""
     fixed = [out / "review.json", out / "pages.json"]
@@ -114,7 +120,7 @@ def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool 
         for name in ("crops", "answers") + (("pages",) if keep_pages else ()):
             (work / name).mkdir()
         with tempfile.TemporaryFile(dir=work) as spool:
-            scanner = Scanner(catalogue, spool, work / "pages" if keep_pages else None)
+            scanner = Scanner(catalogue, spool, work / "pages" if keep_pages else None, assigned)
             for n, page in enumerate(scan_pages(paths), start=1):
                 scanner.add(page)
                 if progress:
@@ -171,7 +177,14 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
     reports = scanner.reports
     _put(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}))
     return ScanSummary(len(reports), sum(r.identified for r in reports), len(scanner.sheets), counts["accepted"],
-                       counts["blank"], counts["review"], *_absent(scanner))
+                       counts["blank"], counts["review"], *_absent(scanner),
+                       tuple((r.file, r.page) for r in reports if _unidentified(r)))
+
+
+def _unidentified(report) -> bool:
+    """Whether a page went to no sheet though it may be one (not a blank back, not a file that
+    cannot be read, not a page replaced by a later scan of it)."""
+    return not report.identified and report.why.startswith(("not identified", "not assigned"))
 
 
 def _absent(scanner: Scanner) -> tuple[tuple[str, ...], tuple[str, ...]]:
