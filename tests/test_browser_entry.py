@@ -112,6 +112,78 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
     assert verdicts.count("wrong") == 5 and grade["points"] == 147
 
 
+def _boxes(page) -> list[tuple[str, bool]]:
+    """Every box's text, and whether it still follows the key."""
+    return page.eval_on_selector_all("input.cell", "xs => xs.map(x => [x.value, x.dataset.suggested === '1'])")
+
+
+def test_a_reload_shows_exactly_what_was_on_the_page_and_saves_the_same_grade(served):
+    """Issue 33: after a reload, carried values came back as the key's true values, one as neither,
+    and 146 was saved for a sheet of 147. Every box and its following the key must come back."""
+    port, data, state = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = from_the_key(browser, port)
+        page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?": yes, the draft is kept
+        for step, i, j, value in (("Q", 1, 1, "1/3"), ("scores", 2, 3, "1/3"), ("powers", 3, 3, "1/3"),
+                                  ("A", 1, 2, "9/2"), ("Z", 2, 1, "9/2")):
+            page.click(f'input[data-step="{step}"][data-i="{i - 1}"][data-j="{j - 1}"]')
+            page.keyboard.type(value)
+        page.keyboard.press("Tab")
+        expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
+        page.wait_for_timeout(300)  # no refresh still on its way
+        before = _boxes(page)
+        assert sum(1 for _, following in before if not following) == 5  # the five typed; the rest follow the key
+        page.reload()
+        expect(page.locator("#saved")).to_contain_text("restored")
+        expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
+        page.wait_for_timeout(300)
+        assert _boxes(page) == before
+        # Following the key goes on after the reload: a box before them changed, they change.
+        page.click('input[data-step="Q"][data-i="0"][data-j="0"]')
+        page.keyboard.type("0")
+        expect(page.locator('input[data-step="Q_copy"][data-i="0"][data-j="0"]')).to_have_value("0", timeout=15000)
+        page.fill('input[data-step="Q"][data-i="0"][data-j="0"]', "1/3")
+        expect(page.locator('input[data-step="Q_copy"][data-i="0"][data-j="0"]')).to_have_value("1/3", timeout=15000)
+        expect(page.locator("#score")).to_have_text("147 / 152", timeout=15000)
+        page.wait_for_timeout(300)
+        assert _boxes(page) == before
+        page.click("#save")
+        expect(page.locator("#saved")).to_contain_text("saved (147 / 152)")
+        browser.close()
+    store = Store(data)
+    grade = store.saved(store.batch("batch-0001"))[1]
+    assert grade["points"] == 147
+
+
+def test_a_restored_draft_can_be_discarded_and_a_cleared_box_stays_clear(served):
+    port, data, state = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context().new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"http://127.0.0.1:{port}/batches/batch-0001/sheets/1")
+        boxes = page.locator("input.cell")
+        boxes.nth(0).fill("7")
+        boxes.nth(1).fill("8")
+        page.click("#save")
+        expect(page.locator("#saved")).to_contain_text("saved (")
+        boxes.nth(1).fill("")  # cleared since the save: the draft must not bring the saved 8 back
+        boxes.nth(2).fill("5")
+        page.wait_for_timeout(400)
+        page.reload()
+        expect(page.locator("#saved")).to_contain_text("2 boxes differ")
+        assert [boxes.nth(n).input_value() for n in range(3)] == ["7", "", "5"]
+        page.click("#discard")
+        expect(page.locator("#saved")).to_contain_text("saved version")
+        assert [boxes.nth(n).input_value() for n in range(3)] == ["7", "8", ""]
+        page.reload()  # nothing restored: the draft is gone
+        expect(page.locator("#score")).not_to_have_text("–")
+        expect(page.locator("#saved")).not_to_contain_text("restored")
+        assert [boxes.nth(n).input_value() for n in range(3)] == ["7", "8", ""]
+        browser.close()
+
+
 def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
     from generator.core.kinds import solve
     from generator.core.kinds.attention.draw.presets import DrawOptions

@@ -78,3 +78,51 @@ def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
         expect(teacher.locator("#policy")).to_contain_text("1 of 2 have", timeout=20_000)
         expect(teacher.locator("#class-gradebook")).to_contain_text(re.compile(r"\d+/152"))
         browser.close()
+
+
+@pytest.mark.parametrize("feedback", ["full", "verdicts"])
+def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_was_expected(served, feedback):
+    """Issue 33: "full" feedback was a hover tooltip only (a phone has no hover), and verdicts were
+    told by colour alone."""
+    base, store = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        teacher.goto(base + "/")
+        teacher.fill("#f-count", "1")
+        teacher.fill("#f-seed", "32")
+        teacher.select_option("#f-feedback", feedback)
+        teacher.fill("#f-attempts", "1")  # "full" shows values on the last hand-in only
+        teacher.click("button[type=submit]")
+        teacher.wait_for_url("**/batches/batch-*")
+        batch = store.batch(teacher.url.rsplit("/", 1)[1])
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page = phone.new_page()
+        page.goto(f"{base}/s/{store.links(batch)[1].token}")
+        written = typed(batch.sheets[0])["heads"][0]
+        for step in ("Q", "K", "V"):
+            for i, row in enumerate(written[step]):
+                for j, value in enumerate(row):
+                    page.locator(f'input[data-step="{step}"][data-i="{i}"][data-j="{j}"]').fill(str(value))
+        page.click("#handin")
+        expect(page.locator("#status")).to_contain_text("Boxes wrong: 1 ")
+        expect(page.locator("#handin")).to_be_disabled()
+        note = page.locator("#note")
+        wrong = page.locator('input[data-step="Q"][data-i="0"][data-j="0"]')
+        wrong.tap()
+        expect(note).to_be_visible()
+        true = str(int(written["Q"][0][0]) - 5)  # the slip typed() made
+        if feedback == "full":
+            expect(note).to_have_text(re.compile(rf"Q .*row 1 column 1: wrong — expected: {re.escape(true)}$"))
+        else:
+            expect(note).to_have_text(re.compile(r"row 1 column 1: wrong$"))
+        # Above the phone's keys, not under them; the box itself still in view.
+        keys, told = page.locator("#keys").bounding_box(), note.bounding_box()
+        assert told["y"] + told["height"] <= keys["y"] + 1
+        page.screenshot(path=str(store.root / f"phone-{feedback}.png"))
+        page.locator('input[data-step="K"][data-i="0"][data-j="0"]').tap()
+        expect(note).to_have_text(re.compile(r"row 1 column 1: right$"))
+        page.locator('input[data-step="A"][data-i="0"][data-j="0"]').tap()  # left blank: nothing to tell
+        expect(note).to_be_hidden()
+        assert page.locator("input.cell[data-verdict=wrong]").evaluate("x => getComputedStyle(x).outlineStyle") == "dashed"
+        browser.close()

@@ -41,9 +41,29 @@
     return result.body;
   }
 
-  function keepDraft() {
-    dirty = true;
-    try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode: no draft */ }
+  // A draft is the page as it stands: every box's text and which boxes still follow the key, so
+  // that a reload shows exactly this page again (a box following the key keeps following it).
+  const boxKey = (input) => [input.dataset.head, input.dataset.step, input.dataset.i, input.dataset.j].join("|");
+  function storeDraft() {
+    const draft = { version: 2, answers: answers(),
+                    following: inputs.filter((input) => input.dataset.suggested === "1").map(boxKey) };
+    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (error) { /* private mode: no draft */ }
+  }
+  function keepDraft() { dirty = true; storeDraft(); }
+  // A draft puts back every box: a box it has empty is emptied (one cleared since the save stays clear).
+  function restore(draft) {
+    const doc = draft.version === 2 ? draft.answers : draft;  // an older draft: its values alone
+    const following = new Set(draft.version === 2 ? draft.following : []);
+    let changed = 0;
+    for (const input of inputs) {
+      const value = window.attnsheetSheet.at(doc, input);
+      const text = value === null || value === undefined ? "" : String(value);
+      if (input.value !== text) changed++;
+      input.value = text;
+      if (following.has(boxKey(input))) input.dataset.suggested = "1"; else delete input.dataset.suggested;
+      fit(input);
+    }
+    return changed;
   }
 
   let timer = null, last = null;
@@ -82,6 +102,7 @@
       if (!result || result.error || !suggest(result)) break;
     }
     if (!result) return;
+    if (dirty) storeDraft();  // the boxes following the key have moved since the keystroke's draft
     if (result.error) { score.textContent = result.error; return; }
     last = result;
     for (const input of inputs) input.dataset.verdict = verdictOf(result.cells, input);
@@ -120,10 +141,27 @@
   const status = document.getElementById("saved");
   let draft = null;
   try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (error) { draft = null; }
-  if (draft) {
-    fill(draft);
+  if (draft && typeof draft === "object") {
+    const changed = restore(draft);
     dirty = true;
-    if (status) status.textContent = words.restored;
+    // Shown, never saved unseen: the teacher saves it or goes back to what was saved.
+    if (status) {
+      status.textContent = words.restored.replace("@", changed) + " ";
+      if (root.dataset.save) {
+        const discard = document.createElement("button");
+        discard.type = "button";
+        discard.id = "discard";
+        discard.textContent = words.discard;
+        discard.addEventListener("click", () => {
+          try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
+          dirty = false;
+          restore({ version: 2, answers: saved || {}, following: [] });
+          status.textContent = words.discarded;
+          refresh();
+        });
+        status.appendChild(discard);
+      }
+    }
   }
   window.addEventListener("beforeunload", (event) => {
     if (dirty && root.dataset.save) { event.preventDefault(); event.returnValue = ""; }

@@ -30,11 +30,13 @@
     const i = Number(input.dataset.i), j = Number(input.dataset.j);
     return input.dataset.step === "sums" ? grid[i + j] : (grid[i] || [])[j];
   }
-  // Put a document's values into the boxes (`then` runs on each box filled).
-  function fill(doc, inputs, then) {
+  // Put a document's values into the boxes (`then` runs on each box filled); `whole`: a box the
+  // document has empty is emptied too (a draft: a box cleared since the save stays clear).
+  function fill(doc, inputs, then, whole) {
     for (const input of inputs) {
       const value = at(doc, input);
       if (value !== null && value !== undefined) { input.value = String(value); if (then) then(input); }
+      else if (whole) input.value = "";
     }
   }
   window.attnsheetSheet = { answers, at, fill };

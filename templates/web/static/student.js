@@ -15,8 +15,19 @@
   const fill = (doc) => window.attnsheetSheet.fill(doc, inputs);
 
   // What the teacher allows: "received", or each box's verdict (and, if allowed, its expected value).
+  // The focused box's verdict in words, and under "full" feedback what was expected there: shown
+  // in a line at the foot of the screen (a phone has no hover; colour alone is not enough).
+  const note = document.getElementById("note");
+  function tell(input) {
+    const verdict = input.dataset.verdict;
+    if (!verdict || !words.verdicts[verdict]) { note.hidden = true; return; }
+    let text = input.getAttribute("aria-label") + ": " + words.verdicts[verdict];
+    if (input.dataset.expected) text += " — " + words.expected.replace("@", input.dataset.expected);
+    note.textContent = text;
+    note.hidden = false;
+  }
   function show(result) {
-    for (const input of inputs) { delete input.dataset.verdict; input.title = ""; }
+    for (const input of inputs) { delete input.dataset.verdict; delete input.dataset.expected; input.title = ""; }
     if (result.status === "received") { status.textContent = words.received; return; }
     if (result.status !== "graded") return;
     status.textContent = words.graded.replace("{points}", result.points).replace("{total}", result.total);
@@ -28,19 +39,26 @@
     for (const input of inputs) {
       const verdict = at(result.cells, input);
       if (verdict) input.dataset.verdict = verdict;
-      if (result.expected && verdict === "wrong") input.title = words.expected.replace("@", at(result.expected, input));
+      const expected = result.expected && verdict === "wrong" ? at(result.expected, input) : null;
+      if (expected !== null && expected !== undefined) {
+        input.dataset.expected = expected;
+        input.title = words.expected.replace("@", expected);
+      }
     }
+    const wrong = inputs.filter((input) => input.dataset.verdict === "wrong").length;
+    if (wrong) status.textContent += " " + words.wrong.replace("{wrong}", wrong);
+    if (inputs.includes(document.activeElement)) tell(document.activeElement);
   }
 
   const saved = JSON.parse(root.dataset.saved || "{}");
   fill(saved);
   let draft = null;
   try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (error) { draft = null; }
-  if (draft) { fill(draft); status.textContent = words.restored; }
+  if (draft) { window.attnsheetSheet.fill(draft, inputs, null, true); status.textContent = words.restored; }
   const keep = () => { try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode */ } };
   inputs.forEach((input, k) => {
     input.addEventListener("input", keep);
-    input.addEventListener("focus", () => { input.select(); keys.hidden = false; });
+    input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); });
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
     });
