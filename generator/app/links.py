@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
+from urllib.parse import urlsplit
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -55,3 +57,15 @@ def student_links(secret: Secret, batch: str, sheets: Iterable[tuple[int, str]])
 def manifest_sheets(manifest: dict) -> list[tuple[int, str]]:
     """A manifest's sheets as (index, code)."""
     return [(int(s["index"]), str(s["code"])) for s in manifest["sheets"]]
+
+
+def opens_only_here(url: str) -> bool:
+    """Whether links under `url` open only on the server's own computer (localhost, a loopback
+    address): printed in a QR code, no student's phone can open them."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name: another computer may well resolve it
+        return False

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from generator.app.errors import InputError
+from generator.app.links import opens_only_here
 from generator.cli.common import OutPath, data_store, open_store, say
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -74,8 +75,11 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         if not public_url and host in ("0.0.0.0", "::"):
             public_url = f"http://{network_address()}:{port}"
         app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url)
-        if public_url:
+        if public_url and not opens_only_here(public_url):
             say(f"students reach their sheets at {public_url.rstrip('/')}/s (each worksheet's QR opens its own link)")
+        else:  # said before the class is printed, not found out after
+            say("the worksheets' QR codes will open only on this computer: for students' phones, start with "
+                "--host 0.0.0.0 or --public-url URL")
         server = uvicorn.Server(server_config(app, forwarded))
         try:
             server.run(sockets=[listener])

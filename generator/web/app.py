@@ -22,6 +22,7 @@ from starlette.routing import Route
 from generator.app.classroom import Closed, grade_sheet, save_sheet
 from generator.app.database import DatabaseError
 from generator.app.errors import AttnsheetError, OutputError
+from generator.app.links import opens_only_here
 from generator.app.scans import scanned_sheets
 from generator.app.screens import sheet_form, templates_dir
 from generator.app.serving import Workers
@@ -88,7 +89,13 @@ class App(Classes, Practice, Students, Review):
         return self.page(request, "home.html", status, lang, fields=FIELDS, values=values, errors=errors,
                          batches=batches, field_info=lambda name: field_info(name, lang),
                          grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
-                         upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh)
+                         upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh,
+                         only_here=self._only_here(request))
+
+    def _only_here(self, request: Request) -> str:
+        """The address students' QR codes would hold when it opens on this computer only, else ""."""
+        base = (self.public_url or str(request.base_url)).rstrip("/")
+        return base if opens_only_here(base) else ""
 
     async def create_batch(self, request: Request) -> Response:
         data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
@@ -139,7 +146,7 @@ class App(Classes, Practice, Students, Review):
         batch = self.store.batch(request.path_params["batch_id"])
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
                          saved=self.store.saved(batch), links=self.store.links(batch), scanned=scanned_sheets(batch),
-                         base=(self.public_url or str(request.base_url)).rstrip("/"))
+                         base=(self.public_url or str(request.base_url)).rstrip("/"), only_here=self._only_here(request))
 
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
