@@ -135,3 +135,35 @@ def test_the_command_line_reads_a_web_batchs_pile_through_its_store(scanned, tmp
     missing = subprocess.run([sys.executable, "-m", "generator", "scan", str(tmp / "pile.pdf"), "--batch", "nope",
                               "--data", str(store.root), "--out", str(tmp_path / "o2")], capture_output=True, text=True)
     assert missing.returncode != 0 and "no such batch" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_a_box_said_already_is_said_again_only_from_what_it_was(scanned):
+    """Undo on the review page: the change names what the box was said to hold, so a stale tab
+    (which says another value, or none) never overwrites unseen."""
+    store, teacher, csrf, batch, filled, tmp = scanned
+    if not store.saved(batch):
+        _upload(teacher, csrf, batch, tmp / "pile.pdf")
+    from generator.app.scans import scan_answers
+    from generator.core.answers import cell_at
+
+    sheet = batch.sheets[0]
+    answers = scan_answers(store, batch, sheet)[1]
+    key = f"{sheet['index']}:1:Q:1:1"
+    now = cell_at(answers, 1, "Q", 0, 0)
+    assert now is not None
+    post = lambda body: teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+                                     content=json.dumps(body))
+    assert post({"key": key, "value": "41", "was": str(now) + "9"}).status_code == 400  # not what it holds
+    assert post({"key": key, "value": "41", "was": str(now)}).status_code == 200
+    assert cell_at(scan_answers(store, batch, sheet)[1], 1, "Q", 0, 0) == "41"
+    assert post({"key": key, "value": str(now), "was": "41"}).status_code == 200  # and back
+    assert cell_at(scan_answers(store, batch, sheet)[1], 1, "Q", 0, 0) == str(now)
+
+
+def test_a_batch_never_scanned_says_so_on_its_review_page(tmp_path):
+    store = Store(tmp_path / "data")
+    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    assert teacher.post("/batches", data={"csrf": csrf, "count": "1", "seed": "8"}).status_code == 303
+    page = teacher.get("/batches/batch-0001/review").text
+    assert "No scan of this batch has been read yet" in page and "Every box is reviewed" not in page

@@ -216,9 +216,11 @@ def review_items(store: Store, batch: StoredBatch) -> list[Item]:
     return sorted(items, key=lambda i: (order.get((i.head, i.step), 99), i.index, i.row, i.col))
 
 
-def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Graded, dict]:
+def confirm(store: Store, batch: StoredBatch, key: str, value: str, was: Optional[str] = None) -> tuple[Graded, dict]:
     """Says what box `key` holds (`value`; "" for blank); the sheet saved again and graded; each of
-    its cells' expected value now, as `Graded.expected` has them."""
+    its cells' expected value now, as `Graded.expected` has them. A box said already is said again
+    (an undo) only with `was`, what it was said to hold: a page open in two tabs never overwrites
+    unseen."""
     try:
         index, head, step, row, col = key.split(":")
         head_n, row_n, col_n = int(head) or None, int(row), int(col)
@@ -230,7 +232,8 @@ def confirm(store: Store, batch: StoredBatch, key: str, value: str) -> tuple[Gra
         raise NotFound("this sheet has no scan to review")
     rev, answers = kept
     try:
-        if cell_at(answers, head_n, step, row_n - 1, col_n - 1) is not None:
+        now = cell_at(answers, head_n, step, row_n - 1, col_n - 1)
+        if now is not None and (was is None or str(now) != was):
             raise AttnsheetError("this box was confirmed already: reload the page")
         if len(value) > MAX_VALUE:  # never cut: a cut number is another number
             raise AttnsheetError(f"a value of at most {MAX_VALUE} characters, please")

@@ -27,6 +27,7 @@ from generator.app.scans import (
     run_file,
     run_summary,
     scan_answers,
+    scanned_sheets,
     sheet_geometry,
 )
 from generator.app.store import NotFound
@@ -78,7 +79,7 @@ class Review(Pages):
                 steps.append((item.label, []))
             steps[-1][1].append(item)
         return self.page(request, "review.html", lang=self.language(request, batch), batch=batch, steps=steps,
-                         count=len(items), summary=summary)
+                         count=len(items), summary=summary, scanned=bool(scanned_sheets(batch)))
 
     async def review_api(self, request: Request) -> Response:
         """One box confirmed: the sheet's expected values now, for the boxes after it."""
@@ -87,9 +88,10 @@ class Review(Pages):
         try:
             value = json.loads(await request.body())
             key, text = str(value["key"]), str(value["value"])
-        except (ValueError, KeyError, TypeError):
+            was = None if value.get("was") is None else str(value["was"])
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise AttnsheetError("expected {\"key\": …, \"value\": …}") from None
-        graded, expected = await self.off_db(confirm, self.store, batch, key, text)
+        graded, expected = await self.off_db(confirm, self.store, batch, key, text, was)
         return JSONResponse({"index": key.split(":")[0], "expected": expected, "points": graded.grade["points"],
                              "total": graded.grade["total"]})
 

@@ -1,6 +1,7 @@
 // The review page: each card's box said by the keyboard alone. Enter takes the expected value,
 // typing says what is written (then Enter), b says blank; each answer saves the sheet, and the
-// sheet's later cards take their new expected values (carried from the cells confirmed so far).
+// sheet's later cards take their new expected values (carried from the cells confirmed so far):
+// a card whose value moved says so and takes it on a second Enter. u or Backspace undoes.
 (function () {
   "use strict";
   const root = document.getElementById("review");
@@ -37,7 +38,9 @@
   async function send(card, value) {
     const input = card.querySelector("input");
     input.disabled = true;
-    const body = JSON.stringify({ key: card.dataset.key, value: value });
+    // An undone box says what it was said to hold: the server takes the change only from that.
+    const body = JSON.stringify("said" in card.dataset ? { key: card.dataset.key, value: value, was: card.dataset.said }
+                                                       : { key: card.dataset.key, value: value });
     let response = await fetch(root.dataset.api, { method: "POST", body: body,
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf } });
     if (response.status === 403) {  // a restarted server: its new token, then once more
@@ -52,20 +55,61 @@
       input.focus();
       return;
     }
+    card.dataset.said = value;
     card.classList.add("done");
+    card.classList.remove("changed");
+    card.querySelector(".changed-note").textContent = "";
+    delete card.dataset.was;
     card.querySelector(".said-value").textContent = value === "" ? "␣" : value;
     input.value = value;
     input.readOnly = true;
+    answered.push(card);
     for (const other of pending()) {
       if (other.dataset.index === answer.index) {
-        other.querySelector(".expected .value").textContent = expectedOf(answer.expected, other);
+        const shown = other.querySelector(".expected .value"), now = expectedOf(answer.expected, other);
+        // An expectation that moved is said, and Enter takes it only when asked twice.
+        if (shown.textContent !== now) {
+          if (!("was" in other.dataset)) other.dataset.was = shown.textContent;
+          other.classList.toggle("changed", other.dataset.was !== now);
+          other.querySelector(".changed-note").textContent =
+            other.dataset.was !== now ? root.dataset.changed.replace("{was}", other.dataset.was || "–") : "";
+          shown.textContent = now;
+          delete other.dataset.armed;
+        }
       }
     }
     focusNext(card);
   }
 
-  root.addEventListener("keydown", (event) => {
+  // Undo: the last box answered (or the one in focus, if answered) is open to answer again.
+  const answered = [];
+  function reopen(card) {
+    const input = card.querySelector("input");
+    card.classList.remove("done");
+    input.readOnly = false;
+    input.value = "";
+    card.querySelector(".said-value").textContent = root.dataset.reopened;
+    const i = answered.lastIndexOf(card);
+    if (i >= 0) answered.splice(i, 1);
+    if (left) left.textContent = root.dataset.left.replace("{n}", pending().length);
+    document.getElementById("done").hidden = true;
+    input.focus();
+    card.scrollIntoView({ block: "nearest" });
+  }
+
+  document.addEventListener("keydown", (event) => {
     const input = event.target;
+    const undo = event.key === "u" || event.key === "U" || event.key === "Backspace";
+    if (undo && input.classList && input.classList.contains("said") && input.readOnly) {
+      event.preventDefault();  // a box answered already, in focus: open it again
+      reopen(input.closest(".card"));
+      return;
+    }
+    if (undo && (!input.classList || !input.classList.contains("said") || input.value === "") && answered.length) {
+      event.preventDefault();
+      reopen(answered[answered.length - 1]);
+      return;
+    }
     if (!input.classList || !input.classList.contains("said") || input.readOnly) return;
     const card = input.closest(".card");
     if (event.key === "Enter") {
@@ -74,6 +118,11 @@
       const expected = card.querySelector(".expected .value").textContent;
       if (typed === "" && expected === "") {
         card.querySelector(".said-value").textContent = root.dataset.none;
+        return;
+      }
+      if (typed === "" && card.classList.contains("changed") && card.dataset.armed !== "1") {
+        card.dataset.armed = "1";  // the value moved since the crop was first shown: Enter once more to take it
+        card.querySelector(".said-value").textContent = root.dataset.again.replace("{value}", expected);
         return;
       }
       send(card, typed === "" ? expected.replace(/\u2212/g, "-") : typed);
