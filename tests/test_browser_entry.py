@@ -262,6 +262,48 @@ def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served
         browser.close()
 
 
+@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080)])
+def test_the_projector_keeps_the_current_cell_in_view_and_counts_the_steps(served, width, height):
+    """Issue 33: at 1280×720 the revealed cell was off screen for 161 of 197 steps."""
+    from generator.core.kinds import solve
+    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.draw.search import draw
+    from generator.sheet.present import frames
+
+    port, data, state = served
+    problem = draw(DrawOptions(), 1)[0]
+    total = len(frames(problem, solve(problem)))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/present/{problem.code}")
+        out_of_view = []
+        for n in range(1, total + 1):
+            page.keyboard.press("ArrowRight")
+            expect(page.locator("#counter")).to_have_text(f"{n} / {total}")
+            # The cell being worked (a copy: its matrix) is on screen, below the bar kept at the top.
+            seen = page.evaluate("""() => {
+                const bar = document.querySelector('.present-bar').getBoundingClientRect();
+                const current = Array.from(document.querySelectorAll('.pcell.current'));
+                return current.length > 0 && current.every((c) => { const r = c.getBoundingClientRect();
+                    return r.top >= bar.bottom - 1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1; });
+            }""")
+            if not seen:
+                out_of_view.append(n)
+        assert out_of_view == []
+        expect(page.locator("#say")).to_be_in_viewport()
+        page.keyboard.press("Home")
+        expect(page.locator("#counter")).to_have_text(f"0 / {total}")
+        page.keyboard.press("End")
+        expect(page.locator("#counter")).to_have_text(f"{total} / {total}")
+        page.keyboard.press("f")  # fit to screen: the whole sheet in the window
+        expect(page.locator("#fit")).to_have_attribute("aria-pressed", "true")
+        box = page.locator("#present").bounding_box()
+        assert box["x"] + box["width"] <= width + 1 and box["height"] <= height
+        page.screenshot(path=str(data / f"projector-{width}.png"))
+        browser.close()
+
+
 def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
     port, data, state = served
     with sync_playwright() as p:

@@ -29,7 +29,8 @@
       if (!cell.classList.contains("given")) cell.textContent = "";
     }
     for (let n = 0; n <= k; n++) reveal(frames[n]);
-    if (k < 0) { say.textContent = root.dataset.start || ""; return; }
+    counter.textContent = (k + 1) + " / " + frames.length;
+    if (k < 0) { say.textContent = root.dataset.start || ""; window.scrollTo(0, 0); return; }
     const frame = frames[k];
     for (const lit of frame.lit) {
       for (const cell of byBox[lit.box] || []) {
@@ -38,8 +39,36 @@
       }
     }
     if (frame.i >= 0) { const cell = at(frame.box, frame.i, frame.j); if (cell) cell.classList.add("current"); }
+    else for (const cell of byBox[frame.box] || []) cell.classList.add("current");  // a copy: its whole matrix
     say.textContent = frame.text;
+    // The cell being worked stays in view (a copy: its whole matrix), under the bar kept at the top.
+    const mine = frame.i >= 0 ? [at(frame.box, frame.i, frame.j)] : (byBox[frame.box] || []);
+    const last = mine[mine.length - 1], first = mine[0];
+    if (last) last.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (first && first !== last) first.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
+
+  // Fit to screen: the whole sheet scaled to the window below the bar (f again: its own size).
+  const counter = document.getElementById("counter");
+  const fitButton = document.getElementById("fit");
+  const bar = document.querySelector(".present-bar");
+  const natural = parseFloat(getComputedStyle(root).zoom) || 1;
+  let fitted = false;
+  function fit() {
+    root.style.zoom = "";
+    if (fitted) {
+      const width = root.offsetWidth * natural, height = root.offsetHeight * natural;
+      const room = [document.documentElement.clientWidth - 40, window.innerHeight - bar.offsetHeight - 24];
+      root.style.zoom = String(natural * Math.min(room[0] / width, room[1] / height));
+      window.scrollTo(0, 0);  // all of it is on screen now: none of it under the bar
+    }
+    fitButton.setAttribute("aria-pressed", String(fitted));
+  }
+  fitButton.addEventListener("click", () => { fitted = !fitted; fit(); });
+  window.addEventListener("resize", () => { if (fitted) fit(); });
+  document.getElementById("full").addEventListener("click", () => {
+    if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen().catch(() => {});
+  });
 
   function stepFrom(n, direction) {
     const step = (f) => frames[f] && frames[f].box.split(":")[0] + frames[f].step;
@@ -53,7 +82,9 @@
   document.addEventListener("keydown", (event) => {
     const keys = { ArrowRight: () => k + 1, " ": () => k + 1, ArrowLeft: () => k - 1,
       ArrowDown: () => stepFrom(k, 1), PageDown: () => stepFrom(k, 1),
-      ArrowUp: () => stepFrom(k, -1), PageUp: () => stepFrom(k, -1) };
+      ArrowUp: () => stepFrom(k, -1), PageUp: () => stepFrom(k, -1),
+      Home: () => -1, End: () => frames.length - 1 };
+    if (event.key === "f" && !event.ctrlKey && !event.metaKey) { fitted = !fitted; fit(); return; }
     if (!keys[event.key]) return;
     event.preventDefault();
     show(keys[event.key]());
