@@ -20,17 +20,25 @@ def served(tmp_path_factory):
     running.stop()
 
 
+def _made(browser, base: str, **fields: str):
+    """The teacher's page (at 1280 px) on a batch just made through the form with these fields."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    teacher.goto(base + "/")
+    for name, value in fields.items():
+        if name == "feedback":
+            teacher.select_option("#f-feedback", value)
+        else:
+            teacher.fill(f"#f-{name}", value)
+    teacher.click("button[type=submit]")
+    teacher.wait_for_url("**/batches/batch-*")
+    return teacher
+
+
 def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
     base, store = served
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        teacher.goto(base + "/")
-        teacher.fill("#f-count", "2")
-        teacher.fill("#f-seed", "31")
-        teacher.select_option("#f-feedback", "verdicts")
-        teacher.click("button[type=submit]")
-        teacher.wait_for_url("**/batches/batch-*")
+        teacher = _made(browser, base, count="2", seed="31", feedback="verdicts")
         name = teacher.url.rsplit("/", 1)[1]
         batch = store.batch(name)
         links = store.links(batch)
@@ -87,14 +95,8 @@ def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_w
     base, store = served
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        teacher.goto(base + "/")
-        teacher.fill("#f-count", "1")
-        teacher.fill("#f-seed", "32")
-        teacher.select_option("#f-feedback", feedback)
-        teacher.fill("#f-attempts", "1")  # "full" shows values on the last hand-in only
-        teacher.click("button[type=submit]")
-        teacher.wait_for_url("**/batches/batch-*")
+        # "full" shows values on the last hand-in only: one hand-in.
+        teacher = _made(browser, base, count="1", seed="32", feedback=feedback, attempts="1")
         batch = store.batch(teacher.url.rsplit("/", 1)[1])
         phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
         page = phone.new_page()
