@@ -262,7 +262,7 @@ def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served
         browser.close()
 
 
-@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080)])
+@pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080), (390, 844)])
 def test_the_projector_keeps_the_current_cell_in_view_and_counts_the_steps(served, width, height):
     """Issue 33: at 1280×720 the revealed cell was off screen for 161 of 197 steps."""
     from generator.core.kinds import solve

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from generator.core.errors import InputError
 from generator.core.formats import dumps
 from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.draw.rebuild import rebuild
-from generator.core.errors import InputError
 from generator.draw.sheetcodes import read_own_code
 from generator.output.manifest import Listed, manifest_settings, read_manifest
 from generator.sheet.boxes import boxes_json

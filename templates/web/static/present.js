@@ -44,8 +44,15 @@
     // The cell being worked stays in view (a copy: its whole matrix), under the bar kept at the top.
     const mine = frame.i >= 0 ? [at(frame.box, frame.i, frame.j)] : (byBox[frame.box] || []);
     const last = mine[mine.length - 1], first = mine[0];
-    if (last) last.scrollIntoView({ block: "nearest", inline: "nearest" });
-    if (first && first !== last) first.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (last) keepInView(last);
+    if (first && first !== last) keepInView(first);
+  }
+
+  // Scrolled to, then clear of the bar kept at the top (its height is the window's: a phone's is taller).
+  function keepInView(cell) {
+    cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    const top = cell.getBoundingClientRect().top, clear = bar.getBoundingClientRect().bottom + 8;
+    if (top < clear) window.scrollBy(0, top - clear);
   }
 
   // Fit to screen: the whole sheet scaled to the window below the bar (f again: its own size).
