@@ -23,10 +23,12 @@ __all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", 
 
 
 def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now",
-                 base_url: str = "", attempts: int = 3, trivial: str = "none") -> StoredBatch:
+                 base_url: str = "", attempts: int = 3, trivial: str = "none",
+                 owner: Optional[int] = None) -> StoredBatch:
     """Write a batch's files into a fresh folder the database numbered, then list it (its row last:
     a batch that failed or stopped half-way is never listed). With the server's `base_url`, each
-    worksheet's QR opens its student's link, and its PIN is printed beside the code."""
+    worksheet's QR opens its student's link, and its PIN is printed beside the code; `owner`: the
+    teacher who made it (accounts on)."""
     name, folder = store.reserve()
     links = student_links(store.secret, name, [(s.index, s.problem.code) for s in batch.sheets])
     sheets = batch.sheets
@@ -34,7 +36,7 @@ def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release
         sheets = tuple(replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
                        for s, link in zip(batch.sheets, links))
     generate(replace(batch, sheets=sheets, out=folder))
-    return store.add(name, links, feedback, release, attempts, trivial)
+    return store.add(name, links, feedback, release, attempts, trivial, owner)
 
 
 @dataclass(frozen=True)

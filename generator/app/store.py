@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from generator.app.accounts import MIGRATION as ACCOUNTS
+from generator.app.accounts import Accounts
 from generator.app.database import MIGRATION_LOCK, Database
 from generator.app.links import StudentLink, manifest_sheets, student_links
 from generator.app.revisions import MIGRATION as REVISIONS
@@ -71,6 +73,7 @@ MIGRATIONS = (
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
     REVISIONS,
+    ACCOUNTS,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
 
@@ -113,6 +116,8 @@ class StoredBatch:
     """Hand-ins a student may make that are answered with feedback (ATTEMPTS)."""
     trivial: str = "none"
     """The credit of a cell carried from inputs that make its step trivial (TRIVIAL)."""
+    owner: Optional[int] = None
+    """The teacher who made it (None: made before accounts, the first admin's)."""
 
     @property
     def sheets(self) -> list[dict]:
@@ -136,7 +141,7 @@ class StoredBatch:
         return read_manifest(json.dumps(self.manifest), "manifest.json")
 
 
-class Store(Revisions):
+class Store(Revisions, Accounts):
     """The database and the batch folders of one data folder (and its secret)."""
 
     def __init__(self, root: Path, database: Optional[str] = None) -> None:
@@ -172,16 +177,17 @@ class Store(Revisions):
         return name, self.root / "batches" / name
 
     def add(self, name: str, links: list[StudentLink], feedback: str = "verdicts", release: str = "now",
-            attempts: int = 3, trivial: str = "none") -> StoredBatch:
-        """List a batch whose files are written: its row, last (a stopped batch is never listed)."""
+            attempts: int = 3, trivial: str = "none", owner: Optional[int] = None) -> StoredBatch:
+        """List a batch whose files are written: its row, last (a stopped batch is never listed);
+        `owner`: the teacher who made it, with accounts on."""
         check_policy(feedback, release, attempts, trivial)
         folder = self.root / "batches" / name
         manifest = (folder / "manifest.json").read_text(encoding="utf-8")
         number = int(name.split("-")[1])
         with self.db.transaction() as cur:
-            cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode, attempts, trivial) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (number, name, manifest, time.time(), feedback, release, attempts,
-                                                       trivial))
+            cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode, attempts, trivial, "
+                    "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (number, name, manifest, time.time(), feedback, release, attempts, trivial, owner))
             for link in links:
                 cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
                         (number, link.index, link.code, link.token, link.pin))
@@ -209,13 +215,13 @@ class Store(Revisions):
 
     def batch(self, name: str) -> StoredBatch:
         """The batch of `name`, if the store has it."""
-        rows = self.db.query("SELECT id, feedback, release_mode, released, closed, attempts, trivial FROM batches "
-                             "WHERE name = ?", (str(name)[:40],))
+        rows = self.db.query("SELECT id, feedback, release_mode, released, closed, attempts, trivial, owner "
+                             "FROM batches WHERE name = ?", (str(name)[:40],))
         if not rows:
             raise NotFound("no such batch")
-        number, feedback, release, released, closed, attempts, trivial = rows[0]
+        number, feedback, release, released, closed, attempts, trivial, owner = rows[0]
         return StoredBatch(name, self.root / "batches" / name, self._manifest(number), number, feedback, release,
-                           bool(released), bool(closed), attempts, trivial)
+                           bool(released), bool(closed), attempts, trivial, owner)
 
     def _manifest(self, number: int) -> dict:
         """A batch's manifest, parsed once (shared: read it, never change it)."""

@@ -37,6 +37,8 @@ COMMANDS = {
              "Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked."),
     "export": ("generator.cli.serving", "export_command",
                "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
+    "user": ("generator.cli.accounts", "user_group",
+             "Teachers' accounts: add, list, disable and enable teachers, or set a password."),
 }
 """Each command is imported only when it runs: `solve` never loads numpy, `--help` loads neither
 numpy, Jinja nor WeasyPrint (a test checks the lines above match the commands' own help)."""

@@ -37,8 +37,11 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--forwarded-allow-ips", "forwarded", default="", metavar="ADDRESSES",
               help="A reverse proxy's addresses (comma-separated) whose X-Forwarded-For and -Proto headers are "
                    "believed; off by default, so no client can claim another's address.")
+@click.option("--accounts", is_flag=True,
+              help="Teachers sign in, each to their own classes, even before the first account exists (then made "
+                   "at /setup on this machine). On once `attnsheet user add` has made a teacher.")
 def serve_command(host: str, port: int, data, no_browser: bool, public_url: str, database,
-                  allowed_hosts: tuple[str, ...], forwarded: str) -> None:
+                  allowed_hosts: tuple[str, ...], forwarded: str, accounts: bool) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
@@ -60,7 +63,9 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         say(line)
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
     port = listener.getsockname()[1]  # the one the system chose, for --port 0
-    token = None if host in LOOPBACK else secrets.token_urlsafe(24)
+    accounts = accounts or store.accounts_on()
+    # A teacher's session is the key to a server of accounts; without them, an access token is.
+    token = None if host in LOOPBACK or accounts else secrets.token_urlsafe(24)
     # Names a browser may use for this server: a page of another name is refused (DNS rebinding).
     names = {*allowed_hosts, host}
     if host not in LOOPBACK:
@@ -74,7 +79,12 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     try:
         if not public_url and host in ("0.0.0.0", "::"):
             public_url = f"http://{network_address()}:{port}"
-        app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url)
+        app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url, accounts=accounts)
+        if accounts and not store.accounts_on():
+            say(f"no account yet: make the first (an admin) at http://127.0.0.1:{port}/setup on this machine, "
+                "or with `attnsheet user add NAME --admin`")
+        elif accounts:
+            say("teachers sign in with their accounts (attnsheet user add NAME adds one)")
         if public_url and not opens_only_here(public_url):
             say(f"students reach their sheets at {public_url.rstrip('/')}/s (each worksheet's QR opens its own link)")
         else:  # said before the class is printed, not found out after

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import secrets
 import zipfile
 from typing import Iterable, Optional
 
@@ -41,20 +40,28 @@ from generator.web.batches import (
     upload_summary,
     worded,
 )
+from generator.web.accounts import Signing
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.classes import Classes
 from generator.web.pages import Turns, server_trouble
 from generator.web.practice import Practice, shapes_of
 from generator.web.review import Review
-from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, Students
+from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, SharedLimiter, Students
+
+READ_POSTS = {"/api/batches/{batch_id}/sheets/{index}/grade"}
+"""A batch's POST routes that change nothing (a grade of what is typed): reading the class is enough."""
+OWN = {"/batches/{batch_id}/shares"}
+"""A batch's routes for its owner alone."""
 
 
-class App(Classes, Practice, Students, Review):
+class App(Classes, Practice, Students, Review, Signing):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-                 allowed_hosts: Iterable[str] = (), public_url: str = "") -> None:
+                 allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False) -> None:
         self.store = store
+        self.accounts = accounts
+        """Sign-in required even before the first account exists (`serve --accounts`): the first is made at /setup."""
         self.public_url = public_url
         """The address students' phones reach this server at (their links and QR codes); '' for the page's own."""
         self.allowed_hosts = frozenset(name.lower() for name in allowed_hosts)
@@ -62,11 +69,18 @@ class App(Classes, Practice, Students, Review):
         self.workers = workers
         """Job processes kept warm, rendering batches beside this one."""
         self.token = token
-        """Required on every request when the server listens beyond this machine."""
-        self.csrf = secrets.token_urlsafe(32)
-        """Sent with every page, required with every state-changing request."""
+        """Required on every request when the server listens beyond this machine (and has no accounts)."""
         self.lock = Turns()  # one render at a time, in turn: WeasyPrint's objects are per process
-        self.per_link, self.per_client = Limiter(LINK_RATE), Limiter(PIN_RATE)
+        if store.db.dialect == "postgresql":  # several processes may serve: they count in the database together
+            self.per_link, self.per_client = SharedLimiter(store, "link", LINK_RATE), SharedLimiter(store, "pin",
+                                                                                                     PIN_RATE)
+        else:
+            self.per_link, self.per_client = Limiter(LINK_RATE), Limiter(PIN_RATE)
+
+    def signed_in(self, cookie: str) -> tuple[bool, Optional[object]]:
+        """Whether teachers sign in on this server, and the teacher whose session `cookie` carries."""
+        on = self.accounts or self.store.accounts_on()
+        return on, (self.store.session(cookie) if on and cookie else None)
 
     def _locked(self, work, *args):
         """`work` under the render lock (WeasyPrint's objects are per process): for a pool thread."""
@@ -83,7 +97,7 @@ class App(Classes, Practice, Students, Review):
     def _home(self, request: Request, values: dict, errors: dict, held: dict, status: int = 200,
               fresh: bool = False) -> Response:
         """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
-        batches = [self.store.batch(batch_id) for batch_id in self.store.ids()]
+        batches = [self.store.batch(batch_id) for batch_id in self.store.visible(self.teacher(request))]
         lang = self.language(request)
         errors = {name: worded(message, lang) for name, message in errors.items()}  # the form's words, not flags
         return self.page(request, "home.html", status, lang, fields=FIELDS, values=values, errors=errors,
@@ -99,7 +113,7 @@ class App(Classes, Practice, Students, Review):
 
     async def create_batch(self, request: Request) -> Response:
         data = await request.form(max_files=len(UPLOADS), max_fields=64, max_part_size=MAX_UPLOAD)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
             return self.error(request, 403, "the form is stale or was not sent by this app: reload the page")
         values = {name: str(data.get(name, "")) for name, _ in FIELDS}
         uploads, held, errors = {}, {}, {}
@@ -123,8 +137,10 @@ class App(Classes, Practice, Students, Review):
             if blank:
                 data, errors = await self.off_loop(self._locked, blank_pdf, values, uploads)
             else:
+                teacher = self.teacher(request)
                 batch_id, errors = await self.off_loop(self._locked, make_batch, self.store, values, uploads,
-                                                       self.workers, self.public_url or str(request.base_url))
+                                                       self.workers, self.public_url or str(request.base_url),
+                                                       teacher.id if teacher else None)
         if errors:
             return self._home(request, values, errors, held, 400)
         if blank:  # a template is not stored: no key, no manifest, nothing to grade
@@ -144,9 +160,15 @@ class App(Classes, Practice, Students, Review):
 
     async def batch(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
+        teacher = self.teacher(request)
+        access = self.store.access(batch, teacher)
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
                          saved=self.store.saved(batch), links=self.store.links(batch), scanned=scanned_sheets(batch),
-                         base=(self.public_url or str(request.base_url)).rstrip("/"), only_here=self._only_here(request))
+                         base=(self.public_url or str(request.base_url)).rstrip("/"),
+                         only_here=self._only_here(request), access=access, owner=self.store.owner_name(batch) if teacher else "",
+                         shares=self.store.shares(batch) if teacher and access == "own" else [],
+                         colleagues=[t.name for t in self.store.teachers() if t.id != teacher.id and not t.disabled]
+                         if teacher and access == "own" else [])
 
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
@@ -227,11 +249,13 @@ class App(Classes, Practice, Students, Review):
 
 
 def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-               allowed_hosts: Iterable[str] = (), public_url: str = "") -> Starlette:
-    """The ASGI app over `store`; `token`, when given, is required on every request; `workers`,
-    when given, render batches beside the server's own process; `allowed_hosts`: names it answers
-    to besides its addresses and localhost; `public_url`: where students reach it (their QR codes)."""
-    app = App(store, token, workers, allowed_hosts, public_url)
+               allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False) -> Starlette:
+    """The ASGI app over `store`; `token`, when given, is required on every request (of a server
+    without accounts); `workers`, when given, render batches beside the server's own process;
+    `allowed_hosts`: names it answers to besides its addresses and localhost; `public_url`: where
+    students reach it (their QR codes); `accounts`: teachers sign in even before the first account
+    exists (which is made at /setup); with an account in the store they always do."""
+    app = App(store, token, workers, allowed_hosts, public_url, accounts)
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),
@@ -245,7 +269,12 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/api/batches/{batch_id}/sheets/{index}/save", app.save, methods=["POST"]),
         Route("/static/{name}", app.static),
         Route("/favicon.ico", lambda request: RedirectResponse("/static/favicon.svg", status_code=301)),
-        Route("/api/csrf", lambda request: JSONResponse({"csrf": app.csrf})),  # same-origin pages only can read it
+        Route("/api/csrf", lambda request: JSONResponse({"csrf": app.csrf_for(request)})),  # same-origin pages only
+        Route("/signin", app.sign_in, methods=["GET", "POST"]),
+        Route("/signout", app.sign_out, methods=["POST"]),
+        Route("/setup", app.setup, methods=["GET", "POST"]),
+        Route("/account", app.account, methods=["GET", "POST"]),
+        Route("/batches/{batch_id}/shares", app.share, methods=["POST"]),
         Route("/preview", app.preview),
         Route("/api/uploads/{name}", app.hold_upload, methods=["POST"]),
         Route("/practice", app.practice),
@@ -267,6 +296,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/batches/{batch_id}/scans/{run}/{kind}/{name}", app.scan_file),
         Route("/batches/{batch_id}/scanned/{index}", app.scanned_sheet),
     ]
+    routes = [guarded(app, route) for route in routes]
 
     def answer(status: int, words: Optional[str] = None):
         """A handler: the error's own one line (or `words`), as a page or JSON, with `status`."""
@@ -291,6 +321,22 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
                 SlowClient: answer(408, "the request took too long to arrive; send it again"),
                 RateLimited: answer(429), Closed: answer(409), OSError: trouble, Exception: trouble}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
+
+
+def guarded(app: App, route: Route) -> Route:
+    """A batch's route refused, before it runs, to a teacher whose class it is not (or who may only
+    read it, for a change): what it needs is said by its method, READ_POSTS and OWN."""
+    if "{batch_id}" not in route.path:
+        return route
+    methods = route.methods or {"GET"}
+    need = "own" if route.path in OWN else "read" if "POST" not in methods or route.path in READ_POSTS else "write"
+    handler = route.endpoint
+
+    async def checked(request: Request) -> Response:
+        await app.allow(request, need)
+        return await handler(request)
+
+    return Route(route.path, checked, methods=sorted(methods - {"HEAD"}))
 
 
 def _summary(name: str, content: bytes, lang: str) -> str:

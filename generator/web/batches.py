@@ -154,7 +154,7 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
 
 
 def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
-               workers=None, base_url: str = "") -> tuple[Optional[str], dict[str, str]]:
+               workers=None, base_url: str = "", owner: Optional[int] = None) -> tuple[Optional[str], dict[str, str]]:
     """Generate a batch from the form's values (and uploaded roster or problem file) into a new
     store folder, rendered here and by the kept `workers` if any: (its id, {}), or (None, an
     error message per field) without writing anything."""
@@ -172,7 +172,7 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
         stored = create_batch(store, Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split,
                                            origin=origin, seed=seed, jobs=1, workers=workers),
                               values.get("feedback") or "verdicts", values.get("release") or "now", base_url,
-                              read(SETTINGS["attempts"], values.get("attempts", "")))
+                              read(SETTINGS["attempts"], values.get("attempts", "")), owner=owner)
     except LayoutError as error:  # checked before any file: nothing was written
         return None, {"form": str(error)}
     return stored.id, {}

@@ -31,7 +31,7 @@ class Classes(Pages):
     async def policy(self, request: Request) -> Response:
         """What students see after handing in, and when; release the feedback; close or open hand-ins."""
         data = await request.form(max_files=0, max_fields=8)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
             raise PermissionError("the form is stale or was not sent by this app: reload the page")
         batch = self.store.batch(request.path_params["batch_id"])
         action = str(data.get("action", ""))
@@ -89,7 +89,7 @@ class Classes(Pages):
     async def decide(self, request: Request) -> Response:
         """The teacher's decision on a revision kept beside a sheet's current one: take it, or leave it."""
         data = await request.form(max_files=0, max_fields=4)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
             raise PermissionError("the form is stale or was not sent by this app: reload the page")
         batch = self.store.batch(request.path_params["batch_id"])
         rev = str(request.path_params["rev"])

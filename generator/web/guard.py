@@ -1,4 +1,5 @@
-"""What every request to the web app passes first: the access token, a capped body, strict security headers."""
+"""What every request to the web app passes first: its teacher's sign-in (or the access token), a
+capped body, strict security headers."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import asyncio
 import hmac
 import ipaddress
 from typing import Optional
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
+import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from generator.web.pages import SESSION_COOKIE
 from generator.web.students import student_path
 
 MAX_BODY = 1024 * 1024
@@ -67,12 +70,43 @@ def same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
 
 
+OPEN_PATHS = ("/signin", "/setup")
+"""A teacher's pages reached before signing in (besides the students' and the static files)."""
+
+
+def local_request(request: Request) -> bool:
+    """Whether a request comes from this machine itself, asked by its own name: no proxy in between
+    (a proxy on this machine would make every school's request look local)."""
+    if any(h in request.headers for h in ("x-forwarded-for", "forwarded", "x-real-ip")):
+        return False
+    try:
+        client = ipaddress.ip_address(request.client.host if request.client else "")
+    except ValueError:
+        return False
+    host = host_name(request.headers.get("host", ""))
+    return client.is_loopback and host in ("127.0.0.1", "::1", "localhost")
+
+
+def safe_next(target: str) -> str:
+    """Where to go after signing in: a path of this site only, never another site's address."""
+    parts = urlsplit(target or "/")
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target[:500]
+
+
+def sign_in_path(target: str) -> str:
+    """The sign-in page's address that comes back to `target` after."""
+    return "/signin?next=" + quote(safe_next(target), safe="/")
+
+
 class SlowClient(Exception):
     """A request body that did not arrive in time."""
 
 
 class Guard:
-    """Every request: the access token (public hosts), a capped body, security headers."""
+    """Every request: the teacher's session (accounts on) or the access token (public hosts), a
+    capped body, security headers."""
 
     def __init__(self, asgi, app) -> None:  # app: web.app.App, whose token it checks
         self.asgi, self.app = asgi, app
@@ -83,6 +117,8 @@ class Guard:
             return
         request = Request(scope)
         refusal = self._refusal(request)
+        if refusal is None and not student_path(request.url.path):
+            refusal = await self._signed_in(request)
         if refusal is not None:
             await self._headers(refusal)(scope, receive, send)
             return
@@ -94,7 +130,8 @@ class Guard:
                 raise SlowClient() from None
 
         # A token given once in the address (as the server prints it) is kept in a cookie.
-        keep = self.app.token is not None and request.query_params.get("token") == self.app.token
+        keep = self.app.token is not None and request.query_params.get("token") == self.app.token \
+            and not getattr(request.state, "accounts", False)
 
         async def send_secured(message) -> None:
             if message["type"] == "http.response.start":
@@ -119,12 +156,6 @@ class Guard:
                                           "with `attnsheet serve --allowed-host NAME`"}, status_code=421)
         if request.method not in ("GET", "HEAD", "OPTIONS") and not same_origin(request):
             return JSONResponse({"error": "a change sent from another site's page is refused"}, status_code=403)
-        if self.app.token is not None and not student_path(request.url.path):  # a student's link is their key
-            supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
-                        or request.headers.get("x-attnsheet-token") or "")
-            if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):
-                return JSONResponse({"error": "this server needs its access token (printed when it started)"},
-                                    status_code=401)
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
             length = request.headers.get("content-length")
             if length is None or not length.isdigit():
@@ -133,6 +164,29 @@ class Guard:
             if int(length) > limit:
                 return JSONResponse({"error": f"too large: at most {limit // 1024} KB"}, status_code=413)
         return None
+
+    async def _signed_in(self, request: Request) -> Optional[Response]:
+        """A teacher's request: who signed in (request.state.teacher), or the way to sign in; with
+        accounts off, the access token of a public server. A student's link is their own key."""
+        cookie = request.cookies.get(SESSION_COOKIE, "")
+        on, teacher = await anyio.to_thread.run_sync(self.app.signed_in, cookie)
+        request.state.accounts, request.state.teacher = on, teacher
+        path = request.url.path
+        if not on:
+            if self.app.token is None:
+                return None
+            supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
+                        or request.headers.get("x-attnsheet-token") or "")
+            if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):
+                return JSONResponse({"error": "this server needs its access token (printed when it started)"},
+                                    status_code=401)
+            return None
+        if teacher is not None or path in OPEN_PATHS:
+            return None
+        if request.method in ("GET", "HEAD") and not path.startswith("/api/"):
+            target = path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(sign_in_path(target), status_code=303)
+        return JSONResponse({"error": "sign in first (your session ended or was never begun)"}, status_code=401)
 
     @staticmethod
     def _headers(response: Response) -> Response:

@@ -20,6 +20,8 @@ T = TypeVar("T")
 HEAVY_THREADS = 2
 """Long work at once (a batch, a big preview or practice shape, a report): beyond this it queues,
 in threads, so the event loop — and every student's save — never waits behind it."""
+SESSION_COOKIE = "attnsheet_session"
+"""The cookie that carries a teacher's signed session (web/accounts)."""
 LANG_COOKIE = "attnsheet_lang"
 """Keeps the language a reader chose with ?ui= (the browser's otherwise); `lang` is a sheet's language."""
 
@@ -76,9 +78,9 @@ class Turns:
 
 
 class Pages:
-    """Rendering and checking, for the routes (the app's `csrf` token is set by its subclass)."""
+    """Rendering and checking, for the routes (over the subclass's `store`)."""
 
-    csrf: str
+    store: object
     _heavy: Optional[anyio.CapacityLimiter] = None
 
     async def off_db(self, work: Callable[..., T], *args) -> T:
@@ -105,8 +107,9 @@ class Pages:
              **values) -> HTMLResponse:
         """A template of templates/web, in `lang` (the reader's by default)."""
         lang = lang or self.language(request)
-        html = environment(lang).get_template(f"web/{name}").render(csrf=self.csrf, tones=TONES, lang=lang,
-                                                                    languages=languages(), **values)
+        values.setdefault("teacher", getattr(request.state, "teacher", None))
+        html = environment(lang).get_template(f"web/{name}").render(csrf=self.csrf_for(request), tones=TONES,
+                                                                    lang=lang, languages=languages(), **values)
         response = HTMLResponse(html, status_code=status)
         if request.query_params.get("ui", "") in languages():
             response.set_cookie(LANG_COOKIE, request.query_params["ui"], max_age=365 * 86400, httponly=True,
@@ -118,11 +121,16 @@ class Pages:
             return JSONResponse({"error": message}, status_code=status)
         return self.page(request, "error.html", status, message=message)
 
-    def _csrf_ok(self, supplied: str) -> bool:
-        return hmac.compare_digest(supplied.encode(), self.csrf.encode())
+    def csrf_for(self, request: Request) -> str:
+        """The CSRF token of the request's pages: its session's (or the server's, with no session),
+        made from the server's secret, so a page served by one process is taken by every other."""
+        return self.store.csrf_token(request.cookies.get(SESSION_COOKIE, ""))
+
+    def _csrf_ok(self, supplied: str, request: Request) -> bool:
+        return hmac.compare_digest(supplied.encode(), self.csrf_for(request).encode())
 
     def _check_csrf(self, request: Request) -> None:
-        if not self._csrf_ok(request.headers.get("x-csrf-token", "")):
+        if not self._csrf_ok(request.headers.get("x-csrf-token", ""), request):
             raise PermissionError("missing or wrong CSRF token: reload the page")
 
     async def _json(self, request: Request) -> dict:

@@ -44,7 +44,7 @@ class Review(Pages):
     async def upload_scans(self, request: Request) -> Response:
         """Read an upload of scans into the batch: its sheets saved, its review waiting."""
         data = await request.form(max_files=MAX_SCAN_FILES, max_fields=6)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
             raise PermissionError("the form is stale or was not sent by this app: reload the page")
         batch = self.store.batch(request.path_params["batch_id"])
         uploads = [f for f in data.getlist("scans") if hasattr(f, "read")]

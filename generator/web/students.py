@@ -28,7 +28,9 @@ class RateLimited(Exception):
 
 
 class Limiter:
-    """At most `rate` requests a minute per key (a token, a client), in a bounded table."""
+    """At most `rate` requests a minute per key (a token, a client), in a bounded table of this process."""
+
+    shared = False
 
     def __init__(self, rate: int, keys: int = 10_000) -> None:
         self.rate, self.keys = rate, keys
@@ -47,6 +49,21 @@ class Limiter:
             self.seen[key] = recent
             while len(self.seen) > self.keys:  # bounded: the oldest keys go first
                 self.seen.popitem(last=False)
+
+
+class SharedLimiter:
+    """At most `rate` requests a minute per key, counted in the store's database: every process of a
+    server counts the same requests (an in-memory count would let each process allow the rate)."""
+
+    shared = True
+
+    def __init__(self, store: Store, name: str, rate: int) -> None:
+        self.store, self.name, self.rate = store, name, rate
+
+    def check(self, key: str) -> None:
+        """Count one request of `key`; RateLimited past the rate."""
+        if not self.store.hit(f"{self.name}:{key}", self.rate):
+            raise RateLimited("too many requests: wait a minute, then try again")
 
 
 LINK_RATE = 60
@@ -68,7 +85,7 @@ class Students(Pages):
         """The student's own sheet: its boxes in the sheet's arrangement (stacked on a phone), their
         answers as handed in, and the feedback the teacher allows."""
         token = request.path_params["token"]
-        self.per_link.check(token)
+        await self.limited(self.per_link, token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         lang = self.language(request, batch)
         entry_form = await self.off_loop(sheet_form, sheet, lang)
@@ -83,7 +100,7 @@ class Students(Pages):
         """Keep what the student typed (again, until the batch is closed); the feedback allowed."""
         self._check_csrf(request)
         token = request.path_params["token"]
-        self.per_link.check(token)
+        await self.limited(self.per_link, token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         written = await self._json(request)
         return JSONResponse(await self.off_db(hand_in, self.store, batch, sheet, written))
@@ -91,7 +108,7 @@ class Students(Pages):
     async def feedback(self, request: Request) -> Response:
         """The feedback of the sheet as last handed in (the teacher may have released it since)."""
         token = request.path_params["token"]
-        self.per_link.check(token)
+        await self.limited(self.per_link, token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         return JSONResponse(await self.off_db(feedback_now, self.store, batch, sheet))
 
@@ -99,17 +116,25 @@ class Students(Pages):
         """A student without a phone: the code and PIN printed on the sheet open its page."""
         if request.method == "GET":
             return self.page(request, "find.html", batch=None, own=True, error="")
-        self.per_client.check(request.client.host if request.client else "?")
+        await self.limited(self.per_client, request.client.host if request.client else "?")
         data = await request.form(max_files=0, max_fields=8)
-        if not self._csrf_ok(str(data.get("csrf", ""))):
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
             raise PermissionError("the form is stale: reload the page")
         code, pin = code_key(str(data.get("code", ""))[:40]), "".join(str(data.get("pin", "")).split())[:12]
         found = [token for _, _, token, right in await self.off_db(self.store.by_code, code)
                  if hmac.compare_digest(right.encode(), pin.encode())]
         if not found:
+            _ = self.words(request)
             return self.page(request, "find.html", 400, batch=None, own=True,
-                             error=self.words(request)("No sheet has this code and PIN: check both on your sheet."))
+                             error=_("No sheet has this code and PIN: check both on your sheet."))
         return RedirectResponse(f"/s/{found[-1]}", status_code=303)
+
+    async def limited(self, limiter, key: str) -> None:
+        """Count a request against `limiter` (in a thread when it counts in the database)."""
+        if limiter.shared:
+            await self.off_db(limiter.check, key)
+        else:
+            limiter.check(key)
 
     def words(self, request: Request):
         return translations(self.language(request)).gettext
@@ -124,4 +149,4 @@ def student_path(path: str) -> bool:
     return path == "/s" or any(path.startswith(p) for p in STUDENT_PATHS[1:])
 
 
-__all__ = ["Students", "RateLimited", "NotFound", "student_path"]
+__all__ = ["Students", "RateLimited", "NotFound", "SharedLimiter", "student_path"]
