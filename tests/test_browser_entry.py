@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import time
 import urllib.request
 
 import pytest
@@ -37,7 +38,11 @@ def served(tmp_path):
     csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
     request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1&seed=2".encode(),
                                      method="POST")
-    assert urllib.request.urlopen(request, timeout=60).status == 200
+    answer = urllib.request.urlopen(request, timeout=60)
+    deadline = time.monotonic() + 120  # the batch's job, rendered by the server
+    while "manifest.json" not in urllib.request.urlopen(answer.url, timeout=60).read().decode():
+        assert time.monotonic() < deadline, "the batch was not made"
+        time.sleep(0.1)
     state = {"server": server}
     yield port, tmp_path / "data", state
     if state["server"].poll() is None:

@@ -48,7 +48,9 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
         page.set_input_files("input[name=scans]", str(pile))
         page.locator("form.scans button").press("Enter")
         page.wait_for_url("**/review?run=*", timeout=180_000)
-        expect(page.locator(".summary")).to_contain_text("read 30 pages: 30 identified, 0 not; 30 sheets")
+        # The pile is read as a job: its page shows the progress and opens the review by itself.
+        expect(page.locator(".summary")).to_contain_text("read 30 pages: 30 identified, 0 not; 30 sheets",
+                                                         timeout=180_000)
         items = review_items(store, batch)
         cells = sum(len([k for k, parts in f.written.items()]) for f in filled.values())
         assert 0.05 * cells <= len(items) <= 0.2 * cells, (len(items), cells)

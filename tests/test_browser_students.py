@@ -31,6 +31,7 @@ def _made(browser, base: str, **fields: str):
             teacher.fill(f"#f-{name}", value)
     teacher.click("button[type=submit]")
     teacher.wait_for_url("**/batches/batch-*")
+    expect(teacher.locator("a.student-link").first).to_be_visible(timeout=120_000)  # its job done: the batch
     return teacher
 
 

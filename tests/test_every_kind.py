@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from waiting import made
 from starlette.testclient import TestClient
 
 from generator.app.store import Store
@@ -63,9 +64,8 @@ def school(tmp_path_factory):
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
     batches = {}
     for kind in sorted(KINDS):
-        r = teacher.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5", "kind": kind})
-        assert r.status_code == 303, r.text
-        batches[kind] = r.headers["location"]
+        batches[kind] = made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5",
+                                                                     "kind": kind}))
     return store, app, teacher, csrf, batches
 
 

@@ -19,6 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from waiting import made, ready
 from conftest import ROOT
 from procs import serve
 from starlette.testclient import TestClient
@@ -58,7 +59,7 @@ def school(tmp_path):
     teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
     store.student = lambda: TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    assert teacher.post("/batches", data={"csrf": csrf, "count": "3", "seed": "8"}).status_code == 303
+    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "3", "seed": "8"}))
     return store, teacher, csrf, store.batch("batch-0001")
 
 
@@ -341,7 +342,7 @@ def test_the_web_app_reads_such_a_picture_as_a_page_it_cannot_use(school, tmp_pa
     r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
                      files=[("scans", ("big.tif", huge_tiff(tmp_path / "big.tif").read_bytes(), "image/tiff"))])
     assert r.status_code == 303
-    assert "read 1 pages: 0 identified, 1 not" in teacher.get(r.headers["location"]).text
+    assert "read 1 pages: 0 identified, 1 not" in ready(teacher, r.headers["location"])
 
 
 # --- 8. a stray quote -----------------------------------------------------------------------------------
@@ -464,7 +465,7 @@ def test_a_real_full_disk(tmp_path):
         app = create_app(store)
         teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
         csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-        assert teacher.post("/batches", data={"csrf": csrf, "count": "1", "seed": "8"}).status_code == 303
+        made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "1", "seed": "8"}))
         with open(folder / "filler", "wb") as filler:  # the rest of the disk, taken
             try:
                 while True:
@@ -588,4 +589,6 @@ def test_a_web_scan_hands_the_render_lock_on_between_slices(school, tmp_path, mo
     monkeypatch.setattr(Turns, "hand_on", lambda self: calls.append(1))
     r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
                      files=[("scans", ("pile.pdf", (tmp_path / "pile.pdf").read_bytes(), "application/pdf"))])
-    assert r.status_code == 303 and len(calls) == len(pages) // 8
+    assert r.status_code == 303
+    ready(teacher, r.headers["location"])
+    assert len(calls) == len(pages) // 8

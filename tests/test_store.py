@@ -173,7 +173,12 @@ def test_serve_keeps_its_batches_in_the_database_it_is_given(tmp_path, database)
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1".encode(),
                                          method="POST")
-        assert urllib.request.urlopen(request, timeout=60).status == 200
+        answer = urllib.request.urlopen(request, timeout=60)
+        assert answer.status == 200
+        deadline = time.monotonic() + 60  # the batch's job, run by the server
+        while "manifest.json" not in urllib.request.urlopen(answer.url, timeout=60).read().decode():
+            assert time.monotonic() < deadline, "the batch was not made"
+            time.sleep(0.1)
     finally:
         server.terminate()
         server.wait(20)

@@ -7,6 +7,7 @@ import re
 import time
 
 import pytest
+from waiting import made
 from procs import children, running, serve
 from starlette.testclient import TestClient
 
@@ -23,9 +24,7 @@ def web(tmp_path):
 
 def make(web, **fields) -> str:
     form = {"csrf": web.csrf, "count": "2", "seed": "5", **fields}
-    r = web.post("/batches", data=form)
-    assert r.status_code == 303, r.text
-    return r.headers["location"]
+    return made(web, web.post("/batches", data=form))
 
 
 def test_every_page_is_locked_down(web):
@@ -164,21 +163,19 @@ def test_rosters_own_problems_overrides_and_split_through_the_form(web, tmp_path
 
     form = {"csrf": web.csrf, "seed": "4", "split": "on"}
     roster = ("roster", ("class.csv", b"name,group\nAna Lopez,3B\nBen Ode,3B\n", "text/csv"))
-    r = web.post("/batches", data=form, files=[roster])
-    assert r.status_code == 303
-    manifest = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    location = made(web, web.post("/batches", data=form, files=[roster]))
+    manifest = json.loads(web.get(location + "/files/manifest.json").text)
     assert [s["student"]["name"] for s in manifest["sheets"]] == ["Ana Lopez", "Ben Ode"]
     assert manifest["sheets"][0]["worksheet"]["file"] == "worksheets/01-ana-lopez.pdf"
-    zipped = web.get(r.headers["location"] + "/files.zip")
+    zipped = web.get(location + "/files.zip")
     import io
     import zipfile
 
     names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
     assert any(n.endswith("worksheets/01-ana-lopez.pdf") for n in names) and any(n.endswith("manifest.json") for n in names)
     problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
-    r = web.post("/batches", data={"csrf": web.csrf, "count": "2"}, files=[problem])
-    assert r.status_code == 303
-    own = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    location = made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2"}, files=[problem]))
+    own = json.loads(web.get(location + "/files/manifest.json").text)
     assert own["options"]["problem_file"] == "(uploaded)" and len({s["code"] for s in own["sheets"]}) == 2
     r = web.post("/batches", data={"csrf": web.csrf, "x_range": "0..10"})
     assert r.status_code == 400 and "Invalid value for “Inputs from … to …”" in r.text
@@ -259,9 +256,13 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
         assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         form = f"csrf={csrf}&count=3&seed=2".encode()
-        made = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=form,
-                                                             method="POST"), timeout=60)
-        assert made.status == 200 and "/batches/batch-0001" in made.url
+        answer = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=form,
+                                                               method="POST"), timeout=60)
+        assert answer.status == 200 and "/batches/batch-0001" in answer.url
+        deadline = time.monotonic() + 60  # rendered by the server's job runner, with its warm workers
+        while "answer-keys.pdf" not in urllib.request.urlopen(answer.url, timeout=60).read().decode():
+            assert time.monotonic() < deadline, "the batch was not made"
+            time.sleep(0.1)
         assert (tmp_path / "data" / "batches" / "batch-0001" / "answer-keys.pdf").is_file()
         server.send_signal(signal.SIGINT)
         assert server.wait(30) == 0
@@ -306,9 +307,8 @@ def test_a_form_sent_back_with_an_error_keeps_its_files_held_by_the_server(web):
     held = re.search(r'name="held_roster" id="held-roster" value="([0-9a-f]{32})"', r.text).group(1)
     assert "Kept by the server: 2 students, the first Zoë Álvarez" in r.text
     # Sent again with the field fixed and no file chosen: the held roster names the sheets.
-    r = web.post("/batches", data={"csrf": web.csrf, "tokens": "4", "seed": "2", "held_roster": held})
-    assert r.status_code == 303, r.text
-    manifest = json.loads(web.get(r.headers["location"] + "/files/manifest.json").text)
+    location = made(web, web.post("/batches", data={"csrf": web.csrf, "tokens": "4", "seed": "2", "held_roster": held}))
+    manifest = json.loads(web.get(location + "/files/manifest.json").text)
     assert [s["student"]["name"] for s in manifest["sheets"]] == ["Zoë Álvarez", "Ben Ode"]
     # An id the store never gave (or a path) is no file: said beside the field, nothing read.
     for forged in ("../../etc/passwd", "0" * 32):

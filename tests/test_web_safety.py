@@ -12,6 +12,7 @@ import urllib.request
 import zipfile
 
 import pytest
+from waiting import made
 import uvicorn
 from starlette.testclient import TestClient
 
@@ -30,9 +31,7 @@ def web(tmp_path):
 
 
 def make(web) -> str:
-    r = web.post("/batches", data={"csrf": web.csrf, "count": "2", "seed": "5"})
-    assert r.status_code == 303, r.text
-    return r.headers["location"]
+    return made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2", "seed": "5"}))
 
 
 def test_a_page_under_another_name_is_refused_dns_rebinding(web):

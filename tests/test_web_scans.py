@@ -13,6 +13,7 @@ import re
 
 import cv2
 import pytest
+from waiting import made, ready
 from starlette.testclient import TestClient
 
 from generator.app.classroom import grade_sheet
@@ -28,7 +29,7 @@ def scanned(tmp_path_factory):
     store = Store(tmp / "data")
     teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    assert teacher.post("/batches", data={"csrf": csrf, "count": "4", "seed": "8"}).status_code == 303
+    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "4", "seed": "8"}))
     batch = store.batch("batch-0001")
     filled = list(filled_sheets(batch.folder, seed=4, scan=dict(dpi=200, angle=2.0, quality=80)))
     pdf_of([p for f in filled for p in f.pages], tmp / "pile.pdf")
@@ -36,8 +37,12 @@ def scanned(tmp_path_factory):
 
 
 def _upload(teacher, csrf, batch, path, name="pile.pdf", kind="application/pdf"):
-    return teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
-                        files=[("scans", (name, path.read_bytes(), kind))])
+    """The upload's answer, once the pile it sent is read (its job done)."""
+    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
+                     files=[("scans", (name, path.read_bytes(), kind))])
+    if r.status_code == 303:
+        ready(teacher, r.headers["location"])
+    return r
 
 
 def test_an_upload_is_read_its_sheets_saved_and_its_review_waits(scanned):
@@ -164,6 +169,6 @@ def test_a_batch_never_scanned_says_so_on_its_review_page(tmp_path):
     store = Store(tmp_path / "data")
     teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    assert teacher.post("/batches", data={"csrf": csrf, "count": "1", "seed": "8"}).status_code == 303
+    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "1", "seed": "8"}))
     page = teacher.get("/batches/batch-0001/review").text
     assert "No scan of this batch has been read yet" in page and "Every box is reviewed" not in page

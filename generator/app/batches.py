@@ -20,11 +20,12 @@ from generator.core.usertext import MAX_TITLE
 from generator.draw.choose import options_for
 from generator.draw.options import DrawError
 from generator.draw.search import fresh_seed
-from generator.output.batch import Batch, Written, generate
+from generator.output.batch import Batch, Written, check_printable, generate
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings, timestamp
 
-__all__ = ["Batch", "Origin", "Request", "RequestError", "Settings", "Written", "blank_problem", "blank_sheets", "draw_options",
+__all__ = ["Batch", "Origin", "Request", "RequestError", "Settings", "Written", "blank_problem", "blank_sheets",
+           "check_printable", "draw_options",
            "generate", "key_sheet", "make_sheets", "own_sheets", "request", "roster_students", "sheets_of", "timestamp",
            "with_files"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Optional
 
 from generator.app.links import student_links
@@ -23,19 +24,20 @@ __all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", 
 
 
 def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now",
-                 base_url: str = "", attempts: int = 3, trivial: str = "none",
-                 owner: Optional[int] = None) -> StoredBatch:
+                 base_url: str = "", attempts: int = 3, trivial: str = "none", owner: Optional[int] = None,
+                 reserved: Optional[tuple[str, Path]] = None, progress=None) -> StoredBatch:
     """Write a batch's files into a fresh folder the database numbered, then list it (its row last:
     a batch that failed or stopped half-way is never listed). With the server's `base_url`, each
     worksheet's QR opens its student's link, and its PIN is printed beside the code; `owner`: the
-    teacher who made it (accounts on)."""
-    name, folder = store.reserve()
+    teacher who made it (accounts on); `reserved`: the name and folder reserved for it when its job
+    was queued; `progress`: told of each document rendered."""
+    name, folder = reserved or store.reserve()
     links = student_links(store.secret, name, [(s.index, s.problem.code) for s in batch.sheets])
     sheets = batch.sheets
     if base_url:
         sheets = tuple(replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
                        for s, link in zip(batch.sheets, links))
-    generate(replace(batch, sheets=sheets, out=folder))
+    generate(replace(batch, sheets=sheets, out=folder), progress)
     return store.add(name, links, feedback, release, attempts, trivial, owner)
 
 

@@ -7,5 +7,9 @@ from generator.draw.codes import CodeError
 from generator.output.files import OutputError
 from generator.output.jobs import Stop
 
-__all__ = ["AttnsheetError", "BatchError", "CodeError", "InputError", "Interrupted", "LayoutError", "OutputError",
-           "ProblemError", "Stop"]
+__all__ = ["AttnsheetError", "BatchError", "CodeError", "InputError", "Interrupted", "LayoutError", "NotFound",
+           "OutputError", "ProblemError", "Stop"]
+
+
+class NotFound(AttnsheetError):
+    """An id that names nothing in the store (a batch, a sheet, a job): a 404, never a path."""

@@ -101,11 +101,12 @@ def finish_runs(store: Store) -> list[str]:
     with it (the teacher uploads again). A run another live process is reading is left alone.
     The runs put right, as batch/run."""
     done = []
+    queued = store.queued_runs()  # a job reads these: it is resumed, not put right here
     for name in store.ids():
         batch = store.batch(name)
         for run in runs(batch, finished=False):
             folder = scans_folder(batch) / run
-            if (folder / "summary.json").exists():
+            if (folder / "summary.json").exists() or (name, run) in queued:
                 continue
             owner = folder / OWNER
             try:
@@ -283,10 +284,11 @@ SLICE = 8
 
 
 def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, replace_typed: bool = False,
-                hand_on=None) -> str:
+                hand_on=None, progress=None) -> str:
     """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
     (its summary, last: a run without one is finished or removed at the next start); the summary
-    line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first."""
+    line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first;
+    `progress`, with the pages read so far."""
     from generator.scan.pipeline import Catalogue
     from generator.scan.run import scan_folder, sources_of
 
@@ -295,11 +297,13 @@ def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, 
     settings = batch.manifest["settings"]
     catalogue = Catalogue(sources, Settings(paper=settings["paper"], lang=settings["lang"]), links=links)
 
-    def progress(done: int) -> None:
+    def read(done: int) -> None:
+        if progress is not None:
+            progress(done)
         if hand_on is not None and done % SLICE == 0:
             hand_on()
 
-    summary = scan_folder(paths, catalogue, run, force=True, progress=progress, keep_pages=True)
+    summary = scan_folder(paths, catalogue, run, force=True, progress=read, keep_pages=True)
     write_json(run / "saving.json", {"line": summary.line, "replace": replace_typed})
     save_run(store, batch, run, replace_typed)
     write_json(run / "summary.json", {"line": summary.line})

@@ -23,6 +23,9 @@ from typing import Optional
 from generator.app.accounts import MIGRATION as ACCOUNTS
 from generator.app.accounts import Accounts
 from generator.app.database import MIGRATION_LOCK, Database
+from generator.app.errors import NotFound
+from generator.app.jobs import MIGRATION as JOBS
+from generator.app.jobs import Jobs
 from generator.app.links import StudentLink, manifest_sheets, student_links
 from generator.app.revisions import MIGRATION as REVISIONS
 from generator.app.revisions import Revisions
@@ -74,6 +77,7 @@ MIGRATIONS = (
     ),
     REVISIONS,
     ACCOUNTS,
+    JOBS,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
 
@@ -86,10 +90,6 @@ def check_policy(feedback: str, release: str, attempts: int, trivial: str) -> No
         raise AttnsheetError(f"attempts: a whole number from {ATTEMPTS[0]} to {ATTEMPTS[1]}")
     if trivial not in TRIVIAL:
         raise AttnsheetError(f"trivial: one of {', '.join(TRIVIAL)}")
-
-
-class NotFound(AttnsheetError):
-    """An id that names nothing in the store."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ class StoredBatch:
         return read_manifest(json.dumps(self.manifest), "manifest.json")
 
 
-class Store(Revisions, Accounts):
+class Store(Revisions, Accounts, Jobs):
     """The database and the batch folders of one data folder (and its secret)."""
 
     def __init__(self, root: Path, database: Optional[str] = None) -> None:
@@ -198,7 +198,7 @@ class Store(Revisions, Accounts):
         once no live process stages into it and its number was reserved an hour ago or more
         (a batch being made now is left alone). The names removed."""
         folder = self.root / "batches"
-        listed = {name for (name,) in self.db.query("SELECT name FROM batches")}
+        listed = {name for (name,) in self.db.query("SELECT name FROM batches")} | self.making()
         reserved = dict(self.db.query("SELECT id, reserved FROM batch_ids"))
         removed = []
         for path in sorted(folder.iterdir()):
@@ -323,7 +323,9 @@ class Store(Revisions, Accounts):
         return grade_all(pendings, batch.listed(), carry=True, trivial=batch.trivial) if pendings else []
 
     def close(self) -> None:
-        """Close the database's connections."""
+        """Stop running jobs here, and close the database's connections."""
+        if self.queue is not None and hasattr(self.queue, "stop"):
+            self.queue.stop(wait=5)
         self.db.close()
 
     # --- the folders of earlier versions ---------------------------------------------------------

@@ -97,11 +97,7 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
     has twice as many documents as sheets).
     """
     start = time.perf_counter()
-    for sheet in batch.sheets:  # a sheet that cannot be printed legibly stops the batch before any file
-        try:
-            check_fits(sheet.problem, sheet.solution, batch.settings)
-        except LayoutError as error:
-            raise LayoutError(f"sheet {sheet.index} ({sheet.problem.code or 'no code'}): {error}") from None
+    check_printable(batch)
     plan = planned_files(batch)
     manifest_path = batch.out / f"{batch.names[2]}.json"
     # Blank templates have no problem to record: no key, no manifest.
@@ -130,6 +126,16 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
             raise Interrupted("interrupted: nothing was written") from None
     remove_files(stale)
     return Written(files=tuple(written), pages=pages, seconds=time.perf_counter() - start, removed=tuple(stale))
+
+
+def check_printable(batch: Batch) -> None:
+    """A LayoutError naming the first sheet that cannot be printed legibly: it stops the batch
+    before any file (and a server's job before it is queued)."""
+    for sheet in batch.sheets:
+        try:
+            check_fits(sheet.problem, sheet.solution, batch.settings)
+        except LayoutError as error:
+            raise LayoutError(f"sheet {sheet.index} ({sheet.problem.code or 'no code'}): {error}") from None
 
 
 def _stale_files(out: Path, manifest_path: Path, targets: list[Path]) -> list[Path]:

@@ -32,7 +32,13 @@ class Signing(Pages):
         """What the request's teacher may do with its batch, if at least `need` (read, write, own):
         a class not theirs nor shared is not found; one shared to read is not theirs to change."""
         teacher = self.teacher(request)
-        batch = await self.off_db(self.store.batch, request.path_params["batch_id"])
+        try:
+            batch = await self.off_db(self.store.batch, request.path_params["batch_id"])
+        except NotFound:  # a batch still being made is its maker's alone
+            job = await self.off_db(self.store.batch_job, request.path_params["batch_id"])
+            if job is None or job.kind != "batch" or (teacher is not None and job.owner != teacher.id):
+                raise
+            return "own"
         access = await self.off_db(self.store.access, batch, teacher)
         if access is None:
             raise NotFound("no such batch")

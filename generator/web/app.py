@@ -21,6 +21,7 @@ from starlette.routing import Route
 from generator.app.classroom import Closed, grade_sheet, save_sheet
 from generator.app.database import DatabaseError
 from generator.app.errors import AttnsheetError, OutputError
+from generator.app.runner import Runner
 from generator.app.links import opens_only_here
 from generator.app.scans import scanned_sheets
 from generator.app.screens import sheet_form, templates_dir
@@ -33,7 +34,7 @@ from generator.web.batches import (
     blank_pdf,
     field_info,
     grouped,
-    make_batch,
+    queue_batch,
     preview_html,
     ticked,
     upload_info,
@@ -71,6 +72,10 @@ class App(Classes, Practice, Students, Review, Signing):
         self.token = token
         """Required on every request when the server listens beyond this machine (and has no accounts)."""
         self.lock = Turns()  # one render at a time, in turn: WeasyPrint's objects are per process
+        self.runner = Runner(store, self.lock, workers, lambda: self.lock.hand_on())
+        """Runs the jobs queued (a batch to render, a pile to read) in this process, beside the requests."""
+        if store.queue is None:
+            store.queue = self.runner
         if store.db.dialect == "postgresql":  # several processes may serve: they count in the database together
             self.per_link, self.per_client = SharedLimiter(store, "link", LINK_RATE), SharedLimiter(store, "pin",
                                                                                                      PIN_RATE)
@@ -138,8 +143,8 @@ class App(Classes, Practice, Students, Review, Signing):
                 data, errors = await self.off_loop(self._locked, blank_pdf, values, uploads)
             else:
                 teacher = self.teacher(request)
-                batch_id, errors = await self.off_loop(self._locked, make_batch, self.store, values, uploads,
-                                                       self.workers, self.public_url or str(request.base_url),
+                batch_id, errors = await self.off_loop(queue_batch, self.store, values, uploads,
+                                                       self.public_url or str(request.base_url),
                                                        teacher.id if teacher else None)
         if errors:
             return self._home(request, values, errors, held, 400)
@@ -159,7 +164,14 @@ class App(Classes, Practice, Students, Review, Signing):
         return JSONResponse({"id": self.store.hold(content), "summary": summary})
 
     async def batch(self, request: Request) -> Response:
-        batch = self.store.batch(request.path_params["batch_id"])
+        try:
+            batch = self.store.batch(request.path_params["batch_id"])
+        except NotFound:  # queued or being rendered: its progress, until it is listed
+            job = self.store.batch_job(request.path_params["batch_id"])
+            if job is None or job.kind != "batch":
+                raise
+            return self.page(request, "job.html", 500 if job.state == "failed" else 200, job=job,
+                             title=request.path_params["batch_id"], back="/")
         teacher = self.teacher(request)
         access = self.store.access(batch, teacher)
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
@@ -169,6 +181,27 @@ class App(Classes, Practice, Students, Review, Signing):
                          shares=self.store.shares(batch) if teacher and access == "own" else [],
                          colleagues=[t.name for t in self.store.teachers() if t.id != teacher.id and not t.disabled]
                          if teacher and access == "own" else [])
+
+    async def job_api(self, request: Request) -> Response:
+        """A job's state and progress, for its page's bar (the teacher's own jobs, and those of classes they see)."""
+        number = str(request.path_params["job_id"])
+        if not number.isdigit() or len(number) > 18:
+            raise NotFound("no such job")
+        job = await self.off_db(self.store.job, int(number))
+        await self.off_db(self._may_see, request, job)
+        return JSONResponse({"state": job.state, "done": job.done, "total": job.total, "error": job.error,
+                             "batch": job.batch, "result": job.result})
+
+    def _may_see(self, request: Request, job) -> None:
+        teacher = self.teacher(request)
+        if teacher is None or job.owner == teacher.id:
+            return
+        try:
+            if self.store.access(self.store.batch(job.batch), teacher) is not None:
+                return
+        except NotFound:
+            pass
+        raise NotFound("no such job")
 
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
@@ -256,6 +289,8 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
     students reach it (their QR codes); `accounts`: teachers sign in even before the first account
     exists (which is made at /setup); with an account in the store they always do."""
     app = App(store, token, workers, allowed_hosts, public_url, accounts)
+    if store.queue is app.runner and store.unfinished():  # what a stopped server had queued or begun goes on
+        app.runner.start()
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),
@@ -275,6 +310,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/setup", app.setup, methods=["GET", "POST"]),
         Route("/account", app.account, methods=["GET", "POST"]),
         Route("/batches/{batch_id}/shares", app.share, methods=["POST"]),
+        Route("/api/jobs/{job_id}", app.job_api),
         Route("/preview", app.preview),
         Route("/api/uploads/{name}", app.hold_upload, methods=["POST"]),
         Route("/practice", app.practice),

@@ -6,9 +6,10 @@ import re
 from dataclasses import replace
 from typing import Optional
 
-from generator.app.batches import Batch, RequestError, blank_sheets, request, roster_students, sheets_of
-from generator.app.classroom import create_batch
-from generator.app.errors import AttnsheetError, LayoutError
+from generator.app.batches import (Batch, RequestError, blank_sheets, check_printable, request, roster_students,
+                                   sheets_of)
+from generator.app.errors import AttnsheetError
+from generator.app.jobs import batch_inputs
 from generator.app.screens import document_html, document_pdf, sheet_view, stylesheet_text, translations
 from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, kind_titles, kinds_taking, read
 from generator.app.solving import decode, parse_problems
@@ -153,11 +154,12 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
     return document_pdf(views, req.settings), {}
 
 
-def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
-               workers=None, base_url: str = "", owner: Optional[int] = None) -> tuple[Optional[str], dict[str, str]]:
-    """Generate a batch from the form's values (and uploaded roster or problem file) into a new
-    store folder, rendered here and by the kept `workers` if any: (its id, {}), or (None, an
-    error message per field) without writing anything."""
+def queue_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
+                base_url: str = "", owner: Optional[int] = None) -> tuple[Optional[str], dict[str, str]]:
+    """A batch from the form's values (and uploaded roster or problem file), drawn, checked and
+    queued to be rendered as a job (app/jobs): (its name, {}), or (None, an error message per
+    field) with nothing written or queued. Every refusal is found here, before the job: only
+    the server's own trouble is left for the job to meet."""
     req, errors = read_form(values, uploads)
     if req is None:
         return None, errors
@@ -166,13 +168,13 @@ def make_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str,
     try:
         # Private codes: only the server's secret rebuilds a key, so a code handed out is no key.
         sheets, origin, seed = sheets_of(req, store.secret)
-    except AttnsheetError as error:  # the CLI's own words: a draw that cannot be made
+        batch = Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split, origin=origin, seed=seed,
+                      jobs=1)
+        check_printable(batch)
+    except AttnsheetError as error:  # the CLI's own words: a draw that cannot be made, a sheet too wide
         return None, {"form": str(error)}
-    try:
-        stored = create_batch(store, Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split,
-                                           origin=origin, seed=seed, jobs=1, workers=workers),
-                              values.get("feedback") or "verdicts", values.get("release") or "now", base_url,
-                              read(SETTINGS["attempts"], values.get("attempts", "")), owner=owner)
-    except LayoutError as error:  # checked before any file: nothing was written
-        return None, {"form": str(error)}
-    return stored.id, {}
+    name, _ = store.reserve()
+    params = {"batch": name, "feedback": values.get("feedback") or "verdicts",
+              "release": values.get("release") or "now", "base_url": base_url, "attempts": read(SETTINGS["attempts"], values.get("attempts", "")), "owner": owner}
+    store.submit("batch", params, owner, name, batch_inputs(batch))
+    return name, {}

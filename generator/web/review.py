@@ -22,7 +22,6 @@ from generator.app.scans import (
     confirm,
     new_run,
     page_pictures,
-    read_upload,
     review_items,
     run_file,
     run_summary,
@@ -62,8 +61,13 @@ class Review(Pages):
                 path.write_bytes(await upload.read())
                 paths.append(path)
             replace_typed = str(data.get("replace", "")) in ("on", "true", "1")
-            await self.off_loop(self._locked, read_upload, self.store, batch, paths, run, replace_typed,
-                                self.lock.hand_on)
+            teacher = getattr(request.state, "teacher", None)
+            # Read as a job: the upload is answered at once, the page shows how far the reading has
+            # got, and a server stopped meanwhile reads the pile again when it starts.
+            await self.off_db(self.store.submit, "scan", {"batch": batch.id, "run": run.name,
+                                                          "uploads": [p.name for p in paths],
+                                                          "replace": replace_typed},
+                              teacher.id if teacher else None, batch.id)
         except BaseException:
             shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind
             raise
@@ -71,6 +75,10 @@ class Review(Pages):
 
     async def review(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
+        job = await self.off_db(self._reading, batch, request.query_params.get("run", ""))
+        if job is not None:  # the pile is still being read: how far it has got
+            return self.page(request, "job.html", 500 if job.state == "failed" else 200,
+                             lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}")
         items = await self.off_loop(review_items, self.store, batch)
         summary = run_summary(batch, request.query_params.get("run", ""))
         steps: list[tuple[str, list]] = []
@@ -80,6 +88,13 @@ class Review(Pages):
             steps[-1][1].append(item)
         return self.page(request, "review.html", lang=self.language(request, batch), batch=batch, steps=steps,
                          count=len(items), summary=summary, scanned=bool(scanned_sheets(batch)))
+
+    def _reading(self, batch, run: str):
+        """The job reading the pile of `run`, while it is not done (or when it failed)."""
+        for job in reversed(self.store.jobs_of(batch.id, "scan")):
+            if job.run == run:
+                return None if job.state == "done" else job
+        return None
 
     async def review_api(self, request: Request) -> Response:
         """One box confirmed: the sheet's expected values now, for the boxes after it."""

@@ -1,0 +1,165 @@
+"""Long work as durable jobs: a server killed (kill -9) in the middle of a 200-sheet batch or a
+60-page pile of scans, started again, finishes each job once, whole, nothing listed twice."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+import urllib.request
+import uuid
+
+import pytest
+from procs import serve
+
+from generator.app.batches import Batch, make_sheets
+from generator.app.classroom import create_batch
+from generator.app.store import Store
+from generator.core.student import Student
+from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.output.files import STAGE_PREFIX
+from generator.sheet.model import Settings
+
+
+def post_form(port: int, path: str, fields: dict, files: tuple = ()) -> urllib.request.Request:
+    """A multipart form as a browser sends it (fields, and (name, filename, bytes) files)."""
+    boundary = uuid.uuid4().hex
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+             for name, value in fields.items()]
+    for name, filename, content in files:
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
+    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+    return urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST",
+                                  headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+
+
+def job(port: int, number: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/jobs/{number}", timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def until(port: int, number: int, test, seconds: float = 240) -> dict:
+    """The job's state once `test` holds for it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        state = job(port, number)
+        if test(state):
+            return state
+        assert state["state"] != "failed", state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+
+def killed(server) -> None:
+    """kill -9 the server and its job processes: nothing of theirs runs after."""
+    from procs import children
+
+    helpers = children(server.pid)
+    server.send_signal(signal.SIGKILL)
+    server.wait(20)
+    for pid in helpers:
+        try:
+            import os
+
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def rows(data, statement: str) -> list[tuple]:
+    store = Store(data)
+    try:
+        return store.db.query(statement)
+    finally:
+        store.close()
+
+
+def test_a_batch_killed_half_way_is_made_once_whole_after_a_restart(tmp_path):
+    from pypdf import PdfReader
+
+    data = tmp_path / "data"
+    server, port, home = serve(data)
+    try:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "4"}),
+                                        timeout=120)
+        assert answer.url.endswith("/batches/batch-0001")
+        assert 'id="job"' in answer.read().decode()  # its progress, at once
+        state = until(port, 1, lambda s: s["state"] == "running" and s["done"] >= 40)
+        assert state["total"] == 400 and state["done"] < 400
+        killed(server)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert rows(data, "SELECT state FROM jobs") == [("running",)]
+    assert rows(data, "SELECT name FROM batches") == []  # never listed half-made
+    server, port, _ = serve(data)
+    try:
+        said = ""
+        state = until(port, 1, lambda s: s["state"] == "done")
+        assert state["result"] == {"batch": "batch-0001"} and state["done"] == state["total"] == 400
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/batches/batch-0001", timeout=30).read().decode()
+        assert "answer-keys.pdf" in page and 'id="job"' not in page
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+        said = server.stderr.read()
+    assert "job 1, begun by a process that stopped, is done again from its start" in said
+    assert rows(data, "SELECT name FROM batches") == [("batch-0001",)]
+    assert rows(data, "SELECT COUNT(*) FROM sheets") == [(200,)]
+    folder = data / "batches" / "batch-0001"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert len(manifest["sheets"]) == 200
+    pages = sum(1 for _ in PdfReader(folder / "worksheets.pdf").pages)
+    assert pages == manifest["sheets"][-1]["worksheet"]["first_page"] + manifest["sheets"][-1]["worksheet"]["pages"] - 1
+    assert len(PdfReader(folder / "answer-keys.pdf").pages) >= 200
+    assert not [p for p in folder.rglob("*") if p.name.startswith(STAGE_PREFIX)]
+    assert not (data / "jobs" / "job-1").exists()  # its inputs go once it is done
+
+
+@pytest.fixture(scope="module")
+def pile(tmp_path_factory):
+    """A batch of 60 sheets in a store, and its worksheets filled in and scanned: a 60-page PDF."""
+    from generator.scan.synthetic import filled_sheets, pdf_of
+
+    tmp = tmp_path_factory.mktemp("pile")
+    store = Store(tmp / "data")
+    sheets = make_sheets(DrawOptions(), 21, [Student(name=f"Student {n}") for n in range(1, 61)], secret=store.secret)
+    batch = create_batch(store, Batch(sheets=sheets, settings=Settings(), out=store.root, jobs=None, seed=21))
+    filled = list(filled_sheets(batch.folder, seed=21, scan=dict(dpi=150, angle=1.0, quality=80)))
+    pages = [p for f in filled for p in f.pages]
+    pdf_of(pages, tmp / "pile.pdf")
+    store.close()
+    return tmp / "data", tmp / "pile.pdf", len(pages)
+
+
+def test_a_pile_of_scans_killed_half_way_is_read_once_after_a_restart(pile):
+    data, pdf, count = pile
+    assert count == 60
+    server, port, home = serve(data)
+    try:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        answer = urllib.request.urlopen(post_form(port, "/batches/batch-0001/scans", {"csrf": csrf},
+                                                  (("scans", "pile.pdf", pdf.read_bytes()),)), timeout=120)
+        assert "/batches/batch-0001/review?run=run-1" in answer.url and 'id="job"' in answer.read().decode()
+        state = until(port, 1, lambda s: s["state"] == "running" and s["done"] >= 10)
+        assert state["total"] == 60 and state["done"] < 60
+        killed(server)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    server, port, _ = serve(data)
+    try:
+        state = until(port, 1, lambda s: s["state"] == "done")
+        assert state["result"]["run"] == "run-1" and "read 60 pages: 60 identified" in state["result"]["line"]
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/batches/batch-0001/review?run=run-1",
+                                      timeout=60).read().decode()
+        assert "read 60 pages: 60 identified" in page
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    # Every sheet saved once from its scan: one revision each, none twice.
+    assert rows(data, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM revisions WHERE source = 'scan'") == [(60, 60)]
+    assert rows(data, "SELECT state, tries FROM jobs") == [("done", 2)]
