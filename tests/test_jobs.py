@@ -119,13 +119,11 @@ def test_a_batch_killed_half_way_is_made_once_whole_after_a_restart(tmp_path):
     assert not (data / "jobs" / "job-1").exists()  # its inputs go once it is done
 
 
-@pytest.fixture(scope="module")
-def pile(tmp_path_factory):
+def _pile(tmp, database=None):
     """A batch of 60 sheets in a store, and its worksheets filled in and scanned: a 60-page PDF."""
     from generator.scan.synthetic import filled_sheets, pdf_of
 
-    tmp = tmp_path_factory.mktemp("pile")
-    store = Store(tmp / "data")
+    store = Store(tmp / "data", database)
     sheets = make_sheets(DrawOptions(), 21, [Student(name=f"Student {n}") for n in range(1, 61)], secret=store.secret)
     batch = create_batch(store, Batch(sheets=sheets, settings=Settings(), out=store.root, jobs=None, seed=21))
     filled = list(filled_sheets(batch.folder, seed=21, scan=dict(dpi=150, angle=1.0, quality=80)))
@@ -133,6 +131,11 @@ def pile(tmp_path_factory):
     pdf_of(pages, tmp / "pile.pdf")
     store.close()
     return tmp / "data", tmp / "pile.pdf", len(pages)
+
+
+@pytest.fixture(scope="module")
+def pile(tmp_path_factory):
+    return _pile(tmp_path_factory.mktemp("pile"))
 
 
 def test_a_pile_of_scans_killed_half_way_is_read_once_after_a_restart(pile):
@@ -163,3 +166,127 @@ def test_a_pile_of_scans_killed_half_way_is_read_once_after_a_restart(pile):
     # Every sheet saved once from its scan: one revision each, none twice.
     assert rows(data, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM revisions WHERE source = 'scan'") == [(60, 60)]
     assert rows(data, "SELECT state, tries FROM jobs") == [("done", 2)]
+
+
+# --- on PostgreSQL: the server runs no jobs, two workers share them ------------------------------------
+
+
+def worker(data, url):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.Popen([sys.executable, "-m", "generator", "worker", "--database", url, "--data", str(data)],
+                            cwd=root, stderr=subprocess.PIPE, text=True)
+
+
+def stop_all(*processes) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            process.wait(60)
+        except Exception:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def school_pg(tmp_path_factory):
+    """A PostgreSQL database with a 60-sheet batch and its scanned pile (the server's data folder beside it)."""
+    from pgserver import Server, Unavailable
+
+    try:
+        pg = Server()
+    except Unavailable as why:
+        pytest.skip(f"PostgreSQL: {why}")
+    url = pg.fresh()
+    yield (*_pile(tmp_path_factory.mktemp("school"), url), url)
+    pg.stop()
+
+
+def test_a_worker_killed_in_a_batch_leaves_it_to_the_other_which_makes_it_once(school_pg):
+    from pypdf import PdfReader
+
+    data, _, _, url = school_pg
+    server, port, home = serve(data, "--database", url, "--no-jobs")
+    workers = [worker(data, url), worker(data, url)]
+    try:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "6"}),
+                                        timeout=120)
+        name = answer.url.rsplit("/", 1)[1]
+        number = [j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE batch = ?", (name,))][0]
+        until(port, number, lambda s: s["state"] == "running" and s["done"] >= 60)
+        holder = int(rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (number,))[0][0].split("@")[0])
+        victim = next(w for w in workers if w.pid == holder)
+        victim.send_signal(signal.SIGKILL)  # the worker making the batch, in the middle of it
+        victim.wait(20)
+        state = until(port, number, lambda s: s["state"] == "done")
+        assert state["result"] == {"batch": name} and state["done"] == 400
+        survivor = next(w for w in workers if w is not victim)
+        runner, tries = rows_of(data, url, "SELECT runner, tries FROM jobs WHERE id = ?", (number,))[0]
+        assert runner.startswith(f"{survivor.pid}@") and tries == 2  # begun twice, done once, by the survivor
+    finally:
+        stop_all(server, *workers)
+    assert [n for (n,) in rows_of(data, url, "SELECT name FROM batches WHERE name = ?", (name,))] == [name]
+    manifest = json.loads((data / "batches" / name / "manifest.json").read_text())
+    assert len(manifest["sheets"]) == 200
+    last = manifest["sheets"][-1]["worksheet"]
+    assert len(PdfReader(data / "batches" / name / "worksheets.pdf").pages) == last["first_page"] + last["pages"] - 1
+    assert not [p for p in (data / "batches" / name).rglob("*") if p.name.startswith(STAGE_PREFIX)]
+
+
+def test_a_worker_killed_in_a_pile_of_scans_leaves_it_to_the_other(school_pg):
+    data, pdf, count, url = school_pg
+    server, port, home = serve(data, "--database", url, "--no-jobs")
+    workers = [worker(data, url), worker(data, url)]
+    try:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        answer = urllib.request.urlopen(post_form(port, "/batches/batch-0001/scans", {"csrf": csrf},
+                                                  (("scans", "pile.pdf", pdf.read_bytes()),)), timeout=120)
+        run = answer.url.rsplit("=", 1)[1]
+        number = max(j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE kind = 'scan'"))
+        until(port, number, lambda s: s["state"] == "running" and s["done"] >= 10)
+        holder = int(rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (number,))[0][0].split("@")[0])
+        victim = next(w for w in workers if w.pid == holder)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(20)
+        state = until(port, number, lambda s: s["state"] == "done")
+        assert state["result"]["run"] == run and f"read {count} pages: {count} identified" in state["result"]["line"]
+    finally:
+        stop_all(server, *workers)
+    assert rows_of(data, url, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM revisions WHERE source = 'scan'") == [(60, 60)]
+
+
+def test_several_server_processes_serve_one_postgresql(school_pg, tmp_path):
+    from procs import children
+
+    data, _, _, url = school_pg
+    server, port, home = serve(data, "--database", url, "--workers", "3")
+    try:
+        deadline = time.monotonic() + 30
+        while len(children(server.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(children(server.pid)) == 3
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        for _ in range(6):  # connections answered by whichever process: each takes the others' pages
+            page = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "3"}),
+                                          timeout=120)
+            assert "/batches/batch-" in page.url
+        numbers = [j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE kind = 'batch' ORDER BY id")][-6:]
+        for number in numbers:  # run by the server processes themselves (no worker here)
+            until(port, number, lambda s: s["state"] == "done")
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(30) == 0
+    assert "3 server processes answer" in server.stderr.read()
+
+
+def rows_of(data, url, statement: str, params: tuple = ()) -> list[tuple]:
+    store = Store(data, url)
+    try:
+        return store.db.query(statement, params)
+    finally:
+        store.close()

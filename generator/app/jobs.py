@@ -35,6 +35,11 @@ MIGRATION = (  # 4: jobs
     "CREATE INDEX jobs_batch ON jobs (batch)",
 )
 """The schema's fourth migration (app/store lists them all)."""
+PARTS = (  # 5: the parts of a batch spread over the workers (app/queue)
+    "CREATE TABLE parts (job_id BIGINT NOT NULL, part INTEGER NOT NULL, state TEXT NOT NULL, "
+    "runner TEXT NOT NULL DEFAULT '', beat {real}, PRIMARY KEY (job_id, part))",
+)
+"""The fifth."""
 
 KINDS = ("batch", "scan")
 """Making a batch; reading a pile of scans into one."""

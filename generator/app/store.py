@@ -25,6 +25,7 @@ from generator.app.accounts import Accounts
 from generator.app.database import MIGRATION_LOCK, Database
 from generator.app.errors import NotFound
 from generator.app.jobs import MIGRATION as JOBS
+from generator.app.jobs import PARTS
 from generator.app.jobs import Jobs
 from generator.app.links import StudentLink, manifest_sheets, student_links
 from generator.app.revisions import MIGRATION as REVISIONS
@@ -78,6 +79,7 @@ MIGRATIONS = (
     REVISIONS,
     ACCOUNTS,
     JOBS,
+    PARTS,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
 

@@ -37,6 +37,8 @@ COMMANDS = {
              "Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked."),
     "export": ("generator.cli.serving", "export_command",
                "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
+    "worker": ("generator.cli.serving", "worker_command",
+               "Run the server's long work (batches to render, piles of scans to read) beside it, on any machine."),
     "user": ("generator.cli.accounts", "user_group",
              "Teachers' accounts: add, list, disable and enable teachers, or set a password."),
 }

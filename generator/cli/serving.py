@@ -40,8 +40,15 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--accounts", is_flag=True,
               help="Teachers sign in, each to their own classes, even before the first account exists (then made "
                    "at /setup on this machine). On once `attnsheet user add` has made a teacher.")
+@click.option("--workers", "processes", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes answering on the one port (more than one needs --database postgresql://…: "
+                   "everything a request needs is in the database and the data folder).")
+@click.option("--no-jobs", is_flag=True,
+              help="Run no jobs here (making batches, reading scans): leave them to `attnsheet worker` processes "
+                   "on the same PostgreSQL database.")
 def serve_command(host: str, port: int, data, no_browser: bool, public_url: str, database,
-                  allowed_hosts: tuple[str, ...], forwarded: str, accounts: bool) -> None:
+                  allowed_hosts: tuple[str, ...], forwarded: str, accounts: bool, processes: int,
+                  no_jobs: bool) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
@@ -51,6 +58,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     Example:
       attnsheet serve --data ~/classes
       attnsheet serve --host 0.0.0.0 --port 8080 --no-browser --allowed-host attnsheet.school.example
+      attnsheet serve --database postgresql://attnsheet@db/attnsheet --workers 4 --no-jobs
     """
     import uvicorn
 
@@ -59,6 +67,12 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     from generator.web.app import create_app
 
     store = open_store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
+    shared = store.db.dialect == "postgresql"
+    if (processes > 1 or no_jobs) and not shared:
+        store.close()
+        raise InputError(f"{'--workers' if processes > 1 else '--no-jobs'} needs a PostgreSQL database "
+                         "(--database postgresql://…): the SQLite default is one process's")
+    jobs = "workers" if no_jobs else "shared" if shared else "here"
     for line in recover(store):  # what a stopped server left
         say(line)
     listener = bind(host, port)  # as does a port in use or a host that does not resolve
@@ -70,7 +84,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     names = {*allowed_hosts, host}
     if host not in LOOPBACK:
         names |= {socket.gethostname(), socket.getfqdn()}
-    workers = warm()
+    workers = warm() if processes == 1 else None  # several processes: each renders in its own
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
     say(f"serving {store.root} at {address} (Ctrl-C stops)")
@@ -79,7 +93,9 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     try:
         if not public_url and host in ("0.0.0.0", "::"):
             public_url = f"http://{network_address()}:{port}"
-        app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url, accounts=accounts)
+        if processes == 1:
+            app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url, accounts=accounts,
+                             jobs=jobs)
         if accounts and not store.accounts_on():
             say(f"no account yet: make the first (an admin) at http://127.0.0.1:{port}/setup on this machine, "
                 "or with `attnsheet user add NAME --admin`")
@@ -90,6 +106,19 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         else:  # said before the class is printed, not found out after
             say("the worksheets' QR codes will open only on this computer: for students' phones, start with "
                 "--host 0.0.0.0 or --public-url URL")
+        if processes > 1:
+            root = store.root
+            store.close()  # each process opens its own: a connection is never shared across a fork
+
+            def make_app():
+                from generator.app.store import Store
+
+                return create_app(Store(root, database), token, None, allowed_hosts=names, public_url=public_url,
+                                  accounts=accounts, jobs=jobs)
+
+            say(f"{processes} server processes answer on port {port}")
+            serve_processes(processes, listener, make_app, forwarded)
+            return
         server = uvicorn.Server(server_config(app, forwarded))
         try:
             server.run(sockets=[listener])
@@ -99,6 +128,62 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
         listener.close()
         if workers is not None:
             workers.close()
+
+
+def serve_processes(count: int, listener: socket.socket, make_app, forwarded: str) -> None:
+    """`count` processes forked from this one, each serving its own app (`make_app()`) on the one
+    listening socket; one that dies is replaced; Ctrl-C or SIGTERM stops them all."""
+    import os
+    import signal
+    import time
+
+    import uvicorn
+
+    children: set[int] = set()
+    stopping = []
+
+    def start() -> None:
+        pid = os.fork()
+        if pid == 0:  # the child: its own app, its own database connections
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                uvicorn.Server(server_config(make_app(), forwarded)).run(sockets=[listener])
+            except KeyboardInterrupt:
+                pass
+            except BaseException:  # said by the child, which ends; the parent starts another
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            finally:
+                os._exit(code)
+        children.add(pid)
+
+    def stop(signum, frame) -> None:
+        stopping.append(signum)
+        for pid in list(children):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for _ in range(count):
+        start()
+    while children:
+        try:
+            pid, _ = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        children.discard(pid)
+        if not stopping:
+            time.sleep(0.5)  # a process that dies at once is not restarted in a tight loop
+            start()
 
 
 def server_config(app, forwarded: str = ""):
@@ -177,3 +262,40 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
     finally:
         store.close()
     say(f"wrote manifest.json and {saves} answers and grade{'s' if saves != 1 else ''} of {batch} to {out}")
+
+
+@click.command("worker")
+@click.option("--database", required=True, metavar="URL",
+              help="The server's PostgreSQL database (postgresql://…): its jobs are shared by every worker.")
+@click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
+              help="The server's data folder, shared with it (default: your user data folder).")
+def worker_command(database: str, data) -> None:
+    """Run the server's long work (batches to render, piles of scans to read) beside it, on any machine.
+
+    Every worker on any machine that shares the server's PostgreSQL database and its data folder
+    (a network share) takes jobs in turn, and renders parts of a batch another worker took, so
+    one batch is spread over them all. A worker killed in the middle of a job leaves it to the
+    others: it is done again from its start, once. Ctrl-C or SIGTERM stops it after its job.
+
+    \b
+    Example:
+      attnsheet worker --database postgresql://attnsheet@db/attnsheet --data /srv/attnsheet
+    """
+    import os
+
+    from generator.app.folders import folder_of
+    from generator.app.queue import run_worker
+    from generator.output.batch import warm_renderer
+
+    if not database.startswith(("postgresql://", "postgres://")):
+        raise click.BadParameter("a PostgreSQL URL (postgresql://…): workers share its jobs; on the SQLite default "
+                                 "the server runs its jobs itself", param_hint="--database")
+    store = open_store(folder_of(data), database)
+    try:
+        warm_renderer()  # WeasyPrint and the fonts, once, before the first job
+        run_worker(store, database, on_start=lambda: say(f"worker {os.getpid()}: running the jobs of {store.root} "
+                                                         "(Ctrl-C stops)"))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()

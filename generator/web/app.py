@@ -21,6 +21,7 @@ from starlette.routing import Route
 from generator.app.classroom import Closed, grade_sheet, save_sheet
 from generator.app.database import DatabaseError
 from generator.app.errors import AttnsheetError, OutputError
+from generator.app.queue import Procrastinated
 from generator.app.runner import Runner
 from generator.app.links import opens_only_here
 from generator.app.scans import scanned_sheets
@@ -59,7 +60,8 @@ class App(Classes, Practice, Students, Review, Signing):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-                 allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False) -> None:
+                 allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False,
+                 jobs: str = "here") -> None:
         self.store = store
         self.accounts = accounts
         """Sign-in required even before the first account exists (`serve --accounts`): the first is made at /setup."""
@@ -74,8 +76,9 @@ class App(Classes, Practice, Students, Review, Signing):
         self.lock = Turns()  # one render at a time, in turn: WeasyPrint's objects are per process
         self.runner = Runner(store, self.lock, workers, lambda: self.lock.hand_on())
         """Runs the jobs queued (a batch to render, a pile to read) in this process, beside the requests."""
-        if store.queue is None:
-            store.queue = self.runner
+        if store.queue is None:  # "here": this process runs them; on PostgreSQL the workers too, or only them
+            store.queue = self.runner if jobs == "here" else \
+                Procrastinated(store, store.db.where, self.runner if jobs == "shared" else None)
         if store.db.dialect == "postgresql":  # several processes may serve: they count in the database together
             self.per_link, self.per_client = SharedLimiter(store, "link", LINK_RATE), SharedLimiter(store, "pin",
                                                                                                      PIN_RATE)
@@ -282,15 +285,18 @@ class App(Classes, Practice, Students, Review, Signing):
 
 
 def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
-               allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False) -> Starlette:
+               allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False,
+               jobs: str = "here") -> Starlette:
     """The ASGI app over `store`; `token`, when given, is required on every request (of a server
     without accounts); `workers`, when given, render batches beside the server's own process;
     `allowed_hosts`: names it answers to besides its addresses and localhost; `public_url`: where
     students reach it (their QR codes); `accounts`: teachers sign in even before the first account
-    exists (which is made at /setup); with an account in the store they always do."""
-    app = App(store, token, workers, allowed_hosts, public_url, accounts)
-    if store.queue is app.runner and store.unfinished():  # what a stopped server had queued or begun goes on
-        app.runner.start()
+    exists (which is made at /setup); with an account in the store they always do. `jobs`: "here"
+    (this process runs the jobs queued), "shared" (and `attnsheet worker` processes, on PostgreSQL)
+    or "workers" (they alone)."""
+    app = App(store, token, workers, allowed_hosts, public_url, accounts, jobs)
+    if store.unfinished():  # what a stopped server had queued or begun goes on
+        store.queue.start()
     routes = [
         Route("/", app.home),
         Route("/batches", app.create_batch, methods=["POST"]),
