@@ -290,3 +290,63 @@ def rows_of(data, url, statement: str, params: tuple = ()) -> list[tuple]:
         return store.db.query(statement, params)
     finally:
         store.close()
+
+
+def test_a_new_rule_for_trivial_steps_grades_the_saved_sheets_again_as_a_job(tmp_path):
+    from starlette.testclient import TestClient
+    from waiting import made, ready
+
+    from generator.app.classroom import grade_sheet, save_sheet
+    from generator.core.answers import skeleton
+    from generator.core.formats import problem_from_json
+    from generator.web.app import create_app
+
+    store = Store(tmp_path / "data")
+    try:
+        web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
+        made(web, web.post("/batches", data={"csrf": csrf, "count": "2", "seed": "8"}))
+        batch = store.batch("batch-0001")
+        sheet = batch.sheets[0]
+        problem = problem_from_json(sheet["problem"])
+        doc = skeleton(problem, problem.code)
+        head = doc["heads"][0]
+        head["Q"] = [[0] * len(row) for row in head["Q"]]  # Q written as zeros, every later box carried from it
+        for _ in range(40):
+            expected = grade_sheet(sheet, doc, batch.trivial).expected
+            changed = fill(doc, expected)
+            if not changed:
+                break
+        save_sheet(store, batch, sheet, doc, "teacher")
+        before = store.saved(batch)[1]["points"]
+        r = web.post(f"/batches/{batch.id}/policy", data={"csrf": csrf, "trivial": "full"})
+        assert r.status_code == 303
+        page = web.get(f"/batches/{batch.id}/class").text
+        assert 'id="job"' in page or "Grading the saved sheets again" not in page  # the bar, while it runs
+        ready(web, f"/batches/{batch.id}/class")
+        after = store.saved(store.batch(batch.id))[1]
+        assert after["points"] > before
+        assert after == grade_sheet(sheet, store.answers(batch, sheet), "full").grade
+        (state,), = store.db.query("SELECT state FROM jobs WHERE kind = 'regrade'")
+        assert state == "done"
+    finally:
+        store.close()
+
+
+def fill(answers, expected) -> bool:
+    """Every empty box of `answers` given the value `expected` has for it (as "start from the key"); whether any was."""
+    changed = False
+    if isinstance(answers, dict):
+        for key, value in answers.items():
+            if key in expected and isinstance(value, (dict, list)):
+                changed |= fill(value, expected[key])
+    elif isinstance(answers, list):
+        for i, value in enumerate(answers):
+            if i >= len(expected):
+                continue
+            if isinstance(value, (dict, list)):
+                changed |= fill(value, expected[i])
+            elif value is None and expected[i] not in (None, ""):
+                answers[i] = expected[i]
+                changed = True
+    return changed

@@ -41,8 +41,8 @@ PARTS = (  # 5: the parts of a batch spread over the workers (app/queue)
 )
 """The fifth."""
 
-KINDS = ("batch", "scan")
-"""Making a batch; reading a pile of scans into one."""
+KINDS = ("batch", "scan", "regrade")
+"""Making a batch; reading a pile of scans into one; grading a class's saved sheets again (its rule changed)."""
 STATES = ("queued", "running", "done", "failed")
 BEAT = 3.0
 """Seconds between a runner's heartbeats."""

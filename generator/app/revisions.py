@@ -233,6 +233,18 @@ class Revisions:
                 cur.run("UPDATE revisions SET state = ? WHERE id = ?", (state, new))
         return state
 
+    def regraded(self, batch, rev: int, grade: dict) -> bool:
+        """A current revision's grade under the batch's rule as it is now (its answers unchanged);
+        whether it was still current. The same rule gives the same grade: doing it twice is harmless."""
+        text = dumps(grade)
+        with self.db.transaction() as cur:
+            rows = cur.rows("UPDATE revisions SET grade = ? WHERE id = ? AND batch_id = ? AND state = 'current' "
+                            "RETURNING idx", (text, int(rev), batch.number))
+            if rows:
+                cur.run("UPDATE saves SET grade = ? WHERE batch_id = ? AND idx = ? AND rev = ?",
+                        (text, batch.number, rows[0][0], int(rev)))
+        return bool(rows)
+
     def history(self, batch, sheet: Optional[dict] = None) -> list[Revision]:
         """Every revision of a batch (or of one sheet), newest first."""
         where, params = ("batch_id = ?", (batch.number,)) if sheet is None else (

@@ -78,7 +78,25 @@ def run_job(store, job_id: int, kind: str, params: dict, runner: str, lock=None,
 def _work(store, job_id: int, kind: str, params: dict, heart: Heart, workers, hand_on) -> dict:
     if kind == "batch":
         return _make_batch(store, job_id, params, heart, workers)
+    if kind == "regrade":
+        return _regrade(store, params, heart)
     return _read_scans(store, params, heart, hand_on)
+
+
+def _regrade(store, params: dict, heart: "Heart") -> dict:
+    """Every saved sheet of a class graded again under its rule as it is now (the credit of a trivial step)."""
+    from generator.app.classroom import grade_sheet
+
+    batch = store.batch(params["batch"])
+    heart.progress(0, len(batch.sheets))
+    changed = 0
+    for done, sheet in enumerate(batch.sheets, start=1):
+        rev, answers = store.current(batch, sheet)
+        if rev is not None:
+            graded = grade_sheet(sheet, answers, batch.trivial)
+            changed += store.regraded(batch, rev, graded.grade)
+        heart.progress(done)
+    return {"batch": batch.id, "sheets": changed}
 
 
 def _make_batch(store, job_id: int, params: dict, heart: Heart, workers) -> dict:

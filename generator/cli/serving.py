@@ -285,14 +285,12 @@ def worker_command(database: str, data) -> None:
 
     from generator.app.folders import folder_of
     from generator.app.queue import run_worker
-    from generator.output.batch import warm_renderer
 
     if not database.startswith(("postgresql://", "postgres://")):
         raise click.BadParameter("a PostgreSQL URL (postgresql://…): workers share its jobs; on the SQLite default "
                                  "the server runs its jobs itself", param_hint="--database")
     store = open_store(folder_of(data), database)
     try:
-        warm_renderer()  # WeasyPrint and the fonts, once, before the first job
         run_worker(store, database, on_start=lambda: say(f"worker {os.getpid()}: running the jobs of {store.root} "
                                                          "(Ctrl-C stops)"))
     except KeyboardInterrupt:

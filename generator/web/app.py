@@ -105,13 +105,15 @@ class App(Classes, Practice, Students, Review, Signing):
     def _home(self, request: Request, values: dict, errors: dict, held: dict, status: int = 200,
               fresh: bool = False) -> Response:
         """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
-        batches = [self.store.batch(batch_id) for batch_id in self.store.visible(self.teacher(request))]
+        teacher = self.teacher(request)
+        batches = [self.store.batch(batch_id) for batch_id in self.store.visible(teacher)]
+        making = [job for job in self.store.unfinished(teacher.id if teacher else None) if job.kind == "batch"]
         lang = self.language(request)
         errors = {name: worded(message, lang) for name, message in errors.items()}  # the form's words, not flags
         return self.page(request, "home.html", status, lang, fields=FIELDS, values=values, errors=errors,
                          batches=batches, field_info=lambda name: field_info(name, lang),
                          grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
-                         upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh,
+                         upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh, making=making,
                          only_here=self._only_here(request))
 
     def _only_here(self, request: Request) -> str:
@@ -180,7 +182,8 @@ class App(Classes, Practice, Students, Review, Signing):
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
                          saved=self.store.saved(batch), links=self.store.links(batch), scanned=scanned_sheets(batch),
                          base=(self.public_url or str(request.base_url)).rstrip("/"),
-                         only_here=self._only_here(request), access=access, owner=self.store.owner_name(batch) if teacher else "",
+                         only_here=self._only_here(request), access=access,
+                         owner=self.store.owner_name(batch) if teacher else "",
                          shares=self.store.shares(batch) if teacher and access == "own" else [],
                          colleagues=[t.name for t in self.store.teachers() if t.id != teacher.id and not t.disabled]
                          if teacher and access == "own" else [])

@@ -24,7 +24,9 @@ class Classes(Pages):
         handins = await self.off_db(self.store.handins, batch)
         conflicts = await self.off_db(self.store.conflicts, batch)
         names = {int(s["index"]): str(s["student"].get("name", "")) for s in batch.sheets}
+        regrading = [j for j in await self.off_db(self.store.jobs_of, batch.id, "regrade") if not j.finished]
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
+                         regrading=regrading[-1] if regrading else None,
                          handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
                          labels=[label for label, _, _ in _labels(graded)])
 
@@ -46,6 +48,10 @@ class Classes(Pages):
         if action in ("close", "open"):
             changes["closed"] = action == "close"
         await self.off_db(lambda: self.store.set_policy(batch, **changes))
+        if changes["trivial"] != batch.trivial:  # the saved grades follow the new rule, as a job
+            teacher = getattr(request.state, "teacher", None)
+            await self.off_db(self.store.submit, "regrade", {"batch": batch.id}, teacher.id if teacher else None,
+                              batch.id)
         return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
 
     async def status(self, request: Request) -> Response:
