@@ -308,3 +308,17 @@ def test_the_user_commands(run, tmp_path):
         assert store.sign_in("bo", BO) is not None
     finally:
         store.close()
+
+
+def test_any_asgi_server_takes_the_app_from_the_environment(tmp_path, monkeypatch):
+    from generator.web.asgi import app as factory
+
+    monkeypatch.setenv("ATTNSHEET_DATA", str(tmp_path / "data"))
+    with pytest.raises(SystemExit, match="turn accounts on"):  # open to anyone: refused
+        factory()
+    monkeypatch.setenv("ATTNSHEET_ACCOUNTS", "1")
+    web = client(factory())
+    assert web.get("/").headers["location"] == "/signin?next=/"
+    monkeypatch.setenv("ATTNSHEET_JOBS", "workers")
+    with pytest.raises(SystemExit, match="PostgreSQL"):
+        factory()

@@ -58,6 +58,8 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     page.fill("#f-seed", "11")
     page.click("button[type=submit]")
     page.wait_for_url("**/batches/batch-*")
+    # Rendered as a job: the page shows its progress, then opens the batch by itself.
+    expect(page.locator("a", has_text="answer-keys.pdf")).to_be_visible(timeout=120_000)
     batch_url = page.url
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         response = page.request.get(f"{batch_url}/files/{name}")
@@ -158,6 +160,7 @@ def test_the_form_keeps_the_roster_through_an_error_and_the_preview_says_what_is
     page.fill("#f-tokens", "4")
     page.click("button[type=submit]")
     page.wait_for_url("**/batches/batch-*")
+    expect(page.locator("a", has_text="manifest.json")).to_be_visible(timeout=120_000)
     manifest = json.loads(page.request.get(page.url + "/files/manifest.json").text())
     assert [s["student"]["name"] for s in manifest["sheets"]] == ["Zoë Álvarez", "Ben Ode"]
     page.close()
