@@ -181,6 +181,15 @@ def worker(data, url):
                             cwd=root, stderr=subprocess.PIPE, text=True)
 
 
+def kill_holder(data, url, number: int, workers: list):
+    """kill -9 the worker that runs job `number` now; that worker."""
+    holder = int(rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (number,))[0][0].split("@")[0])
+    victim = next(w for w in workers if w.pid == holder)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(20)
+    return victim
+
+
 def stop_all(*processes) -> None:
     for process in processes:
         if process.poll() is None:
@@ -219,10 +228,7 @@ def test_a_worker_killed_in_a_batch_leaves_it_to_the_other_which_makes_it_once(s
         name = answer.url.rsplit("/", 1)[1]
         number = [j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE batch = ?", (name,))][0]
         until(port, number, lambda s: s["state"] == "running" and s["done"] >= 60)
-        holder = int(rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (number,))[0][0].split("@")[0])
-        victim = next(w for w in workers if w.pid == holder)
-        victim.send_signal(signal.SIGKILL)  # the worker making the batch, in the middle of it
-        victim.wait(20)
+        victim = kill_holder(data, url, number, workers)  # the worker making the batch, in the middle of it
         state = until(port, number, lambda s: s["state"] == "done")
         assert state["result"] == {"batch": name} and state["done"] == 400
         survivor = next(w for w in workers if w is not victim)
@@ -249,10 +255,7 @@ def test_a_worker_killed_in_a_pile_of_scans_leaves_it_to_the_other(school_pg):
         run = answer.url.rsplit("=", 1)[1]
         number = max(j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE kind = 'scan'"))
         until(port, number, lambda s: s["state"] == "running" and s["done"] >= 10)
-        holder = int(rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (number,))[0][0].split("@")[0])
-        victim = next(w for w in workers if w.pid == holder)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(20)
+        kill_holder(data, url, number, workers)
         state = until(port, number, lambda s: s["state"] == "done")
         assert state["result"]["run"] == run and f"read {count} pages: {count} identified" in state["result"]["line"]
     finally:
