@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 from conftest import ROOT
@@ -97,3 +98,82 @@ def test_the_summary_lines_up(run, spanish):
     r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"))
     lines = r.out.splitlines()[:2]
     assert r.code == 0 and len({line.index("/") for line in lines}) == 1 and len({len(line) for line in lines}) == 1
+
+
+def _class(tmp_path, roster: bytes, lang: str = "en"):
+    """A web batch of the roster's students, sheet 1 saved (every box the key's but one)."""
+    import re
+
+    from starlette.testclient import TestClient
+    from waiting import made
+
+    from generator.app.classroom import save_sheet
+    from generator.app.store import Store
+    from generator.core.formats import problem_from_json
+    from generator.core.kinds import solve
+    from generator.web.app import create_app
+
+    store = Store(tmp_path / "data")
+    web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
+    location = made(web, web.post("/batches", data={"csrf": csrf, "seed": "5", "lang": lang},
+                                  files=[("roster", ("class.csv", roster, "text/csv"))]))
+    batch = store.batch(location.rsplit("/", 1)[1])
+    sheet = batch.sheets[0]
+    from generator.core.answers import skeleton
+
+    problem = problem_from_json(sheet["problem"])
+    doc = skeleton(problem, problem.code)
+    from generator.core.numbers import sheet_value
+
+    head = solve(problem).heads[0]
+    doc["heads"][0]["Q"] = [[sheet_value(v) for v in row] for row in head.Q]
+    doc["heads"][0]["Q"][0][0] = "99"
+    save_sheet(store, batch, sheet, doc, "teacher")
+    return store, web, location, batch
+
+
+def test_the_web_gradebooks_hold_the_whole_roster_in_every_dialect(tmp_path):
+    roster = "name,id,group\nZoë Álvarez,zoe@school.example,3B\nBen Ode,ben@school.example,3B\nAi Lin,ai@school.example,3C\n"
+    store, web, location, batch = _class(tmp_path, roster.encode())
+    try:
+        saved = store.saved(batch)[1]
+        names = ["Zoë Álvarez", "Ben Ode", "Ai Lin"]
+        ours = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook.csv?scale=20").content
+                                           .decode("utf-8-sig")), dialect="excel"))
+        assert ours[0][:9] == ["code", "name", "id", "group", "points", "total", "percent", "score out of 20", "status"]
+        assert [row[1] for row in ours[1:]] == names and [row[8] for row in ours[1:]] == ["saved", "missing", "missing"]
+        exact = Fraction(saved["points"] * 20, saved["total"])
+        assert ours[1][7] == (str(exact) if exact.denominator == 1 else f"{float(exact):.2f}")
+        assert ours[2][4:8] == ["", "", "", ""]
+        moodle = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook-moodle.csv").content
+                                             .decode("utf-8-sig"))))
+        assert moodle[0][0] == "ID number" and [r[0] for r in moodle[1:]] == [
+            "zoe@school.example", "ben@school.example", "ai@school.example"] and moodle[1][1] == str(saved["points"])
+        assert moodle[2][1] == ""  # missing: no grade, never a zero
+        canvas = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook.csv?system=canvas&scale=100").content
+                                             .decode("utf-8-sig"))))
+        assert canvas[1] == ["Points Possible", "", "", "", "100"] and [r[0] for r in canvas[2:]] == names
+        classroom = web.get(location + "/class/gradebook-classroom.csv?scale=10")
+        rows = list(csv.reader(io.StringIO(classroom.content.decode("utf-8-sig"))))
+        assert rows[0][0] == "Email Address" and len(rows) == 4
+        assert 'filename="gradebook-classroom.csv"' in classroom.headers["content-disposition"]
+        assert web.get(location + "/class/gradebook.csv?scale=7").status_code == 400
+        assert web.get(location + "/class/gradebook-nothing.csv").status_code == 400
+    finally:
+        store.close()
+
+
+def test_a_spanish_class_gradebook_and_a_classroom_file_without_emails(tmp_path):
+    store, web, location, batch = _class(tmp_path, "name,id\nZoë Álvarez,S001\nBen Ode,S002\n".encode(), "es")
+    try:
+        text = web.get(location + "/class/gradebook.csv?scale=10").content.decode("utf-8-sig")
+        rows = list(csv.reader(io.StringIO(text), delimiter=";"))
+        assert rows[0][:9] == ["código", "nombre", "id", "grupo", "puntos", "total", "porcentaje",
+                               "nota sobre 10", "estado"]
+        assert rows[1][8] == "guardada" and rows[2][8] == "falta" and "," in rows[1][6]  # decimal comma
+        refused = web.get(location + "/class/gradebook-classroom.csv")
+        assert refused.status_code == 400 and "e-mail" in refused.text and "S001" not in refused.text
+        assert "identifica a los estudiantes por su correo" in web.get(location + "/class").text  # said beforehand
+    finally:
+        store.close()

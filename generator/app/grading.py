@@ -15,8 +15,11 @@ from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.gradebook import (
     CSV_DIALECTS,
+    SCALES,
     SCHOOL_SYSTEMS,
+    GradebookError,
     Graded,
+    class_gradebook,
     class_report,
     gradebook_csv,
     graded_paths,
@@ -31,9 +34,10 @@ from generator.output.manifest import Listed, check_codes, code_key, manifest_se
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
 
-__all__ = ["CSV_DIALECTS", "PAPERS", "SCHOOL_SYSTEMS", "Graded", "Listed", "answer_skeletons", "class_report", "grade_all",
-           "dumps", "gradebook_csv", "graded_pdf", "grades_json", "grades_text", "languages", "load_manifest", "parse_answers",
-           "report_pdf", "school_gradebook", "skeleton", "summary_lines", "titled_report", "write_grades"]
+__all__ = ["CSV_DIALECTS", "PAPERS", "SCALES", "SCHOOL_SYSTEMS", "GradebookError", "Graded", "Listed", "Student",
+           "answer_skeletons", "class_gradebook", "class_report", "grade_all", "dumps", "gradebook_csv", "graded_pdf",
+           "grades_json", "grades_text", "languages", "load_manifest", "parse_answers", "report_pdf",
+           "school_gradebook", "skeleton", "summary_lines", "titled_report", "write_grades"]
 
 
 def load_manifest(text: str, label: str, secret=None) -> tuple[dict[str, Listed], dict]:

@@ -6,13 +6,16 @@ import csv
 import io
 import statistics
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
+from generator.core.errors import AttnsheetError
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
 from generator.core.kinds import heads_of, solve
 from generator.core.problem import Exercise as Problem
+from generator.core.student import Student
 from generator.core.usertext import clean_text
 from generator.output.files import slug
 from generator.sheet.graded import graded_sheet, step_names, step_title
@@ -94,6 +97,96 @@ def school_gradebook(grades: Sequence[Grade], system: str, assignment: str) -> s
         writer.writerows([[_cell(g.student.id), g.points] for g in grades])
     else:
         raise ValueError(f"unknown school system {system!r}")
+    return buffer.getvalue()
+
+
+SCALES = ("points", "10", "20", "100")
+"""What a gradebook's score is out of: the sheet's own points, or a mark out of 10, 20 or 100."""
+COMMA_LOCALES = ("es",)
+"""Languages whose spreadsheets write a decimal comma and so read semicolon-separated files."""
+
+
+class GradebookError(AttnsheetError):
+    """A gradebook that cannot be made as asked (a Classroom file without e-mails), in one line."""
+
+
+def scaled(points: int, total: int, scale: str) -> Fraction:
+    """A sheet's score on `scale`, exact: its points, or points/total of 10, 20 or 100."""
+    if scale == "points":
+        return Fraction(points)
+    return Fraction(points * int(scale), total) if total else Fraction(0)
+
+
+def _number(value: Fraction, comma: bool) -> str:
+    """A score as a spreadsheet reads it: a whole number as it is, else to two decimals (with a decimal comma)."""
+    text = str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"
+    return text.replace(".", ",") if comma else text
+
+
+def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system: str = "attnsheet",
+                    scale: str = "points", lang: str = "en", assignment: str = "attnsheet") -> str:
+    """Every sheet of a class, saved or not (`rows`: its student, its code, its grade or None), as
+    `system` imports it: attnsheet's own (headers in `lang`, its locale's separator and decimal
+    sign, a status column saying which sheets are missing), moodle, canvas or classroom; the score
+    in points or on a `scale` of 10, 20 or 100. A Classroom file needs each student's e-mail (the
+    roster's id): without them it is refused, never filled with ids."""
+    if scale not in SCALES:
+        raise GradebookError(f"scale: one of {', '.join(SCALES)}")
+    if system not in ("attnsheet",) + SCHOOL_SYSTEMS:
+        raise GradebookError(f"gradebook: one of attnsheet, {', '.join(SCHOOL_SYSTEMS)}")
+    total = max((g.total for _, _, g in rows if g is not None), default=0)
+    ours = system == "attnsheet"
+    comma = ours and lang in COMMA_LOCALES
+    buffer = io.StringIO()
+    buffer.write("\ufeff")
+    writer = csv.writer(buffer, delimiter=";" if comma else ",", lineterminator="\r\n")
+
+    def score(grade: Optional[Grade]) -> str:
+        return "" if grade is None else _number(scaled(grade.points, grade.total, scale), comma)
+
+    name = _cell(assignment)
+    out_of = total if scale == "points" else int(scale)
+    if system == "classroom":
+        missing = [s.name or code for s, code, _ in rows if "@" not in (s.id or "")]
+        if missing:
+            raise GradebookError(f"Google Classroom matches students by e-mail, and the roster's id column has none for "
+                                 f"{len(missing)} of {len(rows)} students (the first: {missing[0][:60]}): put each "
+                                 "student's e-mail in the roster's id column, or import another gradebook")
+        writer.writerow(["Email Address", name])
+        writer.writerows([[_cell(s.id), score(g)] for s, _, g in rows])
+    elif system == "moodle":
+        writer.writerow(["ID number", name])
+        writer.writerows([[_cell(s.id), score(g)] for s, _, g in rows])
+    elif system == "canvas":
+        writer.writerow(["Student", "ID", "SIS User ID", "Section", name])
+        writer.writerow(["Points Possible", "", "", "", out_of])
+        writer.writerows([[_cell(s.name), "", _cell(s.id), _cell(s.group), score(g)] for s, _, g in rows])
+    else:
+        from generator.sheet.i18n import translations
+
+        _ = translations(lang).gettext
+        labels: list[str] = []
+        for _student, _code, g in rows:
+            if g is None:
+                continue
+            heads = max((st.head or 0 for st in g.steps), default=0)
+            for st in g.steps:
+                label = step_label(st.head, st.step, heads)
+                if label not in labels:
+                    labels.append(label)
+        shown = _("score out of %(scale)s") % {"scale": out_of}
+        writer.writerow([_("code"), _("name"), "id", _("group"), _("points"), _("total"), _("percent"), shown,
+                         _("status"), *labels])
+        for student, code, g in rows:
+            if g is None:
+                writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "",
+                                 "", _("missing"), *[""] * len(labels)])
+                continue
+            heads = max((st.head or 0 for st in g.steps), default=0)
+            by_label = {step_label(st.head, st.step, heads): st.points for st in g.steps}
+            writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), g.points,
+                             g.total, f"{g.percent:.1f}".replace(".", "," if comma else "."), score(g), _("saved"),
+                             *[by_label.get(label, "") for label in labels]])
     return buffer.getvalue()
 
 

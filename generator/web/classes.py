@@ -6,7 +6,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from generator.app.errors import AttnsheetError
-from generator.app.grading import gradebook_csv, graded_pdf, report_pdf, titled_report
+from generator.app.grading import (SCALES, SCHOOL_SYSTEMS, Student, class_gradebook, graded_pdf, report_pdf,
+                                   titled_report)
 from generator.app.screens import Settings, report_html, step_label
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
 from generator.web.pages import Pages
@@ -28,6 +29,8 @@ class Classes(Pages):
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
                          regrading=regrading[-1] if regrading else None,
                          handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
+                         systems=("attnsheet",) + SCHOOL_SYSTEMS, scales=SCALES,
+                         emails=all("@" in str(s["student"].get("id", "")) for s in batch.sheets),
                          labels=[label for label, _, _ in _labels(graded)])
 
     async def policy(self, request: Request) -> Response:
@@ -68,10 +71,18 @@ class Classes(Pages):
         graded = await self.off_loop(self.store.graded, batch)
         name = request.path_params["name"]
         settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
-        grades = [g.grade for g in graded]
-        if name == "gradebook.csv":
-            return Response(gradebook_csv(grades), media_type="text/csv",
-                            headers={"content-disposition": 'attachment; filename="gradebook.csv"'})
+        if name == "gradebook.csv" or (name.startswith("gradebook-") and name.endswith(".csv")):
+            # Every sheet of the class, saved or missing, as the school system asked for imports it.
+            system = request.query_params.get("system", "attnsheet") if name == "gradebook.csv" else \
+                name[len("gradebook-"):-len(".csv")]
+            by_code = {g.grade.code: g.grade for g in graded}
+            rows = [(Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")}),
+                     sheet["code"], by_code.get(sheet["code"])) for sheet in batch.sheets]
+            title = batch.manifest["settings"].get("title") or batch.id
+            text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title)
+            shown = "gradebook.csv" if system == "attnsheet" else f"gradebook-{system}.csv"
+            return Response(text, media_type="text/csv",
+                            headers={"content-disposition": f'attachment; filename="{shown}"'})
         if not graded:
             raise NotFound("no sheet of this batch is saved yet")
         if name == "report.pdf":
