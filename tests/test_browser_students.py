@@ -68,6 +68,20 @@ def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
         page.keyboard.type("1")
         expect(first_a).to_have_value("−1")
         page.screenshot(path=str(store.root / "phone.png"))
+        # A box at the bottom of the screen is moved clear of the key bar and the line above it.
+        last = cells.last
+        page.locator("body").tap(position={"x": 5, "y": 5})  # no box in focus: the bar goes
+        top = last.bounding_box()["y"] + page.evaluate("window.scrollY")
+        page.evaluate(f"window.scrollTo(0, {top} - window.innerHeight + 30)")  # the box's top edge at the bottom
+        last.focus()  # the browser shows it at the bottom edge: where the bar comes
+        page.wait_for_timeout(300)
+        bar, told, shown = page.locator("#keys").bounding_box(), page.locator("#note").bounding_box(), last.bounding_box()
+        assert shown["y"] + shown["height"] <= min(bar["y"], told["y"] if told else bar["y"]) + 1, (shown, bar, told)
+        # Most boxes are still blank: the first press asks, beside both buttons; the second hands it in.
+        page.click("#handin")
+        expect(page.locator("#status")).to_contain_text("boxes are filled in: press Hand in again")
+        expect(page.locator("#handin-end")).to_have_text("Hand in anyway")
+        expect(page.locator("#status-end")).to_contain_text("boxes are filled in")
         page.click("#handin")
         expect(page.locator("#status")).to_contain_text("Handed in")
         expect(page.locator('input[data-step="Q"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "wrong")
@@ -107,7 +121,9 @@ def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_w
             for i, row in enumerate(written[step]):
                 for j, value in enumerate(row):
                     page.locator(f'input[data-step="{step}"][data-i="{i}"][data-j="{j}"]').fill(str(value))
-        page.click("#handin")
+        page.click("#handin-end")  # at the end of the sheet too; asked first, the sheet being mostly blank
+        expect(page.locator("#status-end")).to_contain_text("press Hand in again")
+        page.click("#handin-end")
         expect(page.locator("#status")).to_contain_text("Boxes wrong: 1 ")
         expect(page.locator("#handin")).to_be_disabled()
         note = page.locator("#note")

@@ -7,7 +7,12 @@
   const words = JSON.parse(root.dataset.words);
   const shapes = JSON.parse(root.dataset.shapes);
   const inputs = Array.from(root.querySelectorAll("input.cell"));
-  const status = document.getElementById("status");
+  // What a hand-in says is said beside both Hand in buttons (the top one is off screen at the end).
+  const statuses = [document.getElementById("status"), document.getElementById("status-end")].filter(Boolean);
+  const status = {
+    get textContent() { return statuses[0].textContent; },
+    set textContent(text) { statuses.forEach((line) => { line.textContent = text; }); },
+  };
   const draftKey = "attnsheet-student:" + location.pathname;
 
   const { at } = window.attnsheetSheet;
@@ -34,7 +39,7 @@
     if (result.attempts !== undefined) {
       status.textContent += " " + (result.left > 0 ? words.left.replace("{left}", result.left).replace("{attempts}", result.attempts)
                                                    : words.none_left);
-      if (result.left <= 0) document.getElementById("handin").disabled = true;
+      if (result.left <= 0) buttons.forEach((button) => { button.disabled = true; });
     }
     for (const input of inputs) {
       const verdict = at(result.cells, input);
@@ -58,11 +63,23 @@
   const keep = () => { try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode */ } };
   inputs.forEach((input, k) => {
     input.addEventListener("input", keep);
-    input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); });
+    input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); clear(input); });
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
     });
   });
+
+  // The box in focus is never under the phone's key bar (or the line above it): the page moves up.
+  function clear(input) {
+    requestAnimationFrame(() => {
+      if (keys.hidden || keys.getBoundingClientRect().height === 0) return;
+      const note = document.getElementById("note");
+      let top = keys.getBoundingClientRect().top;
+      if (note && !note.hidden) top = Math.min(top, note.getBoundingClientRect().top);
+      const box = input.getBoundingClientRect();
+      if (box.bottom > top - 8) window.scrollBy(0, box.bottom - top + 16);
+    });
+  }
 
   // The keys a phone's number pad lacks; pressing one keeps the box in focus.
   const keys = document.getElementById("keys");
@@ -84,7 +101,23 @@
     });
     return { status: response.status, body: await response.json() };
   }
-  document.getElementById("handin").addEventListener("click", async () => {
+  // Hand in at the top or at the end of the sheet; a sheet mostly blank is handed in only when asked twice.
+  const buttons = [document.getElementById("handin"), document.getElementById("handin-end")].filter(Boolean);
+  let askedAt = null;
+  function label(text) { buttons.forEach((button) => { button.textContent = text; }); }
+  inputs.forEach((input) => input.addEventListener("input", () => { if (askedAt !== null) { askedAt = null; label(words.handin); } }));
+  buttons.forEach((button) => button.addEventListener("click", handIn));
+  async function handIn() {
+    const open = inputs.filter((input) => !input.disabled);
+    const filled = open.filter((input) => input.value.trim() !== "").length;
+    if (filled * 2 < open.length && askedAt !== filled) {
+      askedAt = filled;
+      status.textContent = words.few.replace("{filled}", filled).replace("{total}", open.length);
+      label(words.anyway);
+      return;
+    }
+    askedAt = null;
+    label(words.handin);
     let result;
     try {
       result = await send();
@@ -97,7 +130,7 @@
     try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
     status.textContent = words.handed;
     show(result.body);
-  });
+  }
   if (saved && saved.heads) {
     fetch(root.dataset.feedback).then((r) => r.json()).then(show).catch(() => {});
   }
