@@ -363,3 +363,29 @@ def test_pages_speak_the_batch_language_or_the_browsers(web, tmp_path):
     assert web.get(location + "/class").text.count("Clase de") == 1
     # No page shows where the server keeps its files.
     assert str(tmp_path) not in web.get(location).text and str(tmp_path) not in web.get(location + "/class").text
+
+
+def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_path):
+    keep, gone = make(web, title="Period 3"), make(web, kind="ffn")
+    home = web.get("/").text
+    assert "Period 3" in home and "The feed-forward layer" in home and "Self-attention" in home  # its exercise
+    r = web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "3B <i>algebra</i>"})
+    assert r.status_code == 303
+    assert "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get("/").text and "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get(keep).text
+    web.post(keep + "/manage", data={"csrf": web.csrf, "action": "archive"})
+    home = web.get("/").text
+    assert "algebra" not in home and "1 archived batch" in home
+    assert "algebra" in web.get("/?archived=1").text
+    assert web.get(keep + "/files/manifest.json").status_code == 200  # put away, nothing changed
+    web.post(keep + "/manage", data={"csrf": web.csrf, "action": "unarchive"})
+    assert "algebra" in web.get("/").text
+    # A delete needs the batch's id typed again; it removes that batch alone.
+    name = gone.rsplit("/", 1)[1]
+    refused = web.post(gone + "/manage", data={"csrf": web.csrf, "action": "delete", "confirm": "yes"})
+    assert refused.status_code == 400 and "nothing was deleted" in refused.text
+    assert web.get(gone).status_code == 200
+    r = web.post(gone + "/manage", data={"csrf": web.csrf, "action": "delete", "confirm": name})
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    assert web.get(gone).status_code == 404 and not (tmp_path / "data" / "batches" / name).exists()
+    assert web.get(keep + "/files/worksheets.pdf").status_code == 200 and name not in web.get("/").text
+    assert web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "x" * 121}).status_code == 400

@@ -40,6 +40,11 @@ PARTS = (  # 5: the parts of a batch spread over the workers (app/queue)
     "runner TEXT NOT NULL DEFAULT '', beat {real}, PRIMARY KEY (job_id, part))",
 )
 """The fifth."""
+NAMES = (  # 6: a batch's name as the teacher calls it, and whether it is put away
+    "ALTER TABLE batches ADD COLUMN label TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE batches ADD COLUMN archived INTEGER NOT NULL DEFAULT 0",
+)
+"""The sixth (app/store's)."""
 
 KINDS = ("batch", "scan", "regrade")
 """Making a batch; reading a pile of scans into one; grading a class's saved sheets again (its rule changed)."""

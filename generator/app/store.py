@@ -22,12 +22,14 @@ from typing import Optional
 
 from generator.app.accounts import MIGRATION as ACCOUNTS
 from generator.app.accounts import Accounts
-from generator.app.database import MIGRATION_LOCK, Database
+from generator.app.curating import Curating
+from generator.app.database import Database
+from generator.app.earlier import BATCH_ID, EarlierFolders
 from generator.app.errors import NotFound
 from generator.app.jobs import MIGRATION as JOBS
-from generator.app.jobs import PARTS
+from generator.app.jobs import NAMES, PARTS
 from generator.app.jobs import Jobs
-from generator.app.links import StudentLink, manifest_sheets, student_links
+from generator.app.links import StudentLink
 from generator.app.revisions import MIGRATION as REVISIONS
 from generator.app.revisions import Revisions
 from generator.core.answers import pending_from_json
@@ -40,8 +42,6 @@ from generator.output.manifest import Listed, read_manifest
 
 DATABASE_FILE = "attnsheet.sqlite3"
 """The SQLite database's name in the data folder."""
-BATCH_ID = re.compile(r"batch-\d{4,9}")
-"""The names the store gives batches (and their folders)."""
 PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,120}/)?[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(?:pdf|json|html)")
 """A file name a batch may list: a plain name, at most one plain folder deep (worksheets/01-ana.pdf),
 never absolute, never `..` — a manifest's names are data, never a path as they come."""
@@ -80,6 +80,7 @@ MIGRATIONS = (
     ACCOUNTS,
     JOBS,
     PARTS,
+    NAMES,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
 
@@ -120,6 +121,22 @@ class StoredBatch:
     """The credit of a cell carried from inputs that make its step trivial (TRIVIAL)."""
     owner: Optional[int] = None
     """The teacher who made it (None: made before accounts, the first admin's)."""
+    label: str = ""
+    """What the teacher renamed it to ("": its title, else its id)."""
+    archived: bool = False
+    """Put away: listed apart, under "archived"; nothing of it is changed."""
+    created: float = 0.0
+    """When it was listed (seconds since the epoch)."""
+
+    @property
+    def name(self) -> str:
+        """What the lists call it: the teacher's name for it, its title, or its id."""
+        return self.label or self.manifest["settings"].get("title") or self.id
+
+    @property
+    def kind(self) -> str:
+        """The exercise its sheets are of (problem@1's kind; attention for files of before kinds)."""
+        return self.sheets[0]["problem"].get("kind", "attention") if self.sheets else "attention"
 
     @property
     def sheets(self) -> list[dict]:
@@ -143,7 +160,7 @@ class StoredBatch:
         return read_manifest(json.dumps(self.manifest), "manifest.json")
 
 
-class Store(Revisions, Accounts, Jobs):
+class Store(Revisions, Accounts, Jobs, Curating, EarlierFolders):
     """The database and the batch folders of one data folder (and its secret)."""
 
     def __init__(self, root: Path, database: Optional[str] = None) -> None:
@@ -217,13 +234,13 @@ class Store(Revisions, Accounts, Jobs):
 
     def batch(self, name: str) -> StoredBatch:
         """The batch of `name`, if the store has it."""
-        rows = self.db.query("SELECT id, feedback, release_mode, released, closed, attempts, trivial, owner "
-                             "FROM batches WHERE name = ?", (str(name)[:40],))
+        rows = self.db.query("SELECT id, feedback, release_mode, released, closed, attempts, trivial, owner, label, "
+                             "archived, created FROM batches WHERE name = ?", (str(name)[:40],))
         if not rows:
             raise NotFound("no such batch")
-        number, feedback, release, released, closed, attempts, trivial, owner = rows[0]
+        number, feedback, release, released, closed, attempts, trivial, owner, label, archived, created = rows[0]
         return StoredBatch(name, self.root / "batches" / name, self._manifest(number), number, feedback, release,
-                           bool(released), bool(closed), attempts, trivial, owner)
+                           bool(released), bool(closed), attempts, trivial, owner, label, bool(archived), created)
 
     def _manifest(self, number: int) -> dict:
         """A batch's manifest, parsed once (shared: read it, never change it)."""
@@ -329,54 +346,6 @@ class Store(Revisions, Accounts, Jobs):
         if self.queue is not None and hasattr(self.queue, "stop"):
             self.queue.stop(wait=5)
         self.db.close()
-
-    # --- the folders of earlier versions ---------------------------------------------------------
-
-    def _import_json_folders(self) -> None:
-        """Batches an earlier attnsheet kept as files alone (manifest.json, answers/NNN.json,
-        grades/NNN.json): listed once, with every save, nothing lost; their files stay as they are.
-        Once per database, when it is made: the folders of later batches have their rows already."""
-        if self.db.query("SELECT value FROM meta WHERE key = 'folders_imported'"):
-            return
-        with self.db.transaction() as cur:
-            if self.db.dialect == "postgresql":  # two processes starting at once: one imports
-                cur.run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK + 1,))
-            if cur.rows("SELECT value FROM meta WHERE key = 'folders_imported'"):
-                return
-            known = {name for (name,) in cur.rows("SELECT name FROM batches")}
-            for folder in sorted((self.root / "batches").iterdir()):
-                if BATCH_ID.fullmatch(folder.name) and folder.name not in known:
-                    self._import(cur, folder)
-            cur.run("INSERT INTO meta (key, value) VALUES ('folders_imported', ?)", (str(time.time()),))
-            if self.db.dialect == "postgresql":  # the numbering goes on past the imported batches
-                cur.run("SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), MAX(id)) FROM batch_ids "
-                        "HAVING MAX(id) IS NOT NULL")
-
-    def _import(self, cur, folder: Path) -> None:
-        """One folder of an earlier attnsheet, with its saves (a folder that is no batch is left alone)."""
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-            links = student_links(self.secret, folder.name, manifest_sheets(manifest))
-        except (OSError, ValueError, KeyError, TypeError, AttnsheetError):
-            return
-        number = int(folder.name.split("-")[1])
-        cur.run("INSERT INTO batch_ids (id, reserved) VALUES (?, ?)", (number, time.time()))
-        cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
-                "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
-                (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime))
-        for link in links:
-            cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
-                    (number, link.index, link.code, link.token, link.pin))
-        for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
-            grade = folder / "grades" / path.name
-            if grade.is_file():
-                answers, grade_text, saved = (path.read_text(encoding="utf-8"), grade.read_text(encoding="utf-8"),
-                                              path.stat().st_mtime)
-                (rev,), = cur.rows("INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state) "
-                                   "VALUES (?, ?, ?, ?, ?, 'teacher', 'current') RETURNING id",
-                                   (number, int(path.stem), answers, grade_text, saved))
-                self._make_current(cur, number, int(path.stem), rev, answers, grade_text, saved, "teacher")
-
 
 def _server_secret(path: Path, warnings: list[str]) -> Secret:
     """The data folder's secret, made (readable by its owner alone) the first time the server

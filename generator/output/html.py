@@ -50,6 +50,13 @@ def _prose_css(ink: Ink) -> str:
     return f"font-size: {ink.size:g}pt; font-weight: {ink.weight}; color: {ink.colour}{spacing}"
 
 
+def _date(seconds: float) -> str:
+    """A moment as its day, the same in every language (2026-12-03)."""
+    import time
+
+    return time.strftime("%Y-%m-%d", time.localtime(seconds)) if seconds else ""
+
+
 def _css_string(value: str) -> str:
     """A value as a CSS string literal: only our own catalog text ever goes through this."""
     escaped = "".join(ch if ch.isalnum() or ch in " .,:/-()" else f"\\{ord(ch):x} " for ch in str(value))
@@ -71,6 +78,7 @@ def environment(lang: str) -> jinja2.Environment:
     env.filters["css_string"] = _css_string
     env.filters["ink_css"] = ink_css
     env.filters["pt"] = _pt
+    env.filters["date"] = _date
     env.filters["prose"] = _prose_css
     env.globals["panel_svg"] = panel_svg
     env.globals["L"], env.globals["S"] = look, style  # the look in numbers, for the stylesheets

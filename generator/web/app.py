@@ -26,6 +26,7 @@ from generator.app.runner import Runner
 from generator.app.links import opens_only_here
 from generator.app.scans import scanned_sheets
 from generator.app.screens import sheet_form, templates_dir
+from generator.app.settings import kind_titles
 from generator.app.serving import Workers
 from generator.app.store import NotFound, Store
 from generator.web.batches import (
@@ -43,6 +44,7 @@ from generator.web.batches import (
     worded,
 )
 from generator.web.accounts import Signing
+from generator.web.manage import Managing
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.classes import Classes
 from generator.web.pages import Turns, server_trouble
@@ -52,11 +54,11 @@ from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, Sh
 
 READ_POSTS = {"/api/batches/{batch_id}/sheets/{index}/grade"}
 """A batch's POST routes that change nothing (a grade of what is typed): reading the class is enough."""
-OWN = {"/batches/{batch_id}/shares"}
+OWN = {"/batches/{batch_id}/shares", "/batches/{batch_id}/manage"}
 """A batch's routes for its owner alone."""
 
 
-class App(Classes, Practice, Students, Review, Signing):
+class App(Classes, Practice, Students, Review, Signing, Managing):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
@@ -106,7 +108,9 @@ class App(Classes, Practice, Students, Review, Signing):
               fresh: bool = False) -> Response:
         """The batch form (with what the teacher gave it: values, and the files the server holds) and the batches."""
         teacher = self.teacher(request)
-        batches = [self.store.batch(batch_id) for batch_id in self.store.visible(teacher)]
+        every = [self.store.batch(batch_id) for batch_id in self.store.visible(teacher)]
+        archived = request.query_params.get("archived") == "1"
+        batches = [b for b in every if b.archived == archived]
         making = [job for job in self.store.unfinished(teacher.id if teacher else None) if job.kind == "batch"]
         lang = self.language(request)
         errors = {name: worded(message, lang) for name, message in errors.items()}  # the form's words, not flags
@@ -114,6 +118,7 @@ class App(Classes, Practice, Students, Review, Signing):
                          batches=batches, field_info=lambda name: field_info(name, lang),
                          grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
                          upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh, making=making,
+                         archived=archived, put_away=sum(b.archived for b in every), kinds=kind_titles(),
                          only_here=self._only_here(request))
 
     def _only_here(self, request: Request) -> str:
@@ -187,27 +192,6 @@ class App(Classes, Practice, Students, Review, Signing):
                          shares=self.store.shares(batch) if teacher and access == "own" else [],
                          colleagues=[t.name for t in self.store.teachers() if t.id != teacher.id and not t.disabled]
                          if teacher and access == "own" else [])
-
-    async def job_api(self, request: Request) -> Response:
-        """A job's state and progress, for its page's bar (the teacher's own jobs, and those of classes they see)."""
-        number = str(request.path_params["job_id"])
-        if not number.isdigit() or len(number) > 18:
-            raise NotFound("no such job")
-        job = await self.off_db(self.store.job, int(number))
-        await self.off_db(self._may_see, request, job)
-        return JSONResponse({"state": job.state, "done": job.done, "total": job.total, "error": job.error,
-                             "batch": job.batch, "result": job.result})
-
-    def _may_see(self, request: Request, job) -> None:
-        teacher = self.teacher(request)
-        if teacher is None or job.owner == teacher.id:
-            return
-        try:
-            if self.store.access(self.store.batch(job.batch), teacher) is not None:
-                return
-        except NotFound:
-            pass
-        raise NotFound("no such job")
 
     async def batch_zip(self, request: Request) -> Response:
         """Every file of a batch in one zip (the split files of a class, say)."""
@@ -320,6 +304,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/account", app.account, methods=["GET", "POST"]),
         Route("/batches/{batch_id}/shares", app.share, methods=["POST"]),
         Route("/api/jobs/{job_id}", app.job_api),
+        Route("/batches/{batch_id}/manage", app.manage, methods=["POST"]),
         Route("/preview", app.preview),
         Route("/api/uploads/{name}", app.hold_upload, methods=["POST"]),
         Route("/practice", app.practice),
