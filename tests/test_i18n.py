@@ -57,3 +57,19 @@ def test_the_title_help_a_literal_for_the_catalog_names_the_true_limit():
     from generator.core.usertext import MAX_TITLE
 
     assert f"at most {MAX_TITLE} characters" in SETTINGS["title"].help
+
+
+def test_the_practice_page_speaks_to_a_student_as_tu_throughout(tmp_path):
+    """Practice is a student's page: its Spanish says tú, never usted (the teacher's pages say usted)."""
+    import re
+
+    from starlette.testclient import TestClient
+
+    from generator.app.store import Store
+    from generator.web.app import create_app
+
+    web = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1", follow_redirects=False)
+    page = web.get(web.get("/practice?preset=easy").headers["location"] + "?ui=es").text
+    text = re.sub(r"<[^>]+>", " ", page.split("<main>")[1])
+    assert "Trabaja la hoja" in text and "estás" in text and "tus propios" in text
+    assert not re.search(r"\b(usted|Trabaje|haya rellenado|elija|escriba|pulse)\b", text), text[:600]

@@ -389,3 +389,20 @@ def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_p
     assert web.get(gone).status_code == 404 and not (tmp_path / "data" / "batches" / name).exists()
     assert web.get(keep + "/files/worksheets.pdf").status_code == 200 and name not in web.get("/").text
     assert web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "x" * 121}).status_code == 400
+
+
+def test_the_spanish_form_says_every_choice_in_spanish(web):
+    from generator.app.screens import translations
+    from generator.web.batches import CHOICE_WORDS
+
+    page = web.get("/?ui=es").text
+    options = dict(re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', page))
+    spanish = translations("es").gettext
+    for name, choices in CHOICE_WORDS.items():
+        for value, words in choices.items():
+            if name in ("paper", "lang"):
+                continue  # a paper's and a language's own names
+            shown = re.search(rf'<select id="f-{name}"[^>]*>(.*?)</select>', page, re.S).group(1)
+            assert f">{spanish(words)}</option>" in shown.replace("&#34;", '"').replace("&#39;", "'"), (name, value)
+            assert spanish(words) != words or words in ("total",), (name, words)
+    assert options.get("es") == "Español"

@@ -17,6 +17,23 @@ from generator.app.store import Store
 
 FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
               "text": "text"}
+def N_(message: str) -> str:
+    """A message id, translated where it is shown."""
+    return message
+
+
+CHOICE_WORDS = {
+    "preset": {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")},
+    "convention": {"column": N_("tokens as columns (by hand)"), "row": N_("tokens as rows (as PyTorch)")},
+    "rules": {"hand": N_("by hand: floor(x/2) and 3^x"), "exact": N_("exact: /√d_k and e^x")},
+    "attention": {"given": N_("A given on the sheet"), "computed": N_("A computed from a head")},
+    "paper": {"a4": "A4", "letter": "Letter"},
+    "lang": {"en": "English", "es": "Español"},
+    "feedback": {"none": N_("“received” only"), "verdicts": N_("right, carried or wrong per box, and the points"),
+                 "full": N_("that, and each box's expected value")},
+    "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
+}
+"""Each choice of the form in words (a language by its own name), the flag's value small beside it."""
 NOT_ON_FORM = ("decimal_comma",)
 """Settings the form leaves to the sheets' language."""
 FIELDS = [(name, FORM_KINDS[s.kind]) for name, s in SETTINGS.items() if s.kind != "file" and name not in NOT_ON_FORM]
@@ -47,7 +64,8 @@ def field_info(name: str, lang: str = "en") -> dict:
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
     words, group = WORDS[name]
     # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
-    labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else {}
+    labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else \
+        {choice: _(words) for choice, words in CHOICE_WORDS.get(name, {}).items()}
     return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
             "group": group, "labels": labels, "kinds": " ".join(kinds_taking(name))}
 
