@@ -393,12 +393,13 @@ def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_p
 
 def test_the_spanish_form_says_every_choice_in_spanish(web):
     from generator.app.screens import translations
+    from generator.app.settings import kind_choice_words
     from generator.web.batches import CHOICE_WORDS
 
     page = web.get("/?ui=es").text
     options = dict(re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', page))
     spanish = translations("es").gettext
-    for name, choices in CHOICE_WORDS.items():
+    for name, choices in {**CHOICE_WORDS, **kind_choice_words()}.items():
         for value, words in choices.items():
             if name in ("paper", "lang"):
                 continue  # a paper's and a language's own names

@@ -71,6 +71,17 @@ def kind_titles() -> dict[str, str]:
     return {kind: part(kind, "settings").TITLE for kind in KINDS}
 
 
+def kind_choice_words() -> dict[str, dict[str, str]]:
+    """The choices of the kinds' own settings in words (message ids), by setting and choice."""
+    from generator.core.kinds import KINDS, part
+
+    words: dict[str, dict[str, str]] = {}
+    for kind in KINDS:
+        for name, choices in getattr(part(kind, "settings"), "CHOICE_WORDS", {}).items():
+            words.setdefault(name, {}).update(choices)
+    return words
+
+
 def kinds_taking(name: str) -> tuple[str, ...]:
     """The kinds a draw setting is for (every kind's shared ones: all of them); () for a batch's or a sheet's."""
     from generator.draw.settings import takers
@@ -97,5 +108,5 @@ def shown_default(name: str):
     return (shape_defaults(name) if name in DRAW_SETTINGS else "") or s.shown
 
 
-__all__ = ["DRAW_SETTINGS", "GROUPS", "SETTINGS", "WORDS", "Setting", "SettingError", "help_of", "kind_titles",
+__all__ = ["DRAW_SETTINGS", "GROUPS", "SETTINGS", "WORDS", "Setting", "SettingError", "help_of", "kind_choice_words", "kind_titles",
            "kinds_taking", "read", "shown_default", "value_range"]

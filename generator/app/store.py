@@ -136,7 +136,9 @@ class StoredBatch:
     @property
     def kind(self) -> str:
         """The exercise its sheets are of (problem@1's kind; attention for files of before kinds)."""
-        return self.sheets[0]["problem"].get("kind", "attention") if self.sheets else "attention"
+        from generator.core.kinds import DEFAULT_KIND
+
+        return self.sheets[0]["problem"].get("kind", DEFAULT_KIND) if self.sheets else DEFAULT_KIND
 
     @property
     def sheets(self) -> list[dict]:

@@ -11,7 +11,8 @@ from generator.app.batches import (Batch, RequestError, blank_sheets, check_prin
 from generator.app.errors import AttnsheetError
 from generator.app.jobs import batch_inputs
 from generator.app.screens import document_html, document_pdf, sheet_view, stylesheet_text, translations
-from generator.app.settings import GROUPS, SETTINGS, WORDS, SettingError, kind_titles, kinds_taking, read
+from generator.app.settings import (GROUPS, SETTINGS, WORDS, SettingError, kind_choice_words, kind_titles, kinds_taking,
+                                    read)
 from generator.app.solving import decode, parse_problems
 from generator.app.store import Store
 
@@ -26,14 +27,14 @@ CHOICE_WORDS = {
     "preset": {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")},
     "convention": {"column": N_("tokens as columns (by hand)"), "row": N_("tokens as rows (as PyTorch)")},
     "rules": {"hand": N_("by hand: floor(x/2) and 3^x"), "exact": N_("exact: /√d_k and e^x")},
-    "attention": {"given": N_("A given on the sheet"), "computed": N_("A computed from a head")},
     "paper": {"a4": "A4", "letter": "Letter"},
     "lang": {"en": "English", "es": "Español"},
     "feedback": {"none": N_("“received” only"), "verdicts": N_("right, carried or wrong per box, and the points"),
                  "full": N_("that, and each box's expected value")},
     "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
 }
-"""Each choice of the form in words (a language by its own name), the flag's value small beside it."""
+"""Each choice of the form in words (a language by its own name); a kind's own settings' choices
+are its settings module's (app/settings.kind_choice_words)."""
 NOT_ON_FORM = ("decimal_comma",)
 """Settings the form leaves to the sheets' language."""
 FIELDS = [(name, FORM_KINDS[s.kind]) for name, s in SETTINGS.items() if s.kind != "file" and name not in NOT_ON_FORM]
@@ -65,7 +66,7 @@ def field_info(name: str, lang: str = "en") -> dict:
     words, group = WORDS[name]
     # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
     labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else \
-        {choice: _(words) for choice, words in CHOICE_WORDS.get(name, {}).items()}
+        {choice: _(words) for choice, words in {**CHOICE_WORDS, **kind_choice_words()}.get(name, {}).items()}
     return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
             "group": group, "labels": labels, "kinds": " ".join(kinds_taking(name))}
 

@@ -10,6 +10,8 @@ TAKES = ("preset", "tokens", "d_model", "convention", "d_ff", "residual", "atten
          "output_projection", "causal")
 """Every setting its draw takes (a computed attention's too; a block always adds its input back)."""
 DEFAULT_SHAPE = {"tokens": 3, "d_model": 3, "d_ff": 3, "d_k": 3}
+CHOICE_WORDS = {"attention": {"given": N_("A given on the sheet"), "computed": N_("A computed from a head")}}
+"""Its settings' choices in words, as the web form shows them."""
 """Its shape where none is given: the by-hand "simple transformer" sheets'."""
 
 DECLARED = (
