@@ -19,7 +19,7 @@ from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.output.batch import Batch, generate
 
-__all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", "feedback_now", "grade_sheet", "hand_in",
+__all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", "feedback_now", "grade_sheet", "hand_in", "handout",
            "save_sheet", "wrong_only"]
 
 
@@ -133,3 +133,18 @@ def attempts_left(batch: StoredBatch, used: int) -> dict:
     if batch.feedback == "none" or not batch.shown:
         return {}
     return {"attempts": batch.attempts, "left": max(0, batch.attempts - used)}
+
+
+def handout(store: Store, batch: StoredBatch, base_url: str) -> bytes:
+    """A batch's handout as a PDF: each student's card with their link, its QR code and their PIN,
+    under `base_url`, the address students' phones reach this server at."""
+    from generator.output.handout import Card, handout_pdf
+    from generator.sheet.model import Settings
+
+    base = base_url.rstrip("/")
+    links = store.links(batch)
+    cards = [Card(int(s["index"]), str(s["student"].get("name", "")), str(s["code"]),
+                  f"{base}/s/{links[int(s['index'])].token}", links[int(s["index"])].pin)
+             for s in batch.sheets if int(s["index"]) in links]
+    settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
+    return handout_pdf(cards, f"{base}/s", settings, batch.name)

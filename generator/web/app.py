@@ -305,6 +305,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/batches/{batch_id}/shares", app.share, methods=["POST"]),
         Route("/api/jobs/{job_id}", app.job_api),
         Route("/batches/{batch_id}/manage", app.manage, methods=["POST"]),
+        Route("/batches/{batch_id}/handout.pdf", app.handout),
         Route("/preview", app.preview),
         Route("/api/uploads/{name}", app.hold_upload, methods=["POST"]),
         Route("/practice", app.practice),

@@ -1,19 +1,29 @@
-"""A batch kept by its teacher (renamed, archived, deleted) and the progress of its jobs, for the routes."""
+"""A batch kept by its teacher (renamed, archived, deleted, its handout printed) and the progress of its jobs, for the routes."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from generator.app.classroom import handout
 from generator.app.errors import AttnsheetError
 from generator.app.store import NotFound, Store
 from generator.web.pages import Pages
 
 
 class Managing(Pages):
-    """A batch's rename, archive and delete; a job's state for its progress bar."""
+    """A batch's rename, archive and delete, its handout; a job's state for its progress bar."""
 
     store: Store
+    public_url: str
+
+    async def handout(self, request: Request) -> Response:
+        """Every student's link, QR code and PIN on cards to cut out, as a PDF in the batch's paper and language."""
+        batch = await self.off_db(self.store.batch, request.path_params["batch_id"])
+        base = self.public_url or str(request.base_url)
+        data = await self.off_loop(self._locked, handout, self.store, batch, base)
+        return Response(data, media_type="application/pdf",
+                        headers={"content-disposition": f'inline; filename="{batch.id}-handout.pdf"'})
 
     async def manage(self, request: Request) -> Response:
         """Rename, archive (or bring back) or delete a batch; a delete needs the batch's id typed again."""
