@@ -23,7 +23,8 @@ MAX_SCANS_BODY = 256 * 1024 * 1024
 STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
           "student.js": "text/javascript", "class.js": "text/javascript", "sheetdoc.js": "text/javascript",
           "review.js": "text/javascript", "progress.js": "text/javascript",
-          "web.css": "text/css", "favicon.svg": "image/svg+xml"}  # the only files under /static (templates/web/static)
+          "web.css": "text/css", "favicon.svg": "image/svg+xml",
+          **{f"v-{v}.svg": "image/svg+xml" for v in ("correct", "carried", "trivial", "wrong", "unreadable")}}  # the only files under /static (templates/web/static)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
        "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 """Scripts only from the app itself (no inline script); inline styles place the form's boxes;

@@ -14,6 +14,7 @@
   const words = JSON.parse(root.dataset.words);  // the page's language, from the server's catalog
 
   const answers = () => window.attnsheetSheet.answers(inputs, shapes);
+  const fit = window.attnsheetSheet.fit;
   // A box's entry in grade@1's cells (its verdict, its explanation, its expected value); "blank" where none.
   const verdictOf = (cells, input) => { const v = window.attnsheetSheet.at(cells, input); return v === null ? "blank" : v; };
 
@@ -84,12 +85,6 @@
     }
     return changed;
   }
-  // A value longer than its box ("1/14 0.07" in an A box) is set smaller, so all of it shows.
-  function fit(input) {
-    input.style.fontSize = "";
-    input.title = input.value;
-    for (let size = 10; input.scrollWidth > input.clientWidth && size > 5; size -= 0.5) input.style.fontSize = size + "pt";
-  }
   // Only the newest refresh may write: an older one whose answer arrives late (typing went on
   // meanwhile) would put stale suggestions and a stale score on the page.
   let generation = 0;
@@ -118,10 +113,9 @@
   }
 
   inputs.forEach((input, k) => {
-    input.addEventListener("input", () => { delete input.dataset.suggested; keepDraft(); schedule(); });
+    input.addEventListener("input", () => { delete input.dataset.suggested; fit(input); keepDraft(); schedule(); });
     // A box opened again has its value selected: typing replaces it rather than adding to it.
-    input.addEventListener("focus", () => { explainFor(input); input.style.fontSize = ""; input.select(); });
-    input.addEventListener("blur", () => fit(input));
+    input.addEventListener("focus", () => { explainFor(input); input.select(); });
     input.addEventListener("mouseup", (event) => { if (input.selectionStart !== input.selectionEnd) event.preventDefault(); });
     input.addEventListener("keydown", (event) => {
       const moves = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
@@ -198,6 +192,7 @@
   document.querySelectorAll("time[data-epoch]").forEach((t) => {
     t.textContent = new Date(Number(t.dataset.epoch) * 1000).toLocaleString(document.documentElement.lang || undefined);
   });
+  window.attnsheetSheet.untangle(root);
   refresh();
   if (inputs.length) inputs[0].focus();
 })();

@@ -39,5 +39,32 @@
       else if (whole) input.value = "";
     }
   }
-  window.attnsheetSheet = { answers, at, fill };
+  // A value longer than its box ("1/14 0.07" in an A box, "3/8 0.38" as it is typed) is set
+  // smaller, so all of it shows and the box keeps its place: it never widens over its neighbour.
+  function fit(input) {
+    input.style.fontSize = "";
+    input.title = input.value;
+    if (input.scrollWidth <= input.clientWidth) return;
+    const start = parseFloat(getComputedStyle(input).fontSize) * 0.75;  // px to pt
+    for (let size = start - 0.5; input.scrollWidth > input.clientWidth && size > 5; size -= 0.5) input.style.fontSize = size + "pt";
+  }
+  // Captions on one line end before the next one starts: a caption with a ✓ beside it (or a
+  // longer translation) is set smaller where it would run into its neighbour's words.
+  function untangle(form) {
+    const captions = Array.from(form.querySelectorAll(".caption"));
+    const boxes = captions.map((c) => c.getBoundingClientRect());
+    captions.forEach((caption, k) => {
+      const mine = boxes[k];
+      const next = boxes.filter((o, m) => m !== k && o.left > mine.left && Math.abs(o.top - mine.top) < mine.height / 2)
+        .reduce((least, o) => Math.min(least, o.left), Infinity);
+      if (next === Infinity) return;
+      const room = next - mine.left - 4;
+      let size = parseFloat(getComputedStyle(caption).fontSize) * 0.75;
+      while (caption.getBoundingClientRect().width > room && size > 5) {
+        size -= 0.25;
+        caption.style.fontSize = size + "pt";
+      }
+    });
+  }
+  window.attnsheetSheet = { answers, at, fill, fit, untangle };
 })();

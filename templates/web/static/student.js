@@ -17,7 +17,7 @@
 
   const { at } = window.attnsheetSheet;
   const answers = () => window.attnsheetSheet.answers(inputs, shapes);
-  const fill = (doc) => window.attnsheetSheet.fill(doc, inputs);
+  const fill = (doc) => window.attnsheetSheet.fill(doc, inputs, window.attnsheetSheet.fit);
 
   // What the teacher allows: "received", or each box's verdict (and, if allowed, its expected value).
   // The focused box's verdict in words, and under "full" feedback what was expected there: shown
@@ -57,12 +57,13 @@
 
   const saved = JSON.parse(root.dataset.saved || "{}");
   fill(saved);
+  window.attnsheetSheet.untangle(root);
   let draft = null;
   try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (error) { draft = null; }
-  if (draft) { window.attnsheetSheet.fill(draft, inputs, null, true); status.textContent = words.restored; }
+  if (draft) { window.attnsheetSheet.fill(draft, inputs, window.attnsheetSheet.fit, true); status.textContent = words.restored; }
   const keep = () => { try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode */ } };
   inputs.forEach((input, k) => {
-    input.addEventListener("input", keep);
+    input.addEventListener("input", () => { window.attnsheetSheet.fit(input); keep(); });
     input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); clear(input); });
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
