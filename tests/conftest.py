@@ -91,3 +91,18 @@ def database(request, tmp_path):
     if request.param == "sqlite":
         return None
     return request.getfixturevalue("postgres_server").fresh()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright, one per test module."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+    from test_browser import CHROMIUM, FLAGS
+
+    assert shutil.which("chromium"), "Debian's chromium is missing: `make test` installs it (make system)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()

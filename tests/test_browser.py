@@ -11,7 +11,7 @@ import re
 import shutil
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from procs import Served
 from pypdf import PdfReader
 from test_grade import work
@@ -31,15 +31,6 @@ def server(tmp_path_factory):
     served = Served(Store(tmp_path_factory.mktemp("web")))
     yield served.url
     served.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert shutil.which("chromium"), "Debian's chromium is missing: `make test` installs it (make system)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, browser):

@@ -11,7 +11,6 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 from procs import Served
-from test_browser import browser  # noqa: F401 (a fixture)
 from waiting import ready
 
 from generator.app.store import Store
@@ -54,7 +53,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_captions_boxes_and_verdicts_stay_legible(batches, browser, kind, lang):  # noqa: F811
+def test_captions_boxes_and_verdicts_stay_legible(batches, browser, kind, lang):
     url, made = batches
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(url + made[kind, lang] + "/sheets/1")

@@ -11,7 +11,6 @@ import io
 from playwright.sync_api import expect
 from procs import Served
 from pypdf import PdfReader
-from test_browser import browser  # noqa: F401 (a fixture)
 
 from generator.app.store import Store
 
@@ -21,7 +20,7 @@ NAMES = ["Zoë Álvarez", "José Núñez", "Ai Lin"]
 ENGLISH = {"easy", "medium", "hard", "hand", "exact", "none", "verdicts", "full", "now", "later", "attention"}
 
 
-def test_a_spanish_teacher_makes_prints_exports_and_puts_away_a_batch(browser, tmp_path):  # noqa: F811
+def test_a_spanish_teacher_makes_prints_exports_and_puts_away_a_batch(browser, tmp_path):
     served = Served(Store(tmp_path / "data"))
     roster = tmp_path / "clase.csv"
     roster.write_text(ROSTER, encoding="utf-8")
