@@ -407,3 +407,9 @@ def test_the_spanish_form_says_every_choice_in_spanish(web):
             assert f">{spanish(words)}</option>" in shown.replace("&#34;", '"').replace("&#39;", "'"), (name, value)
             assert spanish(words) != words or words in ("total",), (name, words)
     assert options.get("es") == "Español"
+    # Nor does a field's help or default name a choice by its value (the command line's word).
+    for name, choices in {**CHOICE_WORDS, **kind_choice_words()}.items():
+        field = re.search(rf'<select id="f-{name}".*?<span class="help">(.*?)</span>', page, re.S).group(1)
+        for value, words in choices.items():
+            if spanish(words) != value:
+                assert not re.search(rf"(^|[\s(;:]){re.escape(value)}(:|\))", field), (name, value, field)
