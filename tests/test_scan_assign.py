@@ -20,9 +20,13 @@ ATTNSHEET = [sys.executable, "-m", "generator"]
 def _without_qr(page: np.ndarray) -> np.ndarray:
     """The page with its QR code painted out (a smudge, a staple, a copier's streak)."""
     found, points = cv2.QRCodeDetector().detect(page)
+    if not found:  # a server's sheet holds a longer link, which the Aruco detector finds
+        found, points = cv2.QRCodeDetectorAruco().detect(page)
     assert found, "the synthetic page should have a readable QR code to paint out"
-    x0, y0 = points.reshape(-1, 2).min(axis=0).astype(int) - 12
-    x1, y1 = points.reshape(-1, 2).max(axis=0).astype(int) + 12
+    low, high = points.reshape(-1, 2).min(axis=0), points.reshape(-1, 2).max(axis=0)
+    pad = max(12, int(0.2 * (high - low).max()))  # its quiet zone and a little more: no module left to read
+    x0, y0 = low.astype(int) - pad
+    x1, y1 = high.astype(int) + pad
     page = page.copy()
     page[max(0, y0):y1, max(0, x0):x1] = 255
     return page

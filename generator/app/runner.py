@@ -142,7 +142,7 @@ def _read_scans(store, params: dict, heart: Heart, hand_on) -> dict:
     except AttnsheetError:
         pass  # said by the reading itself, page by page
     line = read_upload(store, batch, paths, run, bool(params.get("replace")), hand_on,
-                       progress=lambda done: heart.progress(done))
+                       progress=lambda done: heart.progress(done), assigned=params.get("assigned", ()))
     return {"run": run.name, "line": line}
 
 

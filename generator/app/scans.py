@@ -15,7 +15,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from generator.app.classroom import Graded, grade_sheet, save_sheet
 from generator.app.store import NotFound, Store, StoredBatch
@@ -118,7 +118,7 @@ def finish_runs(store: Store) -> list[str]:
             saving = folder / "saving.json"
             if saving.is_file():
                 step = json.loads(saving.read_text(encoding="utf-8"))
-                save_run(store, batch, folder, bool(step.get("replace")))
+                save_run(store, batch, folder, bool(step.get("replace")), bool(step.get("again")))
                 write_json(folder / "summary.json", {"line": step.get("line", "")})
             else:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -140,10 +140,22 @@ def latest_runs(batch: StoredBatch) -> dict[str, str]:
     return latest
 
 
-def save_run(store: Store, batch: StoredBatch, run: Path, replace_typed: bool = False) -> int:
+def _keep_said(kept, read):
+    """A read of the same pages again with what the kept revision says where the read is unsure
+    (a box reviewed since stays as the teacher said it)."""
+    if isinstance(read, dict):
+        return {k: v if k == "student" else _keep_said(kept.get(k) if isinstance(kept, dict) else None, v)
+                for k, v in read.items()}
+    if isinstance(read, list):
+        return [_keep_said(kept[i] if isinstance(kept, list) and i < len(kept) else None, v) for i, v in enumerate(read)]
+    return kept if read is None and kept is not None and not isinstance(kept, (dict, list)) else read
+
+
+def save_run(store: Store, batch: StoredBatch, run: Path, replace_typed: bool = False, again: bool = False) -> int:
     """Saves every sheet a run read (its boxes in review left empty), each as a scan's revision:
     current, or beside what was typed or handed in (`replace_typed`: the scan takes the place of
-    what the teacher typed); how many. Saving a run again saves nothing twice."""
+    what the teacher typed); how many. Saving a run again saves nothing twice. `again`: the run
+    reads the same uploads as an earlier one (a page assigned since), so what was reviewed stays."""
     by_code = {code_key(s["code"]): s for s in batch.sheets}
     saved = 0
     for path in sorted((run / "answers").glob("*.json")):
@@ -152,6 +164,8 @@ def save_run(store: Store, batch: StoredBatch, run: Path, replace_typed: bool = 
         if sheet is None:
             continue
         latest = store.latest(batch, sheet, "scan")
+        if again and latest is not None:
+            answers = _keep_said(latest[1], answers)
         if latest is None or not _same_read(latest[1], answers):
             save_sheet(store, batch, sheet, answers, source="scan", replace_typed=replace_typed)
         saved += 1
@@ -284,11 +298,12 @@ SLICE = 8
 
 
 def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, replace_typed: bool = False,
-                hand_on=None, progress=None) -> str:
+                hand_on=None, progress=None, assigned: Sequence[Sequence] = ()) -> str:
     """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
     (its summary, last: a run without one is finished or removed at the next start); the summary
     line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first;
-    `progress`, with the pages read so far."""
+    `progress`, with the pages read so far; `assigned`, pages the teacher said are which
+    ([upload, page, code, sheet page] each: the uploads of an earlier run read again)."""
     from generator.scan.pipeline import Catalogue
     from generator.scan.run import scan_folder, sources_of
 
@@ -303,11 +318,17 @@ def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, 
         if hand_on is not None and done % SLICE == 0:
             hand_on()
 
-    summary = scan_folder(paths, catalogue, run, force=True, progress=read, keep_pages=True)
-    write_json(run / "saving.json", {"line": summary.line, "replace": replace_typed})
-    save_run(store, batch, run, replace_typed)
-    write_json(run / "summary.json", {"line": summary.line})
-    return summary.line
+    by_name = {p.name: str(p) for p in paths}
+    by_hand = {(by_name[f], int(p)): (str(c), int(n)) for f, p, c, n in assigned if f in by_name}
+    summary = scan_folder(paths, catalogue, run, force=True, progress=read, keep_pages=True, assigned=by_hand)
+    # The line names each upload as the review does (001.pdf), never by its path on the server.
+    line = summary.line
+    for path in paths:
+        line = line.replace(str(path), path.name)
+    write_json(run / "saving.json", {"line": line, "replace": replace_typed, "again": bool(assigned)})
+    save_run(store, batch, run, replace_typed, again=bool(assigned))
+    write_json(run / "summary.json", {"line": line})
+    return line
 
 
 def sheet_geometry(batch: StoredBatch, sheet: dict):

@@ -10,6 +10,7 @@ cannot be placed are reported with their file, page and why; they are never assi
 from __future__ import annotations
 
 import functools
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,6 +68,12 @@ class PageReport:
         if self.why:
             out["why"] = self.why
         return out
+
+
+def unidentified_picture(file: str, page: int) -> str:
+    """The name a page not identified is kept under (beside the identified pages' pictures)."""
+    stem = re.sub(r"[^0-9A-Za-z_.-]", "_", Path(file).name)[:80]
+    return f"unidentified-{stem}-{page}.jpg"
 
 
 @dataclass
@@ -191,7 +198,15 @@ class Scanner:
         """Reads one input page; its report."""
         report = self._read(scan)
         self.reports.append(report)
+        if self.pages is not None and scan.grey is not None and report.why.startswith(("not identified", "not assigned")):
+            self._keep(scan.grey, unidentified_picture(scan.file, scan.number))  # for a person to say which it is
         return report
+
+    def _keep(self, picture: np.ndarray, name: str, scale: float = 0.5) -> None:
+        """A page's picture kept for the spot check or the review, written whole or not at all."""
+        shown = cv2.resize(picture, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(self.pages / f".{name}.part.jpg"), shown, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        (self.pages / f".{name}.part.jpg").replace(self.pages / name)
 
     def _read(self, scan: ScanPage) -> PageReport:
         if scan.grey is None:
@@ -252,10 +267,7 @@ class Scanner:
         sheet.seen[number] = len(self.reports)
         self._read_boxes(sheet, pages[number - 1], found.page, blanks[number - 1])
         if self.pages is not None:
-            half = cv2.resize(found.page, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-            name = f"{key}-p{number}.jpg"
-            cv2.imwrite(str(self.pages / f".{name}.part.jpg"), half, [cv2.IMWRITE_JPEG_QUALITY, 80])
-            (self.pages / f".{name}.part.jpg").replace(self.pages / name)
+            self._keep(found.page, f"{key}-p{number}.jpg")
         return PageReport(scan.file, scan.number, source.code, number, why, found.turned)
 
     def _read_boxes(self, sheet: SheetScan, boxes: PageBoxes, page: np.ndarray, blank: np.ndarray) -> None:

@@ -324,6 +324,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/batches/{batch_id}/scans", app.upload_scans, methods=["POST"]),
         Route("/batches/{batch_id}/review", app.review),
         Route("/api/batches/{batch_id}/review", app.review_api, methods=["POST"]),
+        Route("/batches/{batch_id}/scans/{run}/assign", app.assign, methods=["POST"]),
         Route("/batches/{batch_id}/scans/{run}/{kind}/{name}", app.scan_file),
         Route("/batches/{batch_id}/scanned/{index}", app.scanned_sheet),
     ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 
+from generator.app.assigning import assign_page, sheet_named, unidentified_pages
 from generator.app.classroom import grade_sheet
 from generator.app.errors import AttnsheetError
 from generator.app.scans import (
@@ -80,6 +81,7 @@ class Review(Pages):
             return self.page(request, "job.html", 500 if job.state == "failed" else 200,
                              lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}")
         items = await self.off_loop(review_items, self.store, batch)
+        unidentified = await self.off_loop(unidentified_pages, batch)
         summary = run_summary(batch, request.query_params.get("run", ""))
         steps: list[tuple[str, list]] = []
         for item in items:
@@ -87,7 +89,24 @@ class Review(Pages):
                 steps.append((item.label, []))
             steps[-1][1].append(item)
         return self.page(request, "review.html", lang=self.language(request, batch), batch=batch, steps=steps,
-                         count=len(items), summary=summary, scanned=bool(scanned_sheets(batch)))
+                         count=len(items), summary=summary, scanned=bool(scanned_sheets(batch) or unidentified),
+                         unidentified=unidentified)
+
+    async def assign(self, request: Request) -> Response:
+        """A page the scan could not identify said to be a student's: the pile read again with it."""
+        data = await request.form(max_files=0, max_fields=8)
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        batch = self.store.batch(request.path_params["batch_id"])
+        try:
+            page, sheet_page = int(str(data.get("page", ""))), int(str(data.get("sheet_page", "1")) or 1)
+        except ValueError:
+            raise AttnsheetError("the page is a whole number (1 for the sheet's first page)") from None
+        index = sheet_named(batch, str(data.get("sheet", "")))
+        teacher = getattr(request.state, "teacher", None)
+        run = await self.off_db(assign_page, self.store, batch, request.path_params["run"], str(data.get("file", "")),
+                                page, index, sheet_page, teacher.id if teacher else None)
+        return RedirectResponse(f"/batches/{batch.id}/review?run={run}", status_code=303)
 
     def _reading(self, batch, run: str):
         """The job reading the pile of `run`, while it is not done (or when it failed)."""

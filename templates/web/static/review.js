@@ -99,6 +99,8 @@
 
   document.addEventListener("keydown", (event) => {
     const input = event.target;
+    // The page's other fields (a page to assign to a student) take their keys as they are.
+    if (input.matches && input.matches("input, select, textarea") && !input.classList.contains("said")) return;
     const undo = event.key === "u" || event.key === "U" || event.key === "Backspace";
     if (undo && input.classList && input.classList.contains("said") && input.readOnly) {
       event.preventDefault();  // a box answered already, in focus: open it again
