@@ -85,3 +85,17 @@ def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(p
     kept = scan_answers(store, batch, store.sheet(batch.id, "3")[1])[1]
     assert str(cell_at(kept, third.head, third.step, third.row - 1, third.col - 1)) == "123"
     assert third.key not in {i.key for i in review_items(store, batch)}
+
+
+def test_a_servers_sheets_are_identified_from_a_150_dpi_copy(tmp_path):
+    """A server's first pages hold a long link (small modules): a 150 dpi copy, JPEG 80, turned 3°."""
+    store = Store(tmp_path / "data")
+    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "8", "seed": "21"}))
+    batch = store.batch("batch-0001")
+    filled = list(filled_sheets(batch.folder, seed=2, scan=dict(dpi=150, angle=3.0, quality=80)))
+    pdf_of([p for f in filled for p in f.pages], tmp_path / "pile.pdf")
+    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
+                     files=[("scans", ("pile.pdf", (tmp_path / "pile.pdf").read_bytes(), "application/pdf"))])
+    assert "read 8 pages: 8 identified, 0 not; 8 sheets" in ready(teacher, r.headers["location"])
