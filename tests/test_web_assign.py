@@ -20,15 +20,27 @@ from generator.scan.synthetic import filled_sheets, pdf_of
 from generator.web.app import create_app
 
 
+def web_batch(tmp, count: int, seed: int):
+    """A store, a teacher's client, its CSRF token, and a web batch of `count` sheets made through the form."""
+    store = Store(tmp / "data")
+    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
+    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": str(count), "seed": str(seed)}))
+    return store, teacher, csrf, store.batch("batch-0001")
+
+
+def upload(teacher, csrf, batch, path) -> str:
+    """The review page once the pile at `path` is read (its job done)."""
+    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
+                     files=[("scans", (path.name, path.read_bytes(), "application/pdf"))])
+    return ready(teacher, r.headers["location"])
+
+
 @pytest.fixture(scope="module")
 def pile(tmp_path_factory):
     """A web batch of three and its pile: sheet 1's QR code painted out, sheet 2's too and upside down."""
     tmp = tmp_path_factory.mktemp("webassign")
-    store = Store(tmp / "data")
-    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "3", "seed": "12"}))
-    batch = store.batch("batch-0001")
+    store, teacher, csrf, batch = web_batch(tmp, 3, 12)
     filled = list(filled_sheets(batch.folder, seed=5, scan=dict(dpi=200, angle=1.0, quality=80)))
     pages = [_without_qr(filled[0].pages[0]), cv2.rotate(_without_qr(filled[1].pages[0]), cv2.ROTATE_180),
              filled[2].pages[0]]
@@ -43,9 +55,7 @@ def _assign(teacher, csrf, batch, u, sheet, sheet_page="1"):
 
 def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(pile):
     store, teacher, csrf, batch, filled, tmp = pile
-    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
-                     files=[("scans", ("pile.pdf", (tmp / "pile.pdf").read_bytes(), "application/pdf"))])
-    review = ready(teacher, r.headers["location"])
+    review = upload(teacher, csrf, batch, tmp / "pile.pdf")
     assert "3 pages: 1 identified, 2 not" in review and "2 pages not identified" in review, re.findall(r"<p class=\"summary\">(.*?)</p>|<h2>(.*?)</h2>", review)
     assert str(tmp) not in review and "/uploads/" not in review  # the server's folders are no one's business
     listed = unidentified_pages(batch)
@@ -89,13 +99,7 @@ def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(p
 
 def test_a_servers_sheets_are_identified_from_a_150_dpi_copy(tmp_path):
     """A server's first pages hold a long link (small modules): a 150 dpi copy, JPEG 80, turned 3°."""
-    store = Store(tmp_path / "data")
-    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "8", "seed": "21"}))
-    batch = store.batch("batch-0001")
+    store, teacher, csrf, batch = web_batch(tmp_path, 8, 21)
     filled = list(filled_sheets(batch.folder, seed=2, scan=dict(dpi=150, angle=3.0, quality=80)))
     pdf_of([p for f in filled for p in f.pages], tmp_path / "pile.pdf")
-    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
-                     files=[("scans", ("pile.pdf", (tmp_path / "pile.pdf").read_bytes(), "application/pdf"))])
-    assert "read 8 pages: 8 identified, 0 not; 8 sheets" in ready(teacher, r.headers["location"])
+    assert "read 8 pages: 8 identified, 0 not; 8 sheets" in upload(teacher, csrf, batch, tmp_path / "pile.pdf")

@@ -13,6 +13,7 @@ import re
 
 import cv2
 import pytest
+from test_web_assign import web_batch
 from waiting import made, ready
 from starlette.testclient import TestClient
 
@@ -26,11 +27,7 @@ from generator.web.app import create_app
 @pytest.fixture(scope="module")
 def scanned(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("webscan")
-    store = Store(tmp / "data")
-    teacher = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "4", "seed": "8"}))
-    batch = store.batch("batch-0001")
+    store, teacher, csrf, batch = web_batch(tmp, 4, 8)
     filled = list(filled_sheets(batch.folder, seed=4, scan=dict(dpi=200, angle=2.0, quality=80)))
     pdf_of([p for f in filled for p in f.pages], tmp / "pile.pdf")
     return store, teacher, csrf, batch, filled, tmp

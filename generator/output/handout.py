@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import segno
-
 from generator import __version__
 from generator.output.html import environment
 from generator.sheet.model import PAPERS, Settings
+from generator.sheet.panel import qr_shapes
 
 
 @dataclass(frozen=True)
@@ -46,24 +45,13 @@ QUIET = 4
 
 
 def _qr_svg(link: str) -> str:
-    """`link` as an SVG QR code QR_MM wide (medium error correction, the standard quiet zone of 4),
+    """`link` as an SVG QR code QR_MM wide (the sheets' own modules, the standard quiet zone of 4),
     its dark modules one filled path of runs: no stroke for a rasteriser to thin or widen."""
-    rows = segno.make(link, error="m", micro=False).matrix
-    side = len(rows) + 2 * QUIET
-    runs = []
-    for y, row in enumerate(rows):
-        x = 0
-        while x < len(row):
-            if row[x]:
-                end = x
-                while end < len(row) and row[end]:
-                    end += 1
-                runs.append(f"M{x + QUIET} {y + QUIET}h{end - x}v1h-{end - x}z")
-                x = end
-            else:
-                x += 1
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{QR_MM}mm" height="{QR_MM}mm" viewBox="0 0 {side} {side}">'
-            f'<path fill="#000" d="{"".join(runs)}"/></svg>')
+    shapes = qr_shapes(link)
+    side = shapes.width + 2 * QUIET
+    path = "".join(f"M{x + QUIET:g} {y + QUIET:g}h{w:g}v{h:g}h-{w:g}z" for _, runs in shapes.fills for x, y, w, h in runs)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{QR_MM}mm" height="{QR_MM}mm" viewBox="0 0 {side:g} {side:g}">'
+            f'<path fill="#000" d="{path}"/></svg>')
 
 
 def handout_html(cards: Sequence[Card], desk: str, settings: Settings, title: str) -> str:
