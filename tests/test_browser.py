@@ -88,7 +88,8 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
 
 
 @pytest.mark.parametrize("args", [("--worked",), ("--convention", "row", "--lang", "es", "--paper", "letter"),
-                                  ("--heads", "2", "--d-k", "2", "--d-v", "2", "--output-projection")])
+                                  ("--heads", "2", "--d-k", "2", "--d-v", "2", "--output-projection"),
+                                  ("--heads", "3", "--output-projection", "--convention", "row")])  # a landscape page
 def test_html_output_prints_in_a_browser_where_the_pdf_puts_it(browser, tmp_path, args):
     # One layout, two serializers: the HTML a browser prints puts every word where our PDF
     # does, to two points (the browser sets a line's glyphs with its own rounding, up to a point
@@ -113,6 +114,8 @@ def test_html_output_prints_in_a_browser_where_the_pdf_puts_it(browser, tmp_path
     ours, theirs = pages(tmp_path / "pdf" / "answer-keys.pdf"), pages(tmp_path / "chromium.pdf")
     assert len(ours) == len(theirs)
     for mine, printed in zip(ours, theirs):
+        # Each page its size (Chromium rounds it to a pixel), a landscape one too.
+        assert abs(mine[0] - printed[0]) < 1 and abs(mine[1] - printed[1]) < 1, (mine[:2], printed[:2])
         placed = defaultdict(list)
         for *box, text in mine[2]:
             placed[text].append(box)

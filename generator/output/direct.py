@@ -113,7 +113,7 @@ def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: 
         ops = [f"q 1 0 0 -1 0 {num(layout.height)} cm", *map(_rule, layout.rects), *map(_frame, layout.frames), "Q"]
         ops += [_text(run, shaped, layout.height, measure) for run, shaped in runs]
         content = "\n".join(ops).encode("ascii") + b"\n"
-        content += page_operators(placements, layout.height, mono_fonts)
+        content += page_operators(placements, layout.height, mono_fonts, layout.width)
         page = pikepdf.Page(pikepdf.Dictionary(
             Type=pikepdf.Name.Page, MediaBox=pikepdf.Array([0, 0, round(layout.width, 6), round(layout.height, 6)]),
             Resources=resources,

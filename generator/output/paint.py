@@ -24,7 +24,7 @@ from generator.draw.codes import ALPHABET
 from generator.output.blocks import Block, BlockMark, Stamp
 from generator.output.monofont import EmbeddedFont, mono
 from generator.sheet.look import MM
-from generator.sheet.marks import INSET_MM, MARK_COLOUR, PAGE_QR_MM, page_qr_text
+from generator.sheet.marks import INSET_MM, MARK_COLOUR, PAGE_QR_MM, page_qr_text, registration_marks
 from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
 from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
@@ -259,8 +259,10 @@ def rgb(colour: str) -> str:
     return " ".join(num(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
 
 
-def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont]) -> bytes:
-    """PDF operators that paint `placements` on a page `page_height` points high.
+def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont],
+                   page_width: Optional[float] = None) -> bytes:
+    """PDF operators that paint `placements` on a page `page_height` points high (and `page_width`
+    wide: a landscape page's marks are in its own corners, not the first page's).
 
     They expect PDF's initial graphics state (the caller wraps the page's other content in q/Q).
     """
@@ -274,8 +276,9 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             shapes = qr_shapes(pl.mark.text(pl.page, pl.pages))
             _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
         elif isinstance(pl.mark, FootMark) and pl.mark.marks:
+            marks = registration_marks(page_width, page_height) if page_width else pl.mark.marks
             ops.append(f"q {rgb(MARK_COLOUR)} rg " + " ".join(
-                f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in pl.mark.marks)
+                f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in marks)
                        + " f Q")
             if pl.page > 1 and pl.mark.code:
                 shapes, side = qr_shapes(page_qr_text(pl.mark.code, pl.page, pl.pages)), PAGE_QR_MM * MM

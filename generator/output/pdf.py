@@ -261,7 +261,7 @@ def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
         page.contents_add(save, prepend=True)
         stamps = [stamp(pdf, page, pl.mark.block, pl.box, height, forms) for pl in pls if isinstance(pl.mark, BlockMark)]
         # zlib's default level: level 9 takes 2.5x as long for 1.5% less.
-        ops = zlib.compress(b"\n".join([b"Q", *stamps, page_operators(pls, height, fonts)]), 6)
+        ops = zlib.compress(b"\n".join([b"Q", *stamps, page_operators(pls, height, fonts, box[2] - box[0])]), 6)
         page.contents_add(pikepdf.Stream(pdf, ops, Filter=pikepdf.Name.FlateDecode))
         for key, ref in refs.items():
             page.add_resource(ref, pikepdf.Name.Font, pikepdf.Name(f"/{key}"))

@@ -149,8 +149,10 @@ def _three(pts: np.ndarray, sides: np.ndarray, aspect: float, least: float) -> l
 
 def _placements(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float]):
     """The page mapped upright at each likely placement of its marks, likeliest first, with how far
-    the scan was turned before (a landscape picture of a portrait page is a quarter turn)."""
-    if grey.shape[1] > grey.shape[0] * 1.15:  # a landscape picture of a portrait page: a quarter turn
+    the scan was turned before (a landscape picture of a portrait page is a quarter turn, and a
+    portrait picture of a landscape page)."""
+    tall, wide = grey.shape[0] > grey.shape[1] * 1.15, grey.shape[1] > grey.shape[0] * 1.15
+    if (tall if size[0] > size[1] else wide):  # the picture a quarter turn from the page
         grey, turned = cv2.rotate(grey, cv2.ROTATE_90_CLOCKWISE), 90
     else:
         turned = 0

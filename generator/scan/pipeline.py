@@ -214,13 +214,12 @@ class Scanner:
         paper = self.catalogue.settings.paper
         from generator.sheet.layout import PAPERS_PT
 
-        size = PAPERS_PT[paper]
-        centres = tuple(m.centre for m in registration_marks(*size))
+        portrait = PAPERS_PT[paper]
         by_hand = self.assigned.get((scan.file, scan.number))
         if by_hand is not None:
-            return self._by_hand(scan, *by_hand, centres, size)
+            return self._by_hand(scan, *by_hand)
         try:
-            found = locate(scan.grey, centres, size, self.detector)
+            found, size = self._located(scan.grey, portrait)
         except NotFound as error:
             if is_blank(scan.grey):
                 return PageReport(scan.file, scan.number, why="not a sheet: a blank page (the back of a sheet?)")
@@ -235,9 +234,27 @@ class Scanner:
         if number > len(pages) or (found.qr.pages and found.qr.pages != len(pages)):
             return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {found.qr.pages} "
                               f"but sheet {source.code} has {len(pages)} (printed on other paper?)")
+        if (pages[number - 1].width > pages[number - 1].height) != (size[0] > size[1]):
+            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {source.code} was "
+                              "found turned a quarter from how it is printed")
         return self._take(scan, source, number, found, pages, blanks)
 
-    def _by_hand(self, scan: ScanPage, code: str, number: int, centres, size) -> PageReport:
+    def _located(self, grey: np.ndarray, portrait: tuple[float, float]) -> tuple[Located, tuple[float, float]]:
+        """The page upright and the size it was found at: portrait, as nearly every page is printed,
+        else landscape (a concatenation too wide for a portrait page); NotFound says the portrait's why."""
+        try:
+            return self._at(grey, portrait), portrait
+        except NotFound as error:
+            try:
+                turned = (portrait[1], portrait[0])
+                return self._at(grey, turned), turned
+            except NotFound:
+                raise error from None
+
+    def _at(self, grey: np.ndarray, size: tuple[float, float]) -> Located:
+        return locate(grey, tuple(m.centre for m in registration_marks(*size)), size, self.detector)
+
+    def _by_hand(self, scan: ScanPage, code: str, number: int) -> PageReport:
         """A page a person said is page `number` of sheet `code`: placed by its marks, the way up
         its blank print says, and read like the others."""
         try:
@@ -247,6 +264,8 @@ class Scanner:
         pages, blanks = self.catalogue.geometry(code_key(source.code))
         if number > len(pages):
             return PageReport(scan.file, scan.number, why=f"not assigned: sheet {source.code} has {len(pages)} pages")
+        size = (pages[number - 1].width, pages[number - 1].height)  # as that page is printed, portrait or not
+        centres = tuple(m.centre for m in registration_marks(*size))
         try:
             found = placed(scan.grey, centres, size, blanks[number - 1], QrIdentity(source.code, number, len(pages)))
         except NotFound as error:

@@ -42,6 +42,14 @@ FRAME_HEIGHT_PT = 676.0
 """Height inside a frame on a page of its own (Letter, the shorter paper), under its title."""
 
 
+WIDE_FRAME_WIDTH_PT = 698.0
+"""Width inside a frame on a landscape page (Letter, the narrower paper turned: 718 pt inside its margins)."""
+
+
+WIDE_FRAME_HEIGHT_PT = 479.0
+"""Height inside a frame on a landscape page of its own (A4 turned, the shorter), under its title."""
+
+
 MIN_SCALE = 0.7
 """The least any grid is scaled: its text stays at 7 pt or more."""
 

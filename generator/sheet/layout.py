@@ -90,9 +90,9 @@ class _Page:
 
     def __init__(self, view: SheetView, settings: Settings, measure: Measure) -> None:
         self.view, self.settings, self.measure = view, settings, measure
-        self.width, self.height = PAPERS_PT[settings.paper]
-        top, right, bottom, left = (m * MM for m in MARGINS_MM)
-        self.left, self.top, self.right, self.bottom = left, top, self.width - right, self.height - bottom
+        self.turn(False)
+        self.sizes: list[tuple[float, float]] = []
+        """The pages before this one: their width and height (a landscape page's are turned)."""
         self.x = self.left
         """Where the current block's content starts: the page's left, or inside a frame."""
         self.scanned = is_scanned(view)
@@ -106,11 +106,21 @@ class _Page:
         self.panels: list[PanelPlace] = []
         self._ = translations(settings.lang).gettext
 
-    def new_page(self) -> float:
-        """Ends this page and starts the next, with the name line in its top margin (loose
-        pages find their owner); returns where its content starts."""
+    def turn(self, wide: bool) -> None:
+        """The page's size and margins, portrait or (`wide`) landscape."""
+        width, height = PAPERS_PT[self.settings.paper]
+        self.width, self.height = (height, width) if wide else (width, height)
+        top, right, bottom, left = (m * MM for m in MARGINS_MM)
+        self.left, self.top, self.right, self.bottom = left, top, self.width - right, self.height - bottom
+
+    def new_page(self, wide: Optional[bool] = None) -> float:
+        """Ends this page and starts the next (turned to landscape or back, when `wide` says), with
+        the name line in its top margin (loose pages find their owner); returns where its content starts."""
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
+        self.sizes.append((self.width, self.height))
         self.runs, self.rects, self.frames, self.panels = [], [], [], []
+        if wide is not None:
+            self.turn(wide)
         self.page_top = self.top + (PAGE_TOP_EXTRA_MM * MM if self.scanned else 0.0)
         # The margin box puts the line at its foot, NAME_DROP_MM above the page's top margin.
         line = self.line_height(FIELD) + UNDERLINE[0]
@@ -152,11 +162,18 @@ class _Page:
                      else self.framed(name, y, lambda top, h=head: self.head(h, top)))
         if view.final:
             title_final = _("Concatenate the heads, then project") if view.projected else _("Concatenate the heads")
+            if view.final_wide:  # too wide for a portrait page: a landscape one of its own
+                y = self.new_page(wide=True)
             y = self.framed(title_final, y, lambda top: self.place(view.final, top))
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
-        badge = (self.left + (self.right - self.left) / 2, self.top, self.right, self.top + QR_PT) if view.code else None
+        self.sizes.append((self.width, self.height))
+        right_margin, bottom_margin = MARGINS_MM[1] * MM, MARGINS_MM[2] * MM
+        first_right = self.sizes[0][0] - right_margin
+        badge = (self.left + (first_right - self.left) / 2, self.top, first_right, self.top + QR_PT) if view.code else None
         pages, side = len(self.pages), PAGE_QR_MM * MM
-        page_qr = (self.right - side, INSET_MM * MM, self.right, INSET_MM * MM + side)
+
+        def page_qr(width: float) -> tuple[float, float, float, float]:
+            return (width - right_margin - side, INSET_MM * MM, width - right_margin, INSET_MM * MM + side)
 
         def qr(number: int) -> str:
             if number == 1 and (view.link or not self.scanned):  # a student's link, or a key's code
@@ -164,13 +181,13 @@ class _Page:
             return page_qr_text(view.code, number, pages) if self.scanned else ""
 
         return tuple(PageLayout(
-            width=self.width, height=self.height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
+            width=width, height=height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
             panels=tuple(panels), badge=badge if number == 0 else None,
-            marks=registration_marks(self.width, self.height) if self.scanned else (),
-            foot=(self.left, self.bottom, self.right, self.height), words=(_("Sheet code"), _("page")),
+            marks=registration_marks(width, height) if self.scanned else (),
+            foot=(self.left, height - bottom_margin, width - right_margin, height), words=(_("Sheet code"), _("page")),
             title=title, title_top=self.top, qr=qr(number + 1) if view.code else "",
-            qr_box=page_qr if number > 0 and self.scanned else None)
-            for number, (runs, rects, frames, panels) in enumerate(self.pages))
+            qr_box=page_qr(width) if number > 0 and self.scanned else None)
+            for number, ((runs, rects, frames, panels), (width, height)) in enumerate(zip(self.pages, self.sizes)))
 
     def head(self, head: HeadView, top: float) -> float:
         """One head's grids (and, with the first, the rules box and the worked example)."""

@@ -82,6 +82,8 @@ class SheetView:
     """The PIN printed beside the code on a server's batch, for a student without a phone."""
     default_title: str = ""
     """The sheet's title when the batch gives none, in its language (its kind's)."""
+    final_wide: bool = False
+    """The concatenation goes on a landscape page of its own: too wide for a portrait one."""
 
     @property
     def row(self) -> bool:

@@ -24,6 +24,8 @@ from generator.sheet.fit import (
     FRAME_WIDTH_PT,
     MIN_SCALE,
     MIN_SIDE_BY_SIDE_SCALE,
+    WIDE_FRAME_HEIGHT_PT,
+    WIDE_FRAME_WIDTH_PT,
     page_room,
     rules_height,
     rules_width,
@@ -270,21 +272,25 @@ def face_matrix(face, row: bool, _, values, **options):
 
 
 def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None) -> Optional[GridView]:
-    """The concatenation (and W_O with the output) placed in a grid, when there is one."""
+                marks: Optional[dict] = None) -> tuple[Optional[GridView], bool]:
+    """The concatenation (and W_O with the output) placed in a grid, when there is one, and whether
+    it goes on a landscape page of its own."""
     v = final_matrices(problem, solution, key, lang, blank, marks)
     if v is None:
-        return None
-    g = grid(final_arrangement(problem.convention, v))
+        return None, False
+    whole = grid(final_arrangement(problem.convention, v))
     # Each product must stay beside its factors, so the grid is never split: it is scaled to
-    # its frame's width, or refused when that would print it under 7 pt, or when its writing
-    # lines (which never shrink) are taller than a page.
-    scale = min(1.0, FRAME_WIDTH_PT / g.width_pt)
-    if scale < 1.0:
-        g = replace(g, scale=math.floor(scale * 100) / 100)
-    if scale < MIN_SCALE or g.height_pt > FRAME_HEIGHT_PT:
-        raise LayoutError(_final_advice(problem, g, scale < MIN_SCALE))
-    return g
+    # its frame's width; too wide for that (its text under 7 pt), it goes on a landscape page;
+    # refused when even that would print it under 7 pt, or when its writing lines (which never
+    # shrink) are taller than the page.
+    for width, height, wide in ((FRAME_WIDTH_PT, FRAME_HEIGHT_PT, False), (WIDE_FRAME_WIDTH_PT, WIDE_FRAME_HEIGHT_PT, True)):
+        scale = min(1.0, width / whole.width_pt)
+        g = replace(whole, scale=math.floor(scale * 100) / 100) if scale < 1.0 else whole
+        if scale >= MIN_SCALE:
+            if g.height_pt > height:
+                raise LayoutError(_final_advice(problem, g, False, height))
+            return g, wide
+    raise LayoutError(_final_advice(problem, whole, True, WIDE_FRAME_HEIGHT_PT))
 
 
 def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
@@ -296,12 +302,13 @@ def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> 
     _final_grid(problem, solution, False, settings.lang, blank=True)
 
 
-def _final_advice(problem: Problem, g: GridView, wide: bool) -> str:
-    """Why a concatenation does not fit a page (too `wide`, or too tall), and what to change."""
+def _final_advice(problem: Problem, g: GridView, wide: bool, height: float) -> str:
+    """Why a concatenation does not fit a page (too `wide` even turned, or taller than `height`), and what to change."""
     heads, dv = len(problem.heads), problem.d_v
     what = "Z_concat" + (("·W_O" if problem.convention == "row" else " and W_O·Z_concat") if problem.W_O else "")
-    size = (f"{raster_width(g.cols):.0f} pt wide where a page has {FRAME_WIDTH_PT:.0f} (its text under 7 pt)" if wide
-            else f"{g.height_pt:.0f} pt tall where a page has {FRAME_HEIGHT_PT:.0f} (its boxes too small to write in)")
+    page = "a landscape page" if height == WIDE_FRAME_HEIGHT_PT else "a page"
+    size = (f"{raster_width(g.cols):.0f} pt wide where a landscape page has {WIDE_FRAME_WIDTH_PT:.0f} (its text under 7 pt)"
+            if wide else f"{g.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)")
     fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
     if problem.convention == "row" and wide:
         fix += ", or the column convention"
@@ -353,7 +360,7 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     lang = settings.lang
     marks = graded.marks if graded else {}
-    final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
+    final, wide = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
     row, framed = problem.convention == "row", len(problem.heads) > 1
@@ -364,7 +371,7 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
                              worked_pt if h == 0 else 0.0)
                   for h in range(len(problem.heads)))
     return SheetView(
-        problem=problem, heads=heads, final=final and grid_panel(final), key=key, student=student,
+        problem=problem, heads=heads, final=final and grid_panel(final), final_wide=wide, key=key, student=student,
         rules=tuple(rules_lines(problem, key, lang)),
         rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
