@@ -5,6 +5,7 @@ before stays as the teacher said it, and a stale or impossible word is refused i
 from __future__ import annotations
 
 import re
+import time
 
 import cv2
 import pytest
@@ -103,3 +104,35 @@ def test_a_servers_sheets_are_identified_from_a_150_dpi_copy(tmp_path):
     filled = list(filled_sheets(batch.folder, seed=2, scan=dict(dpi=150, angle=3.0, quality=80)))
     pdf_of([p for f in filled for p in f.pages], tmp_path / "pile.pdf")
     assert "read 8 pages: 8 identified, 0 not; 8 sheets" in upload(teacher, csrf, batch, tmp_path / "pile.pdf")
+
+
+def test_a_reading_that_fails_leaves_the_page_to_assign_again(tmp_path, monkeypatch):
+    store, teacher, csrf, batch = web_batch(tmp_path, 1, 14)
+    filled = list(filled_sheets(batch.folder, seed=6, scan=dict(dpi=200, angle=1.0, quality=80)))
+    pdf_of([_without_qr(filled[0].pages[0])], tmp_path / "pile.pdf")
+    assert "1 page not identified" in upload(teacher, csrf, batch, tmp_path / "pile.pdf")
+    (page,) = unidentified_pages(batch, store)
+
+    import generator.app.scans as scans
+
+    real = scans.read_upload
+
+    def broken(*args, **kwargs):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(scans, "read_upload", broken)
+    failed = _assign(teacher, csrf, batch, page, "1")
+    assert failed.status_code == 303
+    deadline = time.monotonic() + 60
+    while store.jobs_of(batch.id, "scan")[-1].state not in ("failed", "done"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert store.jobs_of(batch.id, "scan")[-1].state == "failed"
+    # The page is listed again, to be assigned once more, and this time it is read.
+    assert [(u.run, u.file, u.page) for u in unidentified_pages(batch, store)] == [(page.run, page.file, page.page)]
+    assert "1 page not identified" in teacher.get(f"/batches/{batch.id}/review").text
+    monkeypatch.setattr(scans, "read_upload", real)
+    again = _assign(teacher, csrf, batch, page, "1")
+    assert again.status_code == 303
+    ready(teacher, again.headers["location"])
+    assert unidentified_pages(batch, store) == [] and len(store.saved(batch)) == 1

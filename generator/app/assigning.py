@@ -57,13 +57,16 @@ def assignments_of(folder: Path) -> tuple[Optional[str], list[list]]:
         return None, []
 
 
-def unidentified_pages(batch: StoredBatch) -> list[Unidentified]:
+def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> list[Unidentified]:
     """Every page of the batch's finished runs that went to no sheet (a blank back, a file that
-    cannot be read or a page scanned again is not one), except in runs read again since."""
+    cannot be read or a page scanned again is not one), except in runs read again since (or being
+    read: with `store`, a reading that failed hides nothing, so its pages can be assigned again)."""
     from generator.scan.pipeline import unidentified_picture
 
+    failed = {job.run for job in store.jobs_of(batch.id, "scan") if job.state == "failed"} if store else set()
     # A run being read again hides the one it reads (its pages come back with the new run's).
-    superseded = {assignments_of(scans_folder(batch) / run)[0] for run in runs(batch, finished=False)}
+    superseded = {assignments_of(scans_folder(batch) / run)[0] for run in runs(batch, finished=False)
+                  if run not in failed}
     found = []
     for run in runs(batch):
         if run in superseded:
@@ -84,7 +87,7 @@ def assign_page(store: Store, batch: StoredBatch, run: str, file: str, page: int
                 teacher: Optional[int] = None) -> str:
     """Page `page` of `file` in `run` said to be page `sheet_page` of sheet `index`: a new run over
     the same uploads with that word and those said before, queued to be read; its name."""
-    listed = {(u.run, u.file, u.page) for u in unidentified_pages(batch)}
+    listed = {(u.run, u.file, u.page) for u in unidentified_pages(batch, store)}
     if not RUN.fullmatch(run) or (run, file, page) not in listed:
         raise NotFound("no such page to assign (assigned already, or read again since): reload the page")
     try:

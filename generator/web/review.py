@@ -81,7 +81,7 @@ class Review(Pages):
             return self.page(request, "job.html", 500 if job.state == "failed" else 200,
                              lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}")
         items = await self.off_loop(review_items, self.store, batch)
-        unidentified = await self.off_loop(unidentified_pages, batch)
+        unidentified = await self.off_loop(unidentified_pages, batch, self.store)
         summary = run_summary(batch, request.query_params.get("run", ""))
         steps: list[tuple[str, list]] = []
         for item in items:
