@@ -36,7 +36,6 @@ class Unidentified:
     """The upload's name in its run (001.pdf)."""
     page: int
     """1-based, within its file."""
-    why: str
     picture: str
     """Its picture's name among the run's pages ('' when none was kept)."""
 
@@ -78,7 +77,7 @@ def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> lis
                 continue
             name = Path(str(page["file"])).name
             picture = unidentified_picture(str(page["file"]), int(page["page"]))
-            found.append(Unidentified(run, name, int(page["page"]), why,
+            found.append(Unidentified(run, name, int(page["page"]),
                                       picture if (folder / "pages" / picture).is_file() else ""))
     return found
 

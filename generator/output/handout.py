@@ -7,8 +7,8 @@ from typing import Sequence
 
 from generator import __version__
 from generator.output.html import environment
+from generator.output.svg import qr_svg
 from generator.sheet.model import PAPERS, Settings
-from generator.sheet.panel import qr_shapes
 
 
 @dataclass(frozen=True)
@@ -44,22 +44,12 @@ QUIET = 4
 """The quiet zone around the code, in modules (the standard's)."""
 
 
-def _qr_svg(link: str) -> str:
-    """`link` as an SVG QR code QR_MM wide (the sheets' own modules, the standard quiet zone of 4),
-    its dark modules one filled path of runs: no stroke for a rasteriser to thin or widen."""
-    shapes = qr_shapes(link)
-    side = shapes.width + 2 * QUIET
-    path = "".join(f"M{x + QUIET:g} {y + QUIET:g}h{w:g}v{h:g}h-{w:g}z" for _, runs in shapes.fills for x, y, w, h in runs)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{QR_MM}mm" height="{QR_MM}mm" viewBox="0 0 {side:g} {side:g}">'
-            f'<path fill="#000" d="{path}"/></svg>')
-
-
 def handout_html(cards: Sequence[Card], desk: str, settings: Settings, title: str) -> str:
     """The handout as one HTML page set: ten cards a page, in `settings`' paper and language.
 
     `desk` is the page where a student types the code and the PIN; `title` is the batch's name.
     """
-    shown = [dict(index=c.index, name=c.name, code=c.code, link=c.link, pin=c.pin, qr=_qr_svg(c.link))
+    shown = [dict(index=c.index, name=c.name, code=c.code, link=c.link, pin=c.pin, qr=qr_svg(c.link, QR_MM * 72 / 25.4, QUIET))
              for c in cards]
     rows = [shown[i:i + COLUMNS] + [None] * (COLUMNS - len(shown[i:i + COLUMNS]))
             for i in range(0, len(shown), COLUMNS)]

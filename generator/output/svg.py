@@ -28,12 +28,15 @@ def _n(x: float) -> str:
     return f"{round(x, 2):g}"
 
 
-def qr_svg(code: str) -> Markup:
-    """A sheet code's QR code as one inline SVG path (HTML output; PDF pages paint it)."""
+def qr_svg(code: str, side_pt: float = QR_PT, quiet: int = 0) -> Markup:
+    """A sheet code's QR code (or any link's) as one inline SVG path, `side_pt` wide with `quiet`
+    light modules around it (HTML output and the handout; PDF pages paint it)."""
     shapes = qr_shapes(code)
     d = "".join(_svg_rect(r) for _, rects in shapes.fills for r in rects)
-    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{_n(QR_PT)}pt" height="{_n(QR_PT)}pt"'
-                  f' viewBox="0 0 {_n(shapes.width)} {_n(shapes.height)}" shape-rendering="crispEdges">'
+    box = f"0 0 {_n(shapes.width)} {_n(shapes.height)}" if not quiet else \
+        f"{-quiet} {-quiet} {_n(shapes.width + 2 * quiet)} {_n(shapes.height + 2 * quiet)}"
+    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{_n(side_pt)}pt" height="{_n(side_pt)}pt"'
+                  f' viewBox="{box}" shape-rendering="crispEdges">'
                   f'<path d="{d}"/></svg>')
 
 

@@ -219,11 +219,16 @@ class Scanner:
         if by_hand is not None:
             return self._by_hand(scan, *by_hand)
         try:
-            found, size = self._located(scan.grey, portrait)
+            found, size = self._at(scan.grey, portrait), portrait
         except NotFound as error:
             if is_blank(scan.grey):
                 return PageReport(scan.file, scan.number, why="not a sheet: a blank page (the back of a sheet?)")
-            return PageReport(scan.file, scan.number, why=f"not identified: {error}")
+            # Not a portrait page: perhaps a landscape one (a concatenation too wide for portrait).
+            try:
+                size = (portrait[1], portrait[0])
+                found = self._at(scan.grey, size)
+            except NotFound:
+                return PageReport(scan.file, scan.number, why=f"not identified: {error}")
         try:
             source = self.catalogue.find(found.qr)
         except NotFound as error:
@@ -239,19 +244,8 @@ class Scanner:
                               "found turned a quarter from how it is printed")
         return self._take(scan, source, number, found, pages, blanks)
 
-    def _located(self, grey: np.ndarray, portrait: tuple[float, float]) -> tuple[Located, tuple[float, float]]:
-        """The page upright and the size it was found at: portrait, as nearly every page is printed,
-        else landscape (a concatenation too wide for a portrait page); NotFound says the portrait's why."""
-        try:
-            return self._at(grey, portrait), portrait
-        except NotFound as error:
-            try:
-                turned = (portrait[1], portrait[0])
-                return self._at(grey, turned), turned
-            except NotFound:
-                raise error from None
-
     def _at(self, grey: np.ndarray, size: tuple[float, float]) -> Located:
+        """`grey` upright as a page `size` points wide and high, its marks where such a page has them."""
         return locate(grey, tuple(m.centre for m in registration_marks(*size)), size, self.detector)
 
     def _by_hand(self, scan: ScanPage, code: str, number: int) -> PageReport:

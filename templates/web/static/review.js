@@ -12,13 +12,13 @@
 
   function pending() { return cards.filter((c) => !c.classList.contains("done")); }
 
-  function focusNext(from) {  // the first box left after `from` (null: from the top)
+  function focusNext(from, scroll = true) {  // the first box left after `from` (null: from the top)
     const rest = pending();
     const after = rest.find((c) => cards.indexOf(c) > cards.indexOf(from)) || rest[0];
     if (left) left.textContent = root.dataset.left.replace("{n}", rest.length);
     if (after) {
-      after.querySelector("input").focus();
-      after.scrollIntoView({ block: "nearest" });
+      after.querySelector("input").focus({ preventScroll: !scroll });
+      if (scroll) after.scrollIntoView({ block: "nearest" });
     } else {
       const done = document.getElementById("done");
       done.hidden = false;
@@ -133,5 +133,6 @@
       send(card, "");
     }
   });
-  if (cards.length) focusNext(null);
+  // Pages not identified are listed above the boxes: the page opens at the top, where they are.
+  if (cards.length) focusNext(null, !document.getElementById("unidentified"));
 })();
