@@ -276,7 +276,7 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
 
 
 def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
-    shape = {"heads": "4", "d_v": "6", "output_projection": "on", "seed": "3"}
+    shape = {"heads": "4", "d_v": "6", "d_model": "16", "output_projection": "on", "seed": "3"}
     r = web.post("/batches", data={"csrf": web.csrf, **shape})
     assert r.status_code == 400 and "pt tall where a landscape page has 479" in r.text and 'id="error-form"' in r.text
     assert "None yet." in r.text  # no batch stored

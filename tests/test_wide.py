@@ -1,6 +1,7 @@
-"""A concatenation too wide for a portrait page prints on a landscape page of its own (issue 34,
-item 4): both PDF paths, both papers and languages; its boxes big enough to write in; its scan
-identified whichever way the copier fed it. A shape too big even for that is refused in one line."""
+"""A concatenation too wide for a portrait page prints on a landscape page of its own, and one
+too tall for any page whole continues on the next (issue 34, item 4): both PDF paths, both
+papers and languages; its boxes big enough to write in; its scan identified whichever way the
+copier fed it. A shape too big even for that is refused in one line."""
 
 from __future__ import annotations
 
@@ -81,8 +82,80 @@ def test_a_landscape_page_is_read_back_fed_sideways_or_upside_down(tmp_path):
     assert accepted >= 20  # of 2 x 60 boxes: a reader at work there, not one that gave up
 
 
+TALL = ("--heads", "4", "--d-v", "6", "--output-projection")
+"""4 heads of d_v 6 with W_O: Z_concat (24 rows) over W_O·Z_concat is 706 pt tall, where a
+landscape page has 479 and its bands 835 pt wide: the concatenation on a portrait page, the
+projection on a landscape one after it."""
+
+
+@pytest.mark.parametrize("paper, lang, title", [("a4", "en", ""), ("letter", "es", ""), ("a4", "en", "注意力 4B")])
+def test_a_concatenation_too_tall_for_any_page_continues_on_the_next(tmp_path, paper, lang, title):
+    args = [*TALL, "--paper", paper, "--lang", lang, "--seed", "3", "--out", str(tmp_path)] + (["--title", title] if title else [])
+    done = subprocess.run([*ATTNSHEET, "generate", *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    then = "Then project" if lang == "en" else "Después proyecta"
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        found = pages(tmp_path / name)
+        assert [w > h for w, h, _ in found] == [False] * (len(found) - 1) + [True], name
+        before = " ".join(w[4] for w in found[-2][2])
+        last = " ".join(w[4] for w in found[-1][2])
+        # The concatenation alone on its page, its title without the projection; W_O and the
+        # output on the next, saying where the concatenation is.
+        assert "Z_concat" in before and then not in before and "W_O" not in before.replace(" ", ""), name
+        assert then in last and "W_O·Z_concat" in last.replace(" ", ""), name
+        for width, height, words in found[-2:]:
+            for x0, y0, x1, y1, text in words:  # everything inside its page's margins
+                assert MARGIN_PT - 0.5 <= x0 and x1 <= width - MARGIN_PT + 0.5 and 0 <= y0 and y1 <= height, text
+    if title:
+        return
+    code = json.loads((tmp_path / "manifest.json").read_text())["sheets"][0]["code"]
+    boxes = json.loads(subprocess.run([*ATTNSHEET, "boxes", code, "--paper", paper, "--lang", lang, "--json"],
+                                      capture_output=True, text=True, check=True).stdout)
+    before, last = boxes["pages"][-2:]
+    assert {b["step"] for b in before["boxes"] if b["head"] is None} == {"Z"} and len(before["boxes"]) == 24 * 4
+    assert {b["step"] for b in last["boxes"]} == {"output"} and len(last["boxes"]) == 6 * 4
+    for page in (before, last):  # every box on its page, and big enough to write in
+        for b in page["boxes"]:
+            assert 0 < b["x"] and b["x"] + b["w"] < page["width"] and 0 < b["y"] and b["y"] + b["h"] < page["height"]
+            assert b["w"] >= 24 and b["h"] >= 19.9, b
+
+
+def test_a_parted_concatenation_is_read_back_from_its_two_pages(tmp_path):
+    subprocess.run([*ATTNSHEET, "generate", *TALL, "--count", "2", "--seed", "3", "--out", str(tmp_path / "batch")],
+                   check=True, capture_output=True)
+    # No slips: W_O·Z_concat carried through 24 rows of a slip is a fraction no one writes by hand.
+    sheets = list(filled_sheets(tmp_path / "batch", seed=4, wrong=0.0, scan=dict(dpi=200, angle=1.0, quality=80)))
+    pages_of = len(sheets[0].pages)
+    assert [p.shape[1] > p.shape[0] for p in sheets[0].pages] == [False] * (pages_of - 1) + [True]
+    pile = [p for s in sheets for p in s.pages]
+    pile[pages_of - 1] = cv2.rotate(pile[pages_of - 1], cv2.ROTATE_90_COUNTERCLOCKWISE)  # fed in portrait
+    pdf_of(pile, tmp_path / "pile.pdf")
+    done = subprocess.run([*ATTNSHEET, "scan", str(tmp_path / "pile.pdf"), "--manifest",
+                           str(tmp_path / "batch" / "manifest.json"), "--out", str(tmp_path / "out"), "--json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["identified"] == 2 * pages_of and summary["missing"] == [] and summary["incomplete"] == []
+    answers = [json.loads(p.read_text()) for p in sorted((tmp_path / "out" / "answers").glob("*.json"))]
+    accepted = {"Z": 0, "output": 0}
+    for doc, sheet in zip(answers, sheets):  # both pages' boxes read as written, or left to review
+        for (head, step, r, c), parts in sheet.written.items():
+            if head is not None or step not in accepted:
+                continue
+            value = doc[step][r][c]
+            if not any(parts):
+                assert value in ("", None), (step, r, c, value)
+                continue
+            assert value != "", (step, r, c, parts)  # never a written box read as blank
+            if value is not None:
+                accepted[step] += 1
+                assert value.split()[0] == parts[0].replace("\u2212", "-"), (step, r, c, value, parts)
+    assert accepted["Z"] >= 100 and accepted["output"] >= 30, accepted  # of 2 x 96 and 2 x 24: at work on both pages
+
+
 def test_a_concatenation_too_big_even_for_a_landscape_page_is_refused_in_one_line(tmp_path):
-    done = subprocess.run([*ATTNSHEET, "generate", "--heads", "4", "--d-v", "6", "--output-projection", "--seed", "3",
+    # W_O with 16 rows (two lines each, beside the output's fractions) is taller than a landscape page.
+    done = subprocess.run([*ATTNSHEET, "generate", *TALL, "--d-model", "16", "--seed", "3",
                            "--out", str(tmp_path / "out")], capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "pt tall where a landscape page has 479" in done.stderr and "use fewer --heads" in done.stderr

@@ -147,8 +147,9 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     heads = tuple(painter.head(head) for head in view.heads)
     worked = painter(view.worked) if view.worked else None
     final = painter(view.final) if view.final else None
+    final_more = painter(view.final_more) if view.final_more else None
     return Plan(heads=heads, final=final, score=score, badge=badge, foot=foot, title=title, rules=rules,
-                worked=worked)
+                worked=worked, final_more=final_more)
 
 
 def page_css_text(settings: Settings, footer: bool = True, scanned: bool = False) -> str:

@@ -136,6 +136,8 @@ class Plan:
     """The rules box's text, laid out once per batch."""
     worked: Optional[Slot] = None
     """A key's worked example's panel."""
+    final_more: Optional[Slot] = None
+    """The projection's panel, on a page after the concatenation's."""
 
 
 @dataclass(frozen=True)

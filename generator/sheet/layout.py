@@ -161,10 +161,15 @@ class _Page:
                 y = (self.flowing(head, y, name) if head.stacked
                      else self.framed(name, y, lambda top, h=head: self.head(h, top)))
         if view.final:
-            title_final = _("Concatenate the heads, then project") if view.projected else _("Concatenate the heads")
+            title_final = (_("Concatenate the heads, then project") if view.projected and not view.final_more
+                           else _("Concatenate the heads"))
             if view.final_wide:  # too wide for a portrait page: a landscape one of its own
                 y = self.new_page(wide=True)
             y = self.framed(title_final, y, lambda top: self.place(view.final, top))
+        if view.final_more:  # the projection, on the page after the concatenation's
+            y = self.new_page(wide=view.final_more_wide)
+            y = self.framed(_("Then project: the concatenation is on the page before"), y,
+                            lambda top: self.place(view.final_more, top))
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
         self.sizes.append((self.width, self.height))
         right_margin, bottom_margin = MARGINS_MM[1] * MM, MARGINS_MM[2] * MM

@@ -84,6 +84,11 @@ class SheetView:
     """The sheet's title when the batch gives none, in its language (its kind's)."""
     final_wide: bool = False
     """The concatenation goes on a landscape page of its own: too wide for a portrait one."""
+    final_more: Optional[PanelView] = None
+    """The concatenation's projection (W_O beside the output), on a page of its own after the
+    concatenation, when the two together are too tall for any page."""
+    final_more_wide: bool = False
+    """`final_more` goes on a landscape page: too wide for a portrait one."""
 
     @property
     def row(self) -> bool:
@@ -103,7 +108,7 @@ class SheetView:
     @property
     def panels(self) -> tuple[PanelView, ...]:
         """Every grid panel of the sheet, in reading order (the score is text, not a grid)."""
-        return tuple(p for head in self.heads for p in head.panels) + ((self.final,) if self.final else ())
+        return tuple(p for head in self.heads for p in head.panels) + tuple(p for p in (self.final, self.final_more) if p)
 
 
 def badge_label(label: str, view: SheetView) -> str:

@@ -7,7 +7,7 @@ is named as its step is, so a graded sheet's marks and a scanner's boxes find it
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.errors import LayoutError
@@ -271,26 +271,57 @@ def face_matrix(face, row: bool, _, values, **options):
     return matrix(face.label[row], _(face.caption_in(row)), values, tone=face.tone, two_line=face.fraction, **options)
 
 
-def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None) -> tuple[Optional[GridView], bool]:
-    """The concatenation (and W_O with the output) placed in a grid, when there is one, and whether
-    it goes on a landscape page of its own."""
-    v = final_matrices(problem, solution, key, lang, blank, marks)
-    if v is None:
-        return None, False
-    whole = grid(final_arrangement(problem.convention, v))
-    # Each product must stay beside its factors, so the grid is never split: it is scaled to
-    # its frame's width; too wide for that (its text under 7 pt), it goes on a landscape page;
-    # refused when even that would print it under 7 pt, or when its writing lines (which never
-    # shrink) are taller than the page.
+@dataclass(frozen=True)
+class FinalGrids:
+    """The grid after the heads as it prints: whole, or (too tall for any page whole) the
+    concatenation on one page and the projection beside W_O on the next, each on a page of the
+    orientation it fits."""
+
+    first: GridView
+    wide: bool
+    """`first` goes on a landscape page of its own."""
+    rest: Optional[GridView] = None
+    """The projection's band, when the grid is parted: W_O and the output, on a page of its own."""
+    rest_wide: bool = False
+    """`rest` goes on a landscape page."""
+
+
+def _on_a_page(whole: GridView) -> Optional[tuple[GridView, bool]]:
+    """`whole` scaled to the first frame it fits, portrait then landscape, and whether that is
+    landscape; None when it fits neither (its text under 7 pt, or its writing lines taller)."""
     for width, height, wide in ((FRAME_WIDTH_PT, FRAME_HEIGHT_PT, False), (WIDE_FRAME_WIDTH_PT, WIDE_FRAME_HEIGHT_PT, True)):
         scale = min(1.0, width / whole.width_pt)
         g = replace(whole, scale=math.floor(scale * 100) / 100) if scale < 1.0 else whole
-        if scale >= MIN_SCALE:
-            if g.height_pt > height:
-                raise LayoutError(_final_advice(problem, g, False, height))
+        if scale >= MIN_SCALE and g.height_pt <= height:
             return g, wide
-    raise LayoutError(_final_advice(problem, whole, True, WIDE_FRAME_HEIGHT_PT))
+    return None
+
+
+def _final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
+                marks: Optional[dict] = None) -> Optional[FinalGrids]:
+    """The concatenation (and W_O with the output) placed in a grid, when there is one, on the
+    pages it fits."""
+    v = final_matrices(problem, solution, key, lang, blank, marks)
+    if v is None:
+        return None
+    rows = final_arrangement(problem.convention, v)
+    whole = grid(rows)
+    # Each product must stay beside its factors, so the grid is never split inside a band: it
+    # is scaled to its frame's width, on a landscape page when too wide for a portrait one (its
+    # text under 7 pt), and its writing lines never shrink.
+    fit = _on_a_page(whole)
+    if fit is not None:
+        return FinalGrids(*fit)
+    # Too tall whole for any page (4 heads of d_v 6 with W_O: the concatenation's 24 rows above
+    # the output's): its bands part, the concatenation on a page and W_O's rows, which meet its
+    # columns in the output, on the next, each as the page it fits wants it.
+    bands = [grid([[m for m in band if m is not None]]) for band in rows] if len(rows) == 2 else []
+    parts = [_on_a_page(band) for band in bands]
+    if parts and all(parts):
+        (first, wide), (rest, rest_wide) = parts
+        return FinalGrids(first, wide, rest, rest_wide)
+    # Say what fits nowhere: the grid when it cannot part, else its band that fits no page.
+    raise LayoutError(_final_advice(problem, next((b for b, f in zip(bands, parts) if f is None), whole)))
 
 
 def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
@@ -302,13 +333,17 @@ def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> 
     _final_grid(problem, solution, False, settings.lang, blank=True)
 
 
-def _final_advice(problem: Problem, g: GridView, wide: bool, height: float) -> str:
-    """Why a concatenation does not fit a page (too `wide` even turned, or taller than `height`), and what to change."""
+def _final_advice(problem: Problem, g: GridView) -> str:
+    """Why the grid `g` after the heads (or a band of it) fits no page, and what to change."""
     heads, dv = len(problem.heads), problem.d_v
     what = "Z_concat" + (("·W_O" if problem.convention == "row" else " and W_O·Z_concat") if problem.W_O else "")
-    page = "a landscape page" if height == WIDE_FRAME_HEIGHT_PT else "a page"
+    wide = WIDE_FRAME_WIDTH_PT / g.width_pt < MIN_SCALE
+    # Its writing lines never shrink: the tallest page its width allows is the one it missed.
+    portrait = FRAME_WIDTH_PT / g.width_pt >= MIN_SCALE
+    page, height = ("a page", FRAME_HEIGHT_PT) if portrait else ("a landscape page", WIDE_FRAME_HEIGHT_PT)
+    scaled = replace(g, scale=math.floor(min(1.0, (FRAME_WIDTH_PT if portrait else WIDE_FRAME_WIDTH_PT) / g.width_pt) * 100) / 100)
     size = (f"{raster_width(g.cols):.0f} pt wide where a landscape page has {WIDE_FRAME_WIDTH_PT:.0f} (its text under 7 pt)"
-            if wide else f"{g.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)")
+            if wide else f"{scaled.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)")
     fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
     if problem.convention == "row" and wide:
         fix += ", or the column convention"
@@ -360,7 +395,7 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     lang = settings.lang
     marks = graded.marks if graded else {}
-    final, wide = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
+    final = _final_grid(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None)
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     header = score.height_pt + SCORE_GAP_PT if score else 0.0
     row, framed = problem.convention == "row", len(problem.heads) > 1
@@ -371,7 +406,9 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
                              worked_pt if h == 0 else 0.0)
                   for h in range(len(problem.heads)))
     return SheetView(
-        problem=problem, heads=heads, final=final and grid_panel(final), final_wide=wide, key=key, student=student,
+        problem=problem, heads=heads, final=final and grid_panel(final.first), final_wide=bool(final and final.wide),
+        final_more=final and final.rest and grid_panel(final.rest), final_more_wide=bool(final and final.rest_wide),
+        key=key, student=student,
         rules=tuple(rules_lines(problem, key, lang)),
         rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
