@@ -7,7 +7,8 @@ import pytest
 from generator.core.kinds import solve
 from generator.core.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
-from generator.core.kinds.attention.sheet.views import final_matrices, head_matrices
+from generator.core.kinds.attention.sheet.final import final_matrices
+from generator.core.kinds.attention.sheet.views import head_matrices
 
 SHAPES = {
     "default": DrawOptions(),

@@ -5,12 +5,11 @@ sheet/look.py), computed here without a text engine but a `Measure` of the prose
 that `generator.output.direct` can write the PDF itself (no HTML, no WeasyPrint): one head on
 one page (worksheet, key or graded sheet, with its worked example, a row key's output and
 example on a second page where they miss the first); several heads, each in a frame kept on a
-page, and the concatenation; heads too big for a page, a band at a time over pages (a frame
-sliced open where a page ends); pages 2+ with the name line in their top margin. Text our
-fonts cannot print or that would wrap (and a block taller than a page, which the views avoid)
-is `Unsettable`: WeasyPrint lays those out from the HTML. Where the two paths place the same
-text, they agree to a fraction of a point: `tests/test_direct.py` reads both back from their
-PDFs.
+page, and the concatenation (over two pages when too tall for one); heads too big for a page,
+a band at a time over pages (a frame sliced open where a page ends); pages 2+ with the name
+line in their top margin. Text our fonts cannot print or that would wrap (and a block taller
+than a page, which the views avoid) is `Unsettable`: WeasyPrint lays those out from the HTML.
+Where the two paths place the same text, they agree to a fraction of a point (tests/test_direct.py).
 """
 
 from __future__ import annotations
@@ -161,15 +160,12 @@ class _Page:
                 y = (self.flowing(head, y, name) if head.stacked
                      else self.framed(name, y, lambda top, h=head: self.head(h, top)))
         if view.final:
-            title_final = (_("Concatenate the heads, then project") if view.projected and not view.final_more
-                           else _("Concatenate the heads"))
             if view.final_wide:  # too wide for a portrait page: a landscape one of its own
                 y = self.new_page(wide=True)
-            y = self.framed(title_final, y, lambda top: self.place(view.final, top))
+            y = self.framed(_(view.final_title), y, lambda top: self.place(view.final, top))
         if view.final_more:  # the projection, on the page after the concatenation's
-            y = self.new_page(wide=view.final_more_wide)
-            y = self.framed(_("Then project: the concatenation is on the page before"), y,
-                            lambda top: self.place(view.final_more, top))
+            y = self.framed(_("Then project: the concatenation is on the page before"),
+                            self.new_page(wide=view.final_more_wide), lambda top: self.place(view.final_more, top))
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
         self.sizes.append((self.width, self.height))
         right_margin, bottom_margin = MARGINS_MM[1] * MM, MARGINS_MM[2] * MM

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from generator.core.faces import N_
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
@@ -101,6 +102,13 @@ class SheetView:
         return getattr(self.problem, "W_O", None) is not None
 
     @property
+    def final_title(self) -> str:
+        """The concatenation's title (a message): it says the projection unless that is on the next page."""
+        if self.projected and not self.final_more:
+            return N_("Concatenate the heads, then project")
+        return N_("Concatenate the heads")
+
+    @property
     def code(self) -> str:
         """The sheet code ('' for none)."""
         return self.problem.code or ""
@@ -108,7 +116,8 @@ class SheetView:
     @property
     def panels(self) -> tuple[PanelView, ...]:
         """Every grid panel of the sheet, in reading order (the score is text, not a grid)."""
-        return tuple(p for head in self.heads for p in head.panels) + tuple(p for p in (self.final, self.final_more) if p)
+        finals = tuple(p for p in (self.final, self.final_more) if p is not None)
+        return tuple(p for head in self.heads for p in head.panels) + finals
 
 
 def badge_label(label: str, view: SheetView) -> str:

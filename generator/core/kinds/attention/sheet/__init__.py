@@ -1,14 +1,15 @@
 """Attention's sheet, as every kind's sheet offers it: its view for a template, its check that it prints, its grids for a screen form.
 
 Where each head's matrices go is `arrangement`, how they are sized and fitted to the page
-`views`, the rules box and worked example `rules`, a key's unreduced fractions `unreduced`.
+`views` (the grid after the heads `final`), the rules box and worked example `rules`, a key's unreduced fractions `unreduced`.
 """
 
 from __future__ import annotations
 
 from generator.core.faces import N_
 from generator.core.kinds.attention.sheet.arrangement import final_arrangement
-from generator.core.kinds.attention.sheet.views import attention_fits, attention_view, final_matrices, head_layout
+from generator.core.kinds.attention.sheet.final import final_matrices
+from generator.core.kinds.attention.sheet.views import attention_fits, attention_view, head_layout
 from generator.sheet.grid import grid
 from generator.sheet.i18n import translations
 
