@@ -12,7 +12,7 @@ import cv2
 from playwright.sync_api import expect
 from procs import Served
 from test_browser_layout import Web
-from test_scan_assign import _without_qr
+from test_scan_assign import _without_codes
 from waiting import ready
 
 from generator.app.store import Store
@@ -38,7 +38,7 @@ def test_a_teacher_says_whose_page_it_is_and_it_is_read(browser, tmp_path):
         ready(web, location)
         batch = store.batch(location.rsplit("/", 1)[1])
         filled = list(filled_sheets(batch.folder, seed=3, scan=dict(dpi=200, angle=1.0, quality=80)))
-        pdf_of([filled[0].pages[0], cv2.rotate(_without_qr(filled[1].pages[0]), cv2.ROTATE_180)], tmp_path / "pile.pdf")
+        pdf_of([filled[0].pages[0], cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180)], tmp_path / "pile.pdf")
 
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(served.url + location)

@@ -17,8 +17,9 @@ from generator.scan.synthetic import filled_sheets, pdf_of
 ATTNSHEET = [sys.executable, "-m", "generator"]
 
 
-def _without_qr(page: np.ndarray) -> np.ndarray:
-    """The page with its QR code painted out (a smudge, a staple, a copier's streak)."""
+def _without_codes(page: np.ndarray) -> np.ndarray:
+    """The page with its QR code painted out (a smudge, a staple, a copier's streak), and the code
+    printed in its footer too: nothing on it says which sheet it is."""
     found, points = cv2.QRCodeDetector().detect(page)
     if not found:  # a server's sheet holds a longer link, which the Aruco detector finds
         found, points = cv2.QRCodeDetectorAruco().detect(page)
@@ -29,6 +30,10 @@ def _without_qr(page: np.ndarray) -> np.ndarray:
     x1, y1 = high.astype(int) + pad
     page = page.copy()
     page[max(0, y0):y1, max(0, x0):x1] = 255
+    # The footer, the bottom fifteenth of the scan between its corner marks, either way up.
+    h, w = page.shape[:2]
+    top = int(h * 0.93) if (y0 + y1) / 2 < h / 2 else 0
+    page[top:top + int(h * 0.07), int(w * 0.1):int(w * 0.9)] = 255
     return page
 
 
@@ -39,7 +44,7 @@ def pile(tmp_path_factory):
                    check=True, capture_output=True)
     sheets = list(filled_sheets(folder / "batch", seed=8, scan=dict(dpi=200, angle=1.0, quality=80)))
     assert all(len(s.pages) == 1 for s in sheets)
-    pages = [_without_qr(sheets[0].pages[0]), cv2.rotate(_without_qr(sheets[1].pages[0]), cv2.ROTATE_180),
+    pages = [_without_codes(sheets[0].pages[0]), cv2.rotate(_without_codes(sheets[1].pages[0]), cv2.ROTATE_180),
              sheets[2].pages[0]]
     pdf_of(pages, folder / "pile.pdf")
     return folder, sheets

@@ -10,7 +10,7 @@ import time
 import cv2
 import pytest
 from starlette.testclient import TestClient
-from test_scan_assign import _without_qr
+from test_scan_assign import _without_codes
 from waiting import made, ready
 
 from generator.app.assigning import unidentified_pages
@@ -43,7 +43,7 @@ def pile(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("webassign")
     store, teacher, csrf, batch = web_batch(tmp, 3, 12)
     filled = list(filled_sheets(batch.folder, seed=5, scan=dict(dpi=200, angle=1.0, quality=80)))
-    pages = [_without_qr(filled[0].pages[0]), cv2.rotate(_without_qr(filled[1].pages[0]), cv2.ROTATE_180),
+    pages = [_without_codes(filled[0].pages[0]), cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180),
              filled[2].pages[0]]
     pdf_of(pages, tmp / "pile.pdf")
     return store, teacher, csrf, batch, filled, tmp
@@ -109,7 +109,7 @@ def test_a_servers_sheets_are_identified_from_a_150_dpi_copy(tmp_path):
 def test_a_reading_that_fails_leaves_the_page_to_assign_again(tmp_path, monkeypatch):
     store, teacher, csrf, batch = web_batch(tmp_path, 1, 14)
     filled = list(filled_sheets(batch.folder, seed=6, scan=dict(dpi=200, angle=1.0, quality=80)))
-    pdf_of([_without_qr(filled[0].pages[0])], tmp_path / "pile.pdf")
+    pdf_of([_without_codes(filled[0].pages[0])], tmp_path / "pile.pdf")
     assert "1 page not identified" in upload(teacher, csrf, batch, tmp_path / "pile.pdf")
     (page,) = unidentified_pages(batch, store)
 

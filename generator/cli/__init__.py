@@ -34,7 +34,7 @@ COMMANDS = {
     "boxes": ("generator.cli.scanning", "boxes_command",
               "Where sheet CODE's answer boxes are printed: marks, QR code and every box, in points."),
     "scan": ("generator.cli.scanning", "scan_command",
-             "Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked."),
+             "Read scanned worksheets: every page found by its marks and codes, every answer box read and checked."),
     "export": ("generator.cli.serving", "export_command",
                "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
     "worker": ("generator.cli.serving", "worker_command",

@@ -94,13 +94,14 @@ def _assignments(ctx, param, values: tuple[str, ...]) -> tuple[Assignment, ...]:
 def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], batch: Optional[str],
                  data: Optional[Path], database: Optional[str], secret_file: Optional[Path], paper: Optional[str],
                  assigned: tuple[Assignment, ...], as_json: bool, force: bool) -> None:
-    """Read scanned worksheets: every page found by its marks and QR code, every answer box read and checked.
+    """Read scanned worksheets: every page found by its marks and codes, every answer box read and checked.
 
     Each box's read is checked against its true value and the value carried from the student's
     own cells: accepted when it clearly stands for one, else left for a person to review.
 
     SCANS are PDFs (every page, at 200 dpi; pages in any order, turned, scanned twice) and
-    pictures (PNG, JPEG, TIFF; a phone photo with the four corner marks in it). Writes
+    pictures (PNG, JPEG, TIFF; a phone photo with the four corner marks in it). A page whose QR
+    code cannot be read is identified by the code and page printed in its footer. Writes
     answers/NN-name.json (accepted values; null where a person must look), review.json
     (attnsheet/review@1: those boxes, each with its crop under crops/ and the recognizer's
     reads) and pages.json (each input page's sheet and page, or why it was not assigned).

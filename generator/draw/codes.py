@@ -131,6 +131,12 @@ def _check_symbol(values: list[int]) -> int:
     return _times2(_damm(values))
 
 
+def checks(code: str) -> bool:
+    """Whether `code` (hyphens ignored) is a code of our alphabet whose check character agrees."""
+    text = code.replace("-", "")
+    return len(text) >= 2 and all(ch in _VALUE for ch in text) and _damm([_VALUE[ch] for ch in text]) == 0
+
+
 def unpack(code: str) -> BitReader:
     """A typed code (any case, hyphens and spaces ignored) back to its bits, check verified."""
     text = "".join(code.split()).replace("-", "").upper()

@@ -15,6 +15,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
+from generator.scan.printed import Footer, read_footer
 from generator.sheet.look import MM
 from generator.sheet.marks import QrIdentity, read_qr_text
 from generator.sheet.style import MARGINS_MM, QR_MM
@@ -36,9 +37,13 @@ class Located:
 
     page: np.ndarray
     """The page mapped upright, grey, PX_PT pixels a point."""
-    qr: QrIdentity
+    qr: Optional[QrIdentity]
+    """What its QR code says; None when only its footer could be read."""
     turned: int
     """How far the scan was turned (0, 90, 180 or 270 degrees)."""
+    footer: Optional[Footer] = None
+    """Its printed footer, read where its QR code could not be: the catalogue says which sheet
+    it names, and the page is held to its blank print."""
 
 
 def _marks(grey: np.ndarray) -> list[tuple[float, float, float]]:
@@ -172,14 +177,22 @@ def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
     zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
     width = round(size[0] * PX_PT)
     # The likeliest marks first; the next only when the page they map has no QR code where it
-    # should be (four marks of which one is a square of the sheet's own, a corner cut off).
+    # should be (four marks of which one is a square of the sheet's own, a corner cut off). A
+    # smudged or too coarse QR code: the code and page printed in the footer, read by their glyphs.
+    # Every placement's QR code before any footer: a wrong placement may still read its footer.
+    tried = []
     for page, turned in _placements(grey, centres, size):
         for flip in (False, True):
             upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
             qr = read_qr(upright[zone[0]:zone[1], width - zone[2]:width - zone[3]], qr_detector)
             if qr is not None:
                 return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
-    raise NotFound("no readable QR code at the page's top right")
+            tried.append((upright, (turned + (180 if flip else 0)) % 360))
+    for upright, way in tried:
+        footer = read_footer(upright, *size)
+        if footer is not None:
+            return Located(upright, None, way, footer)
+    raise NotFound("no readable QR code at the page's top right, nor a readable code in its footer")
 
 
 def placed(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
@@ -187,19 +200,24 @@ def placed(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
     """`grey` upright as the page a person says it is (`qr`, the identity they gave): of the marks'
     placements and either way up, the one most like that page's `blank` print; NotFound when
     none is like it at all (the marks are not found, or it is none of our pages)."""
-    small = (blank.shape[1] // 8, blank.shape[0] // 8)
-    want = _standard(cv2.resize(blank, small, interpolation=cv2.INTER_AREA))
     best = None
     for page, turned in _placements(grey, centres, size):
         for flip in (False, True):
             upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
-            # The print correlates with the blank page wherever it is; a student's ink only lowers it.
-            score = float(np.mean(_standard(cv2.resize(upright, small, interpolation=cv2.INTER_AREA)) * want))
+            score = likeness(upright, blank)
             if best is None or score > best[0]:
                 best = (score, Located(upright, qr, (turned + (180 if flip else 0)) % 360))
     if best is None or best[0] < LIKE_BLANK:
         raise NotFound("its marks do not place it as that page (is it another page, or none of ours?)")
     return best[1]
+
+
+def likeness(upright: np.ndarray, blank: np.ndarray) -> float:
+    """How alike a page mapped upright is to a page's blank print (a correlation, at an eighth of
+    the size): the print correlates wherever it is; a student's ink only lowers it."""
+    small = (blank.shape[1] // 8, blank.shape[0] // 8)
+    want = _standard(cv2.resize(blank, small, interpolation=cv2.INTER_AREA))
+    return float(np.mean(_standard(cv2.resize(upright, small, interpolation=cv2.INTER_AREA)) * want))
 
 
 LIKE_BLANK = 0.5

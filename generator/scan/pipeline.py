@@ -23,8 +23,9 @@ from generator.core.kinds import solve
 from generator.core.student import Student
 from generator.output.boxes import worksheet_boxes
 from generator.output.manifest import code_key
-from generator.scan.locate import PX_PT, Located, NotFound, is_blank, locate, placed
+from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank, likeness, locate, placed
 from generator.scan.pages import ScanPage
+from generator.scan.printed import Footer
 from generator.scan.recognize import Model, model, read_part
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
@@ -124,6 +125,26 @@ class Catalogue:
                     raise NotFound(f"not identified: code {identity[:40]!r} ({str(error)[:80]})") from None
             return self.rebuilt[key]
         raise NotFound(f"not identified: code {identity[:40]!r} is not in the manifest")
+
+    def named(self, footer: Footer) -> Optional[QrIdentity]:
+        """The page a footer names, read where its QR code could not be: of the manifest's codes it
+        fits (5 and S alike, and so on), or with no manifest of its readings whose check
+        character agrees, the one its glyphs say clearly; None when not one alone."""
+        codes = ([s.code for s in self.sources.values()] if self.sources
+                 else footer.readings() if self.rebuild is not None else [])
+        code = footer.best(codes)
+        if code is None:
+            return None
+        counts = {m for _, m in footer.pages}
+        if len(counts) == 1:
+            count = counts.pop()
+        else:  # its page count read two ways (3 and 8): the sheet's own says which
+            try:
+                count = len(self.geometry(code_key(self.find(QrIdentity(code)).code))[0])
+            except NotFound:
+                return None
+        number = footer.page_of(count)
+        return QrIdentity(code, number, count) if number is not None else None
 
     @functools.lru_cache(maxsize=8)  # a sheet's pages come together, or nearly
     def geometry(self, key: str) -> tuple[tuple[PageBoxes, ...], tuple[np.ndarray, ...]]:
@@ -229,20 +250,29 @@ class Scanner:
                 found = self._at(scan.grey, size)
             except NotFound:
                 return PageReport(scan.file, scan.number, why=f"not identified: {error}")
+        qr = found.qr or self.catalogue.named(found.footer)
+        if qr is None:
+            return PageReport(scan.file, scan.number, why="not identified: its QR code unreadable, and the code "
+                              "in its footer read as no one sheet's", turned=found.turned)
         try:
-            source = self.catalogue.find(found.qr)
+            source = self.catalogue.find(qr)
         except NotFound as error:
             return PageReport(scan.file, scan.number, why=str(error), turned=found.turned)
         key = code_key(source.code)
         pages, blanks = self.catalogue.geometry(key)
-        number = found.qr.page or 1
-        if number > len(pages) or (found.qr.pages and found.qr.pages != len(pages)):
-            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {found.qr.pages} "
+        number = qr.page or 1
+        if number > len(pages) or (qr.pages and qr.pages != len(pages)):
+            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {qr.pages} "
                               f"but sheet {source.code} has {len(pages)} (printed on other paper?)")
         if (pages[number - 1].width > pages[number - 1].height) != (size[0] > size[1]):
             return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {source.code} was "
                               "found turned a quarter from how it is printed")
-        return self._take(scan, source, number, found, pages, blanks)
+        if found.footer and likeness(found.page, blanks[number - 1]) < LIKE_BLANK:
+            # Read from its footer alone: it must also look like the page it names.
+            return PageReport(scan.file, scan.number, why=f"not identified: its footer reads page {number} of "
+                              f"{source.code}, but it is not like that page's print", turned=found.turned)
+        note = "identified by the code printed in its footer (its QR code unreadable)" if found.footer else ""
+        return self._take(scan, source, number, found, pages, blanks, note)
 
     def _at(self, grey: np.ndarray, size: tuple[float, float]) -> Located:
         """`grey` upright as a page `size` points wide and high, its marks where such a page has them."""

@@ -26,6 +26,7 @@ from generator.core.numbers import sheet_decimal, sheet_value
 from generator.scan.handwriting import Writer, cross_out, write, write_font
 from generator.scan.verify import Key, answers_of, empty_grids
 from generator.sheet.boxes import PageBoxes
+from generator.sheet.style import MARGINS_MM, QR_MM
 
 PAPER_DPI = 300
 """The filled sheet's own resolution, before it is scanned."""
@@ -190,14 +191,31 @@ class Filled:
         return out
 
 
+def smudged_qr(paper: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A page (at PAPER_DPI) whose QR code no detector reads: a grey blot scribbled over, where
+    the first page's code and the later pages' own are (the corner mark beside them is left)."""
+    px = PAPER_DPI / 25.4
+    h, w = paper.shape
+    x0, x1 = int(w - (MARGINS_MM[1] + QR_MM + 1) * px), int(w - 12.5 * px)
+    y0, y1 = int(4.5 * px), int((MARGINS_MM[0] + QR_MM + 1) * px)
+    out = paper.copy()
+    out[y0:y1, x0:x1] = np.minimum(out[y0:y1, x0:x1], int(rng.integers(120, 170)))
+    for _ in range(12):
+        a = (int(rng.integers(x0, x1)), int(rng.integers(y0, y1)))
+        b = (int(rng.integers(x0, x1)), int(rng.integers(y0, y1)))
+        cv2.line(out, a, b, int(rng.integers(0, 60)), int(rng.integers(6, 16)))
+    return out
+
+
 def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
                   wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
-                  pencil: bool = False, font: bool = False) -> Iterator[Filled]:
+                  pencil: bool = False, font: bool = False, smudge: bool = False) -> Iterator[Filled]:
     """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
     in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
     each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
     `pencil`: every writer with a light, thin pencil; `font`: digits printed in OpenCV's stroke
-    fonts and TrueType faces, as another tool would fill a sheet)."""
+    fonts and TrueType faces, as another tool would fill a sheet; `smudge`: every QR code smudged
+    past reading)."""
     import pypdfium2 as pdfium
 
     from generator.core.student import Student as Who
@@ -228,6 +246,8 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
                 bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
                 paper = np.array(bitmap.to_numpy(), copy=True)
                 page = fill(paper, page_boxes, written, student, rng, struck, font)
+                if smudge:
+                    page = smudged_qr(page, rng)
                 settings_of_scan = scan if scan is not None else dict(
                     dpi=int(rng.choice([150, 200, 300])), angle=float(rng.uniform(-5, 5)),
                     scale=float(rng.uniform(0.95, 1.05)), upside_down=bool(rng.random() < 0.2),
