@@ -1,10 +1,12 @@
-"""Handwriting-like strokes from varied writers: what the recognizer learns from and what tests write.
+"""Handwriting from varied writers: what the recognizer learns from and what tests write.
 
 No handwriting data set can be downloaded, so the project draws its own: each character is one
-of a few shapes people write it in (a 1 with or without its flag, a 4 open or closed, a 7 with
-or without a bar), as strokes in a unit box, bent by the writer (slant, size, width, thickness,
-pressure) and by each stroke's own wobble, then drawn anti-aliased. A `Writer` is a seeded
-person: the same seed writes the same way.
+of a few shapes people write it in (a 1 with or without its flag, the European 1 with a long
+one, a 4 open or closed, a 7 with or without a bar), as strokes in a unit box, bent by the
+writer (slant, size, width, thickness, pressure) and by each stroke's own wobble, then drawn
+anti-aliased. A `Writer` is a seeded person: the same seed writes the same way. Beside them,
+people's own hands where a package brings them: handwriting faces (Debian's fonts, some learned
+from and some held out) and people's digits (scikit-learn's, in its wheel, part held out).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def _arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float, n
 SHAPES: dict[str, list[list[Stroke]]] = {
     "0": [[_arc(0.5, 0.5, 0.36, 0.5, -100, 262, 22)], [_arc(0.5, 0.5, 0.3, 0.5, -80, 285, 22)]],
     "1": [[[(0.5, 0.0), (0.5, 1.0)]], [[(0.25, 0.25), (0.55, 0.0), (0.55, 1.0)]],
-          [[(0.3, 0.22), (0.55, 0.0), (0.55, 1.0)], [(0.3, 1.0), (0.8, 1.0)]]],
+          [[(0.3, 0.22), (0.55, 0.0), (0.55, 1.0)], [(0.3, 1.0), (0.8, 1.0)]],
+          [[(0.08, 0.45), (0.62, 0.0), (0.62, 1.0)]]],  # the European 1: a long flag, no foot
     "2": [[_arc(0.5, 0.3, 0.32, 0.3, 190, 380, 12) + [(0.15, 1.0), (0.88, 1.0)]],
           [_arc(0.48, 0.3, 0.3, 0.3, 200, 390, 12) + [(0.18, 0.98), (0.3, 0.92), (0.85, 1.0)]]],
     "3": [[_arc(0.48, 0.27, 0.3, 0.27, 200, 450, 12) + _arc(0.48, 0.74, 0.34, 0.26, 270, 500, 12)],
@@ -214,3 +217,81 @@ def _pil_text(canvas: np.ndarray, char: str, x: float, base: float, face, ink: i
     patch = Image.fromarray(canvas[y0:y0 + h, x0:x0 + w])
     ImageDraw.Draw(patch).text((x - x0, base - y0), char, font=face, fill=ink, anchor="ls")
     canvas[y0:y0 + h, x0:x0 + w] = np.asarray(patch)
+
+
+FACES = {
+    # Handwriting faces in Debian's packages (bench/README.md says which): each a person's hand.
+    # The network learns from the first; the second are writers it never sees, for bench/writers.py.
+    "learn": ("opentype/bwht/BecauseWeBuild-Regular.otf", "opentype/bwht/BecauseWeConnect-Regular.otf",
+              "opentype/bwht/BecauseWeCreate-Regular.otf", "opentype/bwht/BecauseWeMentor-Regular.otf",
+              "opentype/comic-neue/ComicNeue-Regular.otf", "truetype/breip/Breip.ttf",
+              "truetype/fifthhorseman/dkg.ttf", "truetype/klee/KleeOne-Regular.ttf",
+              "truetype/rufscript/Rufscript010.ttf"),
+    "held out": ("opentype/bwht/BecauseWeLearn-Regular.otf", "opentype/bwht/BecauseWeOrganize-Regular.otf",
+                 "opentype/dancingscript/DancingScript-Regular.otf", "opentype/kaushanscript/KaushanScript-Regular.otf",
+                 "truetype/humor-sans/Humor-Sans.ttf", "truetype/kristi/Kristi.ttf",
+                 "truetype/ecolier-court/Ecolier-court.ttf"),
+}
+"""Handwriting faces by use, under /usr/share/fonts: learned from, or held out."""
+
+
+def faces(use: str) -> list[str]:
+    """The handwriting faces of `use` ("learn" or "held out") this system has."""
+    from pathlib import Path
+
+    return [str(p) for p in (Path("/usr/share/fonts") / f for f in FACES[use]) if p.is_file()]
+
+
+HELD_OUT_DIGITS = 0.4
+"""The share of scikit-learn's digits (the last ones) the network never learns from."""
+
+
+def real_digits(use: str) -> dict[str, list[np.ndarray]]:
+    """Digits written by people (scikit-learn's, 8×8 from a form's scans, in its wheel), by
+    character: the first part to learn from, or the last (`use` "held out"); {} without it."""
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError:
+        return {}
+    data = load_digits()
+    cut = int(len(data.images) * (1 - HELD_OUT_DIGITS))
+    part = slice(cut, None) if use == "held out" else slice(0, cut)
+    out: dict[str, list[np.ndarray]] = {}
+    for image, target in zip(data.images[part], data.target[part]):
+        out.setdefault(str(target), []).append(image.astype(np.float32) / 16.0)
+    return out
+
+
+def write_digits(canvas: np.ndarray, text: str, writer: Writer, box: tuple[float, float, float, float],
+                 px_mm: float, rng: np.random.Generator,
+                 digits: dict[str, list[np.ndarray]]) -> list[tuple[str, float, float]]:
+    """Writes `text` into `box` with people's own digits (`digits`, as `real_digits` gives them),
+    the signs and points by `writer`'s hand; each character with its left and right, as `write`."""
+    chars = [c for c in text.replace("\u2212", "-") if c in SHAPES]
+    x0, y0, bw, bh = box
+    height = min(writer.size * px_mm * rng.uniform(0.95, 1.2), bh * 0.75)
+    widths = [(WIDTH.get(c, 0.75) if c not in digits else 0.8) * height for c in chars]
+    gap = writer.spacing * height * 0.5
+    total = sum(widths) + gap * (len(chars) - 1)
+    if total > bw * 0.92:  # a long value is written smaller
+        shrink = bw * 0.92 / total
+        height, widths, gap, total = height * shrink, [w * shrink for w in widths], gap * shrink, bw * 0.92
+    x, base = x0 + (bw - total) / 2, y0 + (bh + height) / 2 + rng.normal(0, bh * 0.03)
+    placed = []
+    for c, w in zip(chars, widths):
+        if c in digits:
+            sample = digits[c][int(rng.integers(0, len(digits[c])))]
+            # The 8×8 scan of a 32×32 form cell: the digit fills it, a little margin around.
+            size = (max(2, int(round(w))), max(2, int(round(height))))
+            ink = cv2.resize(sample, size, interpolation=cv2.INTER_CUBIC).clip(0, 1)
+            ink = np.where(ink > 0.35, np.minimum(1.0, (ink - 0.35) / 0.3), 0.0)
+            top, left = int(round(base - height)), int(round(x))
+            region = canvas[top:top + size[1], left:left + size[0]]
+            if region.shape == ink.shape[:2]:
+                shade = 255 - (255 - writer.ink) * ink
+                canvas[top:top + size[1], left:left + size[0]] = np.minimum(region, shade).astype(canvas.dtype)
+            placed.append((c, x, x + w))
+        else:
+            placed += write(canvas, c, writer, (x, base - height * 1.15, w, height * 1.3), px_mm, rng)
+        x += w + gap
+    return placed

@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import cv2
 import numpy as np
@@ -23,7 +23,15 @@ import numpy as np
 from generator.core.answers import put_cell
 from generator.core.cells import read_cell_text
 from generator.core.numbers import sheet_decimal, sheet_value
-from generator.scan.handwriting import Writer, cross_out, write, write_font
+from generator.scan.handwriting import (
+    Writer,
+    cross_out,
+    faces,
+    real_digits,
+    write,
+    write_digits,
+    write_font,
+)
 from generator.scan.verify import Key, answers_of, empty_grids
 from generator.sheet.boxes import PageBoxes
 from generator.sheet.style import MARGINS_MM, QR_MM
@@ -97,11 +105,34 @@ def _nobody():
     return Who()
 
 
+Hand = Callable[[np.ndarray, str, tuple[float, float, float, float], float, np.random.Generator], object]
+"""Writes a text into a box of a canvas (its pixels a millimetre, a generator): a person's hand."""
+
+
+def held_out_hand(kind: str, index: int, writer: Writer) -> Optional[Hand]:
+    """Sheet `index`'s hand among writers the network never learned from: "faces" (one of the
+    handwriting faces held out, by turns), "digits" (people's own digits held out, the signs in
+    `writer`'s hand), or "" (the project's stroke writers: None)."""
+    if kind == "faces":
+        held = faces("held out")
+        if not held:
+            raise RuntimeError("no held-out handwriting face on this system (see bench/README.md)")
+        face = held[index % len(held)]
+        return lambda canvas, text, box, px_mm, rng: write_font(canvas, text, box, px_mm, rng, face)
+    if kind == "digits":
+        digits = real_digits("held out")
+        if not digits:
+            raise RuntimeError("people's digits need scikit-learn (pip install scikit-learn)")
+        return lambda canvas, text, box, px_mm, rng: write_digits(canvas, text, writer, box, px_mm, rng, digits)
+    return None
+
+
 def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]], student: Student,
-         rng: np.random.Generator, crossed: Optional[set] = None, font: bool = False) -> np.ndarray:
+         rng: np.random.Generator, crossed: Optional[set] = None, font: bool = False,
+         hand: Optional[Hand] = None) -> np.ndarray:
     """`page` (the blank worksheet page at PAPER_DPI) with the written boxes filled in (`font`:
-    printed in fonts, not written)."""
-    faces = [None, *_faces()] if font else []
+    printed in fonts, not written; `hand`: in that hand, not the student's writer's)."""
+    printed = [None, *_faces()] if font else []
     out = page.copy()
     px_pt, px_mm = PAPER_DPI / 72, PAPER_DPI / 25.4
     for b in boxes.boxes:
@@ -114,7 +145,7 @@ def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]]
             if not text:
                 continue
             box = (x * px_pt + 2, y * px_pt + 2, w * px_pt - 4, h * px_pt - 4)
-            if crossed is not None and rng.random() < student.crossed and len(parts) == 1:
+            if crossed is not None and hand is None and rng.random() < student.crossed and len(parts) == 1:
                 # A first try on the left half, struck out; the value again on the right.
                 left = (box[0], box[1], box[2] * 0.48, box[3])
                 write(out, str(int(rng.integers(1, 99))), student.writer, left, px_mm, rng)
@@ -122,8 +153,10 @@ def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]]
                 write(out, text, student.writer, (box[0] + box[2] * 0.5, box[1], box[2] * 0.5, box[3]), px_mm, rng)
                 crossed.add(key)
                 continue
-            if font:
-                write_font(out, text, box, px_mm, rng, faces[int(rng.integers(0, len(faces)))])
+            if hand is not None:
+                hand(out, text, box, px_mm, rng)
+            elif font:
+                write_font(out, text, box, px_mm, rng, printed[int(rng.integers(0, len(printed)))])
             else:
                 write(out, text, student.writer, box, px_mm, rng)
     return out
@@ -209,13 +242,13 @@ def smudged_qr(paper: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
                   wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
-                  pencil: bool = False, font: bool = False, smudge: bool = False) -> Iterator[Filled]:
+                  pencil: bool = False, font: bool = False, smudge: bool = False, hands: str = "") -> Iterator[Filled]:
     """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
     in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
     each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
     `pencil`: every writer with a light, thin pencil; `font`: digits printed in OpenCV's stroke
     fonts and TrueType faces, as another tool would fill a sheet; `smudge`: every QR code smudged
-    past reading)."""
+    past reading; `hands`: written by hands the network never learned from, `held_out_hand`'s)."""
     import pypdfium2 as pdfium
 
     from generator.core.student import Student as Who
@@ -245,7 +278,8 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
             for k, page_boxes in enumerate(geometry):
                 bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
                 paper = np.array(bitmap.to_numpy(), copy=True)
-                page = fill(paper, page_boxes, written, student, rng, struck, font)
+                page = fill(paper, page_boxes, written, student, rng, struck, font,
+                            held_out_hand(hands, int(entry["index"]), writer))
                 if smudge:
                     page = smudged_qr(page, rng)
                 settings_of_scan = scan if scan is not None else dict(
