@@ -8,9 +8,13 @@ BIN := $(VENV)/bin
 DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei poppler-utils
 # The browser tests drive Debian's chromium with Playwright (no browser download: none works here);
 # the store's tests start a throwaway PostgreSQL server (a cluster in a temporary folder, a Unix socket).
-TEST_DEBS := chromium postgresql
+# Handwriting faces (Debian's fonts, each a person's hand): the character network learns from
+# the first (make model); the second are writers it never sees, read by the tests and bench/writers.py.
+LEARN_DEBS := fonts-bwht fonts-comic-neue fonts-breip fonts-dkg-handwriting fonts-klee fonts-rufscript
+HELD_OUT_DEBS := fonts-bwht fonts-dancingscript fonts-kaushanscript fonts-humor-sans fonts-kristi fonts-ecolier-court
+TEST_DEBS := chromium postgresql $(HELD_OUT_DEBS)
 
-.PHONY: demo test system system-test debs bench clean fonts messages readme
+.PHONY: demo test system system-test debs bench clean fonts messages readme model
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
@@ -26,6 +30,11 @@ readme: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,bench]'
 	$(BIN)/python bench/run.py
+
+# The character network's weights (generator/scan/model.npz, committed): a few minutes on two cores.
+model: $(VENV)/.installed-test
+	@$(MAKE) -s debs PACKAGES="$(LEARN_DEBS)"
+	$(BIN)/python -m generator.scan.train
 
 # Installs the Debian packages above when running as root and any is missing; otherwise says
 # what is missing and goes on (WeasyPrint then fails with its own message if Pango is absent).

@@ -1,22 +1,35 @@
-"""Trains the character network (scan/model.npz) on handwriting the project makes itself.
+"""Trains the character network (scan/model.npz) on handwriting the project makes and people's own.
 
-`python -m generator.scan.train` writes the weights (about 140 kB, committed; the tests check
-them on writers it never saw). Each sample is a value a sheet holds, written by a random writer
-into a box-sized crop over print like a sheet's (a tint, box lines, a fraction's guide),
-"scanned" (blur, noise, JPEG), then read back through the same ink and segmentation code the
-scanner uses: the network learns the characters as the scanner will see them. A piece that is
-two characters run together, part of a broken one, or a scribble is "x", not a character.
+`make model` (with Debian's handwriting faces and scikit-learn; `python -m generator.scan.train`
+once they are there) writes the weights (about 210 kB, committed; the tests check them on
+writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
+the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
+handwriting faces (handwriting.FACES["learn"]) and printed digits, each slanted, narrowed and
+weighted at random. Each sample is a value a sheet holds, written into a box-sized crop over
+print like a sheet's (a tint, box lines, a fraction's guide), "scanned" (blur, noise, JPEG),
+then read back through the same ink and segmentation code the scanner uses: the network learns
+the characters as the scanner will see them. A piece that is two characters run together, part
+of a broken one, or a scribble is "x", not a character.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from generator.scan.handwriting import Writer, cross_out, write, write_font
+from generator.scan.handwriting import (
+    Writer,
+    cross_out,
+    faces,
+    real_digits,
+    write,
+    write_digits,
+    write_font,
+)
 from generator.scan.recognize import CLASSES, MODEL, PX_MM, features, ink_mask, segment
 
 JUNK = CLASSES.index("x")
@@ -58,25 +71,52 @@ def scanned(image: np.ndarray, r: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
 
 
-def labelled(r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One written crop's characters: their features and their classes."""
+def varied(ink: np.ndarray, r: np.random.Generator) -> tuple[np.ndarray, float]:
+    """Ink (on white) as another hand would lay it: slanted either way and narrower or broader,
+    about the middle (a few faces and people's digits would otherwise always stand as they were
+    drawn), and some of the time heavier or lighter by a pixel; with how much broader (x from the
+    middle is that many times as far)."""
+    h, w = ink.shape
+    shear = float(r.uniform(-0.35, 0.35)) if r.random() < 0.6 else 0.0
+    wide = float(r.uniform(0.6, 1.15)) if r.random() < 0.4 else 1.0  # narrower or broader about the middle
+    out = cv2.warpAffine(ink, np.float32([[wide, shear, (1 - wide) * w / 2 - shear * h / 2], [0, 1, 0]]), (w, h),
+                         flags=cv2.INTER_LINEAR, borderValue=255) if shear or wide != 1.0 else ink
+    weight = r.random()
+    if weight < 0.15:
+        out = cv2.erode(out, np.ones((2, 2), np.uint8))  # grey's minimum: a broader pen
+    elif weight < 0.25:
+        out = cv2.dilate(out, np.ones((2, 1), np.uint8))  # a finer one
+    return out, wide
+
+
+def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """One written crop's characters: their features and their classes (`mixed`: by any of the
+    writers learned from, varied, else by the project's stroke writers alone, as they draw)."""
     h = int(r.choice([int(r.integers(26, 36)), int(r.integers(50, 66))]))
     w = int(r.integers(55, 150))
     blank = blank_crop(r, h, w)
-    paper = blank.copy()
+    paper = np.full_like(blank, 255)  # the ink alone, varied, then laid on the print
     writer = Writer.random(int(r.integers(0, 2**31)), neat=r.random() < 0.6)
     text = sample_value(r)
-    kind = r.random()
-    if kind < 0.6:
-        placed = write(paper, text, writer, (2, 2, w - 4, h - 4), PX_MM, r)
+    kind, box = (r.random() if mixed else 0.0), (2, 2, w - 4, h - 4)
+    hands, digits = faces("learn"), _digits()
+    if kind < 0.45:
+        placed = write(paper, text, writer, box, PX_MM, r)
+    elif kind < 0.65 and digits:  # people's own digits, the signs in a drawn hand
+        placed = write_digits(paper, text, writer, box, PX_MM, r, digits)
+    elif kind < 0.85 and hands:  # a handwriting face: a person's hand, drawn as a font
+        placed = write_font(paper, text, box, PX_MM, r, hands[int(r.integers(0, len(hands)))])
     else:  # a tidy hand, or another tool's: a stroke font, or a TrueType one
         fonts = truetype_fonts()
-        font = str(fonts[int(r.integers(0, len(fonts)))]) if fonts and kind > 0.85 else None
-        placed = write_font(paper, text, (2, 2, w - 4, h - 4), PX_MM, r, font)
+        font = str(fonts[int(r.integers(0, len(fonts)))]) if fonts and kind > 0.93 else None
+        placed = write_font(paper, text, box, PX_MM, r, font)
     crossed = r.random() < 0.06
     if crossed:
         cross_out(paper, (2, 2, w - 4, h - 4), writer, PX_MM, r)
-    scan = scanned(paper, r)
+    ink, wide = varied(paper, r) if mixed else (paper, 1.0)
+    middle = w / 2
+    placed = [(c, middle + wide * (lo - middle), middle + wide * (hi - middle)) for c, lo, hi in placed]
+    scan = scanned(np.minimum(blank, ink), r)
     glyphs = segment(ink_mask(scan, blank))
     if not glyphs:
         return np.zeros((0, 404), np.float32), np.zeros(0, np.int64)
@@ -100,6 +140,12 @@ def labelled(r: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return features(glyphs, h), np.array(labels, np.int64)
 
 
+@functools.lru_cache(maxsize=1)
+def _digits() -> dict:
+    """People's digits to learn from (scikit-learn's, the part not held out), loaded once."""
+    return real_digits("learn")
+
+
 def truetype_fonts() -> list[Path]:
     """The TrueType faces digits are printed in here: the sheets' own, and DejaVu where the system has it."""
     from generator.sheet.assets import templates_dir
@@ -108,18 +154,18 @@ def truetype_fonts() -> list[Path]:
     return found + sorted(Path("/usr/share/fonts/truetype/dejavu").glob("DejaVuSans*.ttf"))
 
 
-def dataset(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Features and classes of the characters of `n` written crops."""
+def dataset(n: int, seed: int, mixed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Features and classes of the characters of `n` written crops (`mixed`: see `labelled`)."""
     r = np.random.default_rng(seed)
     xs, ys = [], []
     for _ in range(n):
-        x, y = labelled(r)
+        x, y = labelled(r, mixed)
         xs.append(x)
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int = 0, hidden: int = 160, epochs: int = 30) -> dict[str, np.ndarray]:
+def train(x: np.ndarray, y: np.ndarray, seed: int = 0, hidden: int = 320, epochs: int = 30) -> dict[str, np.ndarray]:
     """A two-layer network fitted by Adam on cross-entropy; its weights."""
     r = np.random.default_rng(seed)
     k = len(CLASSES)
@@ -160,7 +206,9 @@ def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
     return float(((h @ p["w2"] + p["b2"]).argmax(1) == y).mean())
 
 
-def main(out: Path = MODEL, samples: int = 40000) -> None:
+def main(out: Path = MODEL, samples: int = 80000) -> None:
+    if not faces("learn") or not _digits():
+        sys.exit("train: needs Debian's handwriting faces and scikit-learn (make model installs them)")
     x, y = dataset(samples, seed=1)
     tx, ty = dataset(3000, seed=2)
     p = train(x, y)
@@ -171,4 +219,4 @@ def main(out: Path = MODEL, samples: int = 40000) -> None:
 
 
 if __name__ == "__main__":
-    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 40000)
+    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 80000)

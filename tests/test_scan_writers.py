@@ -1,0 +1,38 @@
+"""Hands the character network never learned from (issue 36): handwriting faces held out of its
+training and people's own digits held out of scikit-learn's, written into a class, scanned and
+read as bench/writers.py reads them, with nothing read as blank and nothing false accepted."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from generator.scan.handwriting import faces, real_digits
+
+_spec = importlib.util.spec_from_file_location("writers", Path(__file__).resolve().parents[1] / "bench" / "writers.py")
+writers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(writers)
+
+
+@pytest.mark.parametrize("hands, least", [("faces", 0.5), ("digits", 0.6)])
+def test_hands_never_learned_from_are_read_and_nothing_false_is_accepted(tmp_path, hands, least):
+    if hands == "faces":
+        assert len(faces("held out")) >= 4, "make test installs the held-out handwriting faces"
+    else:
+        assert sum(len(v) for v in real_digits("held out").values()) > 600, "the test extra installs scikit-learn"
+    # Four sheets, each in its own hand: a face or a person's digits (the signs drawn).
+    c = writers.read_class(tmp_path, "attention", 4, 73, hands)
+    assert c["written"] > 400 and c["read blank"] == 0, c
+    assert c["false true"] + c["false carried"] <= 0.005 * c["accepted"] + 0.5, c
+    assert c["accepted"] >= least * c["written"], c
+
+
+def test_held_out_hands_are_kept_apart_from_those_learned_from():
+    learned, held = set(faces("learn")), set(faces("held out"))
+    assert not learned & held
+    a, b = real_digits("learn"), real_digits("held out")
+    assert set(a) == set(b) == set("0123456789")
+    # The held-out digits are the last 40 % of scikit-learn's 1,797, none of them learned from.
+    assert (sum(map(len, a.values())), sum(map(len, b.values()))) == (1078, 719)
