@@ -148,6 +148,6 @@ def test_a_scanned_pile_of_each_kind_is_read_to_its_sheets(tmp_path, kind):
     assert summary.identified == summary.pages == sum(len(s.pages) for s in sheets) and summary.sheets == 2
     boxes = sum(len(s.written) for s in sheets)
     # Two small sheets: a bar for the kind's boxes being read at all (test_scan.py holds the reader's).
-    assert summary.accepted >= 0.75 * boxes, (summary, boxes)
+    assert summary.accepted >= 0.7 * boxes, (summary, boxes)
     read = [json.loads(f.read_text()) for f in sorted((tmp_path / "out" / "answers").glob("*.json"))]
     assert sorted(a["code"] for a in read) == sorted(s.code for s in sheets)
