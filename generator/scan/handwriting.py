@@ -11,8 +11,10 @@ from and some held out) and people's digits (scikit-learn's, in its wheel, part 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 import cv2
@@ -237,8 +239,6 @@ FACES = {
 
 def faces(use: str) -> list[str]:
     """The handwriting faces of `use` ("learn" or "held out") this system has."""
-    from pathlib import Path
-
     return [str(p) for p in (Path("/usr/share/fonts") / f for f in FACES[use]) if p.is_file()]
 
 
@@ -246,6 +246,7 @@ HELD_OUT_DIGITS = 0.4
 """The share of scikit-learn's digits (the last ones) the network never learns from."""
 
 
+@functools.lru_cache(maxsize=2)  # read from scikit-learn's file once a process; never changed
 def real_digits(use: str) -> dict[str, list[np.ndarray]]:
     """Digits written by people (scikit-learn's, 8×8 from a form's scans, in its wheel), by
     character: the first part to learn from, or the last (`use` "held out"); {} without it."""

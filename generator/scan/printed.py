@@ -161,8 +161,8 @@ class Footer:
 
     def score(self, code: str) -> float:
         """How well `code`'s glyphs correlate with the footer's, added up over its characters."""
-        return sum(dict(zip(o, s or (1.0,) * len(o)))[ch] for ch, o, s in
-                   zip(code, self.options, self.scores or ((),) * len(self.options)))
+        scores = self.scores or tuple((1.0,) * len(o) for o in self.options)
+        return sum(s[o.index(ch)] for ch, o, s in zip(code, self.options, scores))
 
     def page_of(self, count: int) -> Optional[int]:
         """Which page it is of a sheet of `count` pages; None when it may be none, or more than one."""

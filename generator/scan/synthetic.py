@@ -275,11 +275,11 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
             written = work(item.problem, boxes, student, r)
             struck: set = set()
             pages = []
+            hand = held_out_hand(hands, int(entry["index"]), writer)  # once a sheet: its writer's
             for k, page_boxes in enumerate(geometry):
                 bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
                 paper = np.array(bitmap.to_numpy(), copy=True)
-                page = fill(paper, page_boxes, written, student, rng, struck, font,
-                            held_out_hand(hands, int(entry["index"]), writer))
+                page = fill(paper, page_boxes, written, student, rng, struck, font, hand)
                 if smudge:
                     page = smudged_qr(page, rng)
                 settings_of_scan = scan if scan is not None else dict(

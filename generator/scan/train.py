@@ -14,7 +14,6 @@ of a broken one, or a scribble is "x", not a character.
 
 from __future__ import annotations
 
-import functools
 import sys
 from pathlib import Path
 
@@ -99,7 +98,7 @@ def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np
     writer = Writer.random(int(r.integers(0, 2**31)), neat=r.random() < 0.6)
     text = sample_value(r)
     kind, box = (r.random() if mixed else 0.0), (2, 2, w - 4, h - 4)
-    hands, digits = faces("learn"), _digits()
+    hands, digits = faces("learn"), real_digits("learn")
     if kind < 0.45:
         placed = write(paper, text, writer, box, PX_MM, r)
     elif kind < 0.65 and digits:  # people's own digits, the signs in a drawn hand
@@ -138,12 +137,6 @@ def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np
                 if i != keep:
                     labels[i] = JUNK
     return features(glyphs, h), np.array(labels, np.int64)
-
-
-@functools.lru_cache(maxsize=1)
-def _digits() -> dict:
-    """People's digits to learn from (scikit-learn's, the part not held out), loaded once."""
-    return real_digits("learn")
 
 
 def truetype_fonts() -> list[Path]:
@@ -207,7 +200,7 @@ def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
 
 
 def main(out: Path = MODEL, samples: int = 80000) -> None:
-    if not faces("learn") or not _digits():
+    if not faces("learn") or not real_digits("learn"):
         sys.exit("train: needs Debian's handwriting faces and scikit-learn (make model installs them)")
     x, y = dataset(samples, seed=1)
     tx, ty = dataset(3000, seed=2)

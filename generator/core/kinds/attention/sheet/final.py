@@ -32,13 +32,18 @@ class FinalGrids:
     """`rest` goes on a landscape page."""
 
 
+def _scaled(g: GridView, width: float) -> GridView:
+    """`g` at the scale that fits it to `width` (down to a hundredth; never enlarged)."""
+    scale = min(1.0, width / g.width_pt)
+    return replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g
+
+
 def _on_a_page(whole: GridView) -> Optional[tuple[GridView, bool]]:
     """`whole` scaled to the first frame it fits, portrait then landscape, and whether that is
     landscape; None when it fits neither (its text under 7 pt, or its writing lines taller)."""
     for width, height, wide in ((FRAME_WIDTH_PT, FRAME_HEIGHT_PT, False), (WIDE_FRAME_WIDTH_PT, WIDE_FRAME_HEIGHT_PT, True)):
-        scale = min(1.0, width / whole.width_pt)
-        g = replace(whole, scale=math.floor(scale * 100) / 100) if scale < 1.0 else whole
-        if scale >= MIN_SCALE and g.height_pt <= height:
+        g = _scaled(whole, width)
+        if width / whole.width_pt >= MIN_SCALE and g.height_pt <= height:
             return g, wide
     return None
 
@@ -78,7 +83,7 @@ def _final_advice(problem: Problem, g: GridView) -> str:
     # Its writing lines never shrink: the tallest page its width allows is the one it missed.
     portrait = FRAME_WIDTH_PT / g.width_pt >= MIN_SCALE
     page, height = ("a page", FRAME_HEIGHT_PT) if portrait else ("a landscape page", WIDE_FRAME_HEIGHT_PT)
-    scaled = replace(g, scale=math.floor(min(1.0, (FRAME_WIDTH_PT if portrait else WIDE_FRAME_WIDTH_PT) / g.width_pt) * 100) / 100)
+    scaled = _scaled(g, FRAME_WIDTH_PT if portrait else WIDE_FRAME_WIDTH_PT)
     size = (f"{raster_width(g.cols):.0f} pt wide where a landscape page has {WIDE_FRAME_WIDTH_PT:.0f} (its text under 7 pt)"
             if wide else f"{scaled.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)")
     fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
