@@ -36,3 +36,13 @@ def test_held_out_hands_are_kept_apart_from_those_learned_from():
     assert set(a) == set(b) == set("0123456789")
     # The held-out digits are the last 40 % of scikit-learn's 1,797, none of them learned from.
     assert (sum(map(len, a.values())), sum(map(len, b.values()))) == (1078, 719)
+
+
+def test_a_face_writes_its_digits_as_tall_as_the_hand_means():
+    # Faces draw digits anywhere from half to nearly all of their size (Kristi's and Ecolier's
+    # are small): sized by their digits, not their size, no face writes 2 mm digits in a 4 mm hand.
+    from generator.scan.handwriting import sized
+
+    for face in faces("learn") + faces("held out"):
+        _, top, _, bottom = sized(face, 30).getbbox("0123456789", anchor="ls")
+        assert abs((bottom - top) - 30) <= 2, (face, bottom - top)

@@ -188,9 +188,7 @@ def write_font(canvas: np.ndarray, text: str, box: tuple[float, float, float, fl
         scale = height / max(cv2.getTextSize("8", face, 1.0, thick)[0][1], 1)
         widths = [cv2.getTextSize(c, face, scale, thick)[0][0] for c in chars]
     else:
-        from PIL import ImageFont
-
-        face = ImageFont.truetype(font, max(8, int(height * 1.4)))
+        face = sized(font, int(round(height)))
         widths = [face.getlength(c) for c in chars]
     total = sum(widths) + gap * (len(chars) - 1)
     if total > bw * 0.9:
@@ -208,17 +206,32 @@ def write_font(canvas: np.ndarray, text: str, box: tuple[float, float, float, fl
 
 
 def _pil_text(canvas: np.ndarray, char: str, x: float, base: float, face, ink: int) -> None:
-    """One character of a TrueType font on a grey canvas, its baseline at `base`."""
+    """One character of a TrueType font on a grey canvas, its baseline at `base` (what falls
+    outside the canvas is cut off, as a pen stops at the paper's edge)."""
     from PIL import Image, ImageDraw
 
     left, top, right, bottom = face.getbbox(char, anchor="ls")
     x0, y0 = int(x + left) - 2, int(base + top) - 2
     w, h = right - left + 4, bottom - top + 4
-    if x0 < 0 or y0 < 0 or y0 + h > canvas.shape[0] or x0 + w > canvas.shape[1]:
-        return
-    patch = Image.fromarray(canvas[y0:y0 + h, x0:x0 + w])
+    patch = Image.new("L", (w, h), 255)
     ImageDraw.Draw(patch).text((x - x0, base - y0), char, font=face, fill=ink, anchor="ls")
-    canvas[y0:y0 + h, x0:x0 + w] = np.asarray(patch)
+    drawn = np.asarray(patch)
+    cx0, cy0 = max(x0, 0), max(y0, 0)
+    cx1, cy1 = min(x0 + w, canvas.shape[1]), min(y0 + h, canvas.shape[0])
+    if cx1 > cx0 and cy1 > cy0:
+        canvas[cy0:cy1, cx0:cx1] = np.minimum(canvas[cy0:cy1, cx0:cx1],
+                                              drawn[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0])
+
+
+@functools.lru_cache(maxsize=256)
+def sized(font: str, height: int):
+    """A TrueType face at the size at which its digits stand `height` pixels tall (faces draw
+    digits anywhere from half to nearly all of their size: a hand writes them as tall as it means)."""
+    from PIL import ImageFont
+
+    probe = ImageFont.truetype(font, 100)
+    _, top, _, bottom = probe.getbbox("0123456789", anchor="ls")
+    return ImageFont.truetype(font, max(8, int(round(100 * height / max(bottom - top, 1)))))
 
 
 FACES = {
