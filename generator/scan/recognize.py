@@ -3,19 +3,19 @@
 The box is a crop of the scan mapped onto the page at `PX_MM` (200 dpi), beside the same crop
 of the sheet's own blank render: what is darker than the print nearby is ink. Ink falls apart
 into characters by connected pieces (a small piece over a bigger one is part of it: a 5's
-bar); each character is classified by a small network the project trains on its own
+bar); each character is classified by a small convolutional network the project trains on
 handwriting (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
 or "not a character" (a scribble, two digits run together). The reads a box can be are the
-best strings of those characters, each with its probability.
+best strings of those characters, each with its probability; each character's shape is kept
+small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 import cv2
 import numpy as np
@@ -26,6 +26,8 @@ PX_MM = 200 / 25.4
 """Pixels a millimetre on the page as it is read (200 dpi), whatever the scan's resolution."""
 SIDE = 20
 """A character is read as a SIDE × SIDE picture of its shape, its longer side 18 pixels."""
+LOOK = 10
+"""A character's shape is compared with the same hand's others as a LOOK × LOOK picture."""
 MIN_AREA = 6
 """Smaller pieces of ink are dust or a scanner's noise (a written point is 10 or more)."""
 INK_DIFF = (30, 60)
@@ -53,13 +55,18 @@ class Glyph:
         return int(self.mask.sum())
 
 
-def ink_mask(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> np.ndarray:
-    """Ink (1) in a crop of the scan, given the same crop of the blank sheet (see `ink`)."""
-    labels, _, keep = ink(scan, blank, border)
-    return keep[labels].astype(np.uint8)
+@dataclass(frozen=True)
+class Ink:
+    """The ink in a crop: its pieces as OpenCV labels them, and which of them are ink."""
+
+    labels: np.ndarray
+    stats: np.ndarray
+    """OpenCV's stats of each piece: x, y, width, height, area."""
+    keep: np.ndarray
+    """Per piece: ink (True), or the background, a scanner's noise, the print's remains."""
 
 
-def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     """The ink in a crop of the scan, given the same crop of the blank sheet: the print (lines,
     tints) taken out, with a little slack for the scan's registration; `border` pixels along
     the edges never count (the box's own lines).
@@ -69,8 +76,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> tuple[np.ndarra
     a light pencil stroke at 150 dpi is as whole as a pen's, and a scanner's noise, never
     clearly dark over a stroke's length, is not ink. The thresholds follow the crop's darkest
     ink: half of it, within INK_DIFF's bounds. A thin line flat against the crop's side is
-    what is left of the box's lines or a matrix's bracket where the scan sits a pixel off.
-    Returns the pieces of ink as OpenCV labels them, their stats, and which of them are ink."""
+    what is left of the box's lines or a matrix's bracket where the scan sits a pixel off."""
     printed = cv2.erode(blank, KERNEL)  # the darkest print within 2 pixels
     # A scan is lighter or darker than the print's own greys (the scanner's levels, the paper):
     # its box is brought to the blank box's level by their medians, mostly background either way.
@@ -81,11 +87,11 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> tuple[np.ndarra
         diff[:, :border] = diff[:, -border:] = 0
     darkest = _quantile(np.clip(diff, 0, 255).astype(np.uint8), 0.995)
     high = min(max(0.5 * darkest, INK_DIFF[0]), INK_DIFF[1])
-    weak = (diff > high / 2).astype(np.uint8)
+    weak = (diff > high * FAINT).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     keep = np.zeros(n, bool)
     if n <= 1:
-        return labels, stats, keep
+        return Ink(labels, stats, keep)
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
@@ -93,9 +99,11 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> tuple[np.ndarra
     along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
     along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
     keep &= ~(along_side | along_top)
-    return labels, stats, keep
+    return Ink(labels, stats, keep)
 
 
+FAINT = 0.5
+"""A stroke's faint edges and thinnest stretches count as ink from this share of its core's threshold."""
 KERNEL = np.ones((5, 5), np.uint8)
 EDGE = 6
 """Pixels from a crop's edge within which a thin line along it is print, not ink."""
@@ -107,23 +115,18 @@ def _quantile(grey: np.ndarray, q: float) -> float:
     return float(np.searchsorted(counts, q * counts[-1]))
 
 
-def segment(mask: np.ndarray, found: Optional[tuple] = None) -> list[Glyph]:
-    """The characters in a part's ink, left to right (`found`: `ink`'s pieces, not labelled again)."""
-    if found is None:
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        ids = range(1, n)
-    else:
-        labels, stats, keep = found
-        ids = np.flatnonzero(keep)
+def segment(found: Ink) -> list[Glyph]:
+    """The characters in a crop's ink, left to right."""
+    stats = found.stats
     pieces = [(int(stats[k, 0]), int(stats[k, 1]), int(stats[k, 0] + stats[k, 2]), int(stats[k, 1] + stats[k, 3]),
-               int(stats[k, 4]), int(k)) for k in ids if stats[k, 4] >= MIN_AREA]
+               int(stats[k, 4]), int(k)) for k in np.flatnonzero(found.keep) if stats[k, 4] >= MIN_AREA]
     if not pieces:
         return []
     tall = max(p[3] - p[1] for p in pieces)
     pieces.sort(key=lambda p: -p[4])  # the biggest first: smaller pieces join them
     groups: list[list] = []
     for p in pieces:
-        x0, y0, x1, y1, area, k = p
+        x0, y0, x1, y1, area, _ = p
         dot = (y1 - y0) < 0.3 * tall and (x1 - x0) < 0.3 * tall
         home = None
         if not dot:
@@ -141,10 +144,7 @@ def segment(mask: np.ndarray, found: Optional[tuple] = None) -> list[Glyph]:
     for g in groups:
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
-        window = labels[y0:y1, x0:x1]
-        crop = (window == g[0][5]).astype(np.uint8)
-        for q in g[1:]:
-            crop |= (window == q[5]).astype(np.uint8)
+        crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
         glyphs.append(Glyph(x0, y0, x1, y1, crop))
     glyphs.sort(key=lambda g: (g.x0 + g.x1) / 2)
     return glyphs
@@ -172,27 +172,68 @@ def features(glyphs: list[Glyph], height: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Model:
-    """A two-layer network: features → 160 → CLASSES."""
+    """A small convolutional network: the shape through two convolutions, each pooled, then its
+    size and place beside them, through one hidden layer to CLASSES. Strokes are local: a
+    convolution learns a stroke's bend wherever in the picture a hand puts it, which a layer over
+    the whole picture learns only where its writers put it."""
 
-    w1: np.ndarray
+    c1: np.ndarray
+    """The first convolution's kernels, (5·5, F1)."""
     b1: np.ndarray
-    w2: np.ndarray
+    c2: np.ndarray
+    """The second's, (3·3·F1, F2)."""
     b2: np.ndarray
+    w3: np.ndarray
+    """The hidden layer, (5·5·F2 + 4, H)."""
+    b3: np.ndarray
+    w4: np.ndarray
+    b4: np.ndarray
+
+    def layers(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Every layer's output for features `x` (training needs them all): the first and second
+        convolutions' patches and rectified outputs before pooling, the hidden layer's input
+        and output, and the class scores."""
+        n = len(x)
+        pic = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE, 1)
+        p1, r1 = convolve(pic, self.c1, self.b1, 5)
+        p2, r2 = convolve(pool(r1), self.c2, self.b2, 3)
+        flat = np.concatenate([pool(r2).reshape(n, -1), x[:, SIDE * SIDE:]], axis=1)
+        h = np.maximum(flat @ self.w3 + self.b3, 0)
+        return p1, r1, p2, r2, flat, h, h @ self.w4 + self.b4
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Each row's probability of each class."""
-        h = np.maximum(x @ self.w1 + self.b1, 0)
-        z = h @ self.w2 + self.b2
+        z = self.layers(x)[-1]
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
+
+
+def convolve(x: np.ndarray, kernels: np.ndarray, bias: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A k × k convolution over pictures (n, h, w, c), zero-padded to keep their size, rectified:
+    its patches (n·h·w, c·k·k: training takes its gradient from them) and its output (n, h, w, f)."""
+    n, h, w, _ = x.shape
+    pad = k // 2
+    padded = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    patches = np.lib.stride_tricks.sliding_window_view(padded, (k, k), axis=(1, 2)).reshape(n * h * w, -1)
+    return patches, np.maximum(patches @ kernels + bias, 0).reshape(n, h, w, -1)
+
+
+def pool(x: np.ndarray) -> np.ndarray:
+    """The largest of each 2 × 2 block of pictures (n, h, w, c), h and w even."""
+    n, h, w, c = x.shape
+    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+WEIGHTS = ("c1", "b1", "c2", "b2", "w3", "b3", "w4", "b4")
+"""The network's arrays, in Model's order, by their names in model.npz."""
 
 
 @functools.lru_cache(maxsize=1)
 def model() -> Model:
     """The shipped weights (scan/train.py made them)."""
     with np.load(MODEL) as data:
-        return Model(*(data[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")))
+        return Model(*(data[k].astype(np.float32) for k in WEIGHTS))
 
 
 @dataclass(frozen=True)
@@ -203,6 +244,8 @@ class PartRead:
     """Ink pixels, after dust."""
     probabilities: np.ndarray
     """Per character, the probability of each class (rows left to right)."""
+    shapes: np.ndarray = field(default_factory=lambda: np.zeros((0, LOOK * LOOK), np.uint8))
+    """Per character, its shape as `looks` gives it (rows left to right)."""
 
     @property
     def blank(self) -> bool:
@@ -215,11 +258,11 @@ class PartRead:
 
 def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
     """What is written in one crop (`blank`: the same crop of the blank sheet)."""
-    found = ink(scan, blank)
-    glyphs = segment(found[0], found)  # labels stand in for the mask: only the ink's pieces are taken
+    glyphs = segment(ink(scan, blank))
     if not glyphs:
         return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
-    probs = (net or model()).probabilities(features(glyphs, scan.shape[0]))
+    x = features(glyphs, scan.shape[0])
+    probs = (net or model()).probabilities(x)
     # A digit is taller than it is wide: a piece as wide as it is tall and as tall as the digits
     # beside it is two characters run together ("00" reads as an 8), never one to accept.
     tall = max(g.y1 - g.y0 for g in glyphs)
@@ -227,4 +270,13 @@ def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> 
         if g.x1 - g.x0 > RUN_TOGETHER * (g.y1 - g.y0) and g.y1 - g.y0 > 0.6 * tall:
             probs[i] = 0.0
             probs[i, CLASSES.index("x")] = 1.0
-    return PartRead(sum(g.area for g in glyphs), probs)
+    return PartRead(sum(g.area for g in glyphs), probs, looks(x))
+
+
+def looks(x: np.ndarray) -> np.ndarray:
+    """Each character's shape, small and a little blurred (a pen's wobble is not a difference), as
+    bytes to compare with the same writer's other characters (scan/adapt.py)."""
+    pics = x[:, :SIDE * SIDE].reshape(-1, SIDE, SIDE)
+    small = pics.reshape(-1, LOOK, SIDE // LOOK, LOOK, SIDE // LOOK).mean(axis=(2, 4))
+    small = np.stack([cv2.GaussianBlur(p, (3, 3), 0.8) for p in small]) if len(small) else small
+    return np.clip(small.reshape(len(x), -1) * 255, 0, 255).astype(np.uint8)

@@ -1,7 +1,8 @@
 """Trains the character network (scan/model.npz) on handwriting the project makes and people's own.
 
 `make model` (with Debian's handwriting faces and scikit-learn; `python -m generator.scan.train`
-once they are there) writes the weights (about 210 kB, committed; the tests check them on
+once they are there; about a quarter of an hour on two cores) writes the weights of
+recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
 handwriting faces (handwriting.FACES["learn"]) and printed digits, each slanted, narrowed and
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -29,7 +31,7 @@ from generator.scan.handwriting import (
     write_digits,
     write_font,
 )
-from generator.scan.recognize import CLASSES, MODEL, PX_MM, features, ink_mask, segment
+from generator.scan.recognize import CLASSES, MODEL, PX_MM, WEIGHTS, Model, features, ink, segment
 
 JUNK = CLASSES.index("x")
 
@@ -88,9 +90,11 @@ def varied(ink: np.ndarray, r: np.random.Generator) -> tuple[np.ndarray, float]:
     return out, wide
 
 
-def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def labelled(r: np.random.Generator, mixed: bool = True, use: str = "learn",
+             hand: Optional[str] = None) -> tuple[np.ndarray, np.ndarray]:
     """One written crop's characters: their features and their classes (`mixed`: by any of the
-    writers learned from, varied, else by the project's stroke writers alone, as they draw)."""
+    writers of `use`, varied, else by the project's stroke writers alone, as they draw; `hand`:
+    by those of one source alone, "strokes", "digits" or "faces")."""
     h = int(r.choice([int(r.integers(26, 36)), int(r.integers(50, 66))]))
     w = int(r.integers(55, 150))
     blank = blank_crop(r, h, w)
@@ -98,7 +102,9 @@ def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np
     writer = Writer.random(int(r.integers(0, 2**31)), neat=r.random() < 0.6)
     text = sample_value(r)
     kind, box = (r.random() if mixed else 0.0), (2, 2, w - 4, h - 4)
-    hands, digits = faces("learn"), real_digits("learn")
+    if hand is not None:  # the middle of that source's share of the draws
+        kind = {"strokes": 0.0, "digits": 0.5, "faces": 0.7}[hand]
+    hands, digits = faces(use), real_digits(use)
     if kind < 0.45:
         placed = write(paper, text, writer, box, PX_MM, r)
     elif kind < 0.65 and digits:  # people's own digits, the signs in a drawn hand
@@ -112,11 +118,11 @@ def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np
     crossed = r.random() < 0.06
     if crossed:
         cross_out(paper, (2, 2, w - 4, h - 4), writer, PX_MM, r)
-    ink, wide = varied(paper, r) if mixed else (paper, 1.0)
+    drawn, wide = varied(paper, r) if mixed else (paper, 1.0)
     middle = w / 2
     placed = [(c, middle + wide * (lo - middle), middle + wide * (hi - middle)) for c, lo, hi in placed]
-    scan = scanned(np.minimum(blank, ink), r)
-    glyphs = segment(ink_mask(scan, blank))
+    scan = scanned(np.minimum(blank, drawn), r)
+    glyphs = segment(ink(scan, blank))
     if not glyphs:
         return np.zeros((0, 404), np.float32), np.zeros(0, np.int64)
     labels = []
@@ -147,56 +153,100 @@ def truetype_fonts() -> list[Path]:
     return found + sorted(Path("/usr/share/fonts/truetype/dejavu").glob("DejaVuSans*.ttf"))
 
 
-def dataset(n: int, seed: int, mixed: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Features and classes of the characters of `n` written crops (`mixed`: see `labelled`)."""
+def dataset(n: int, seed: int, mixed: bool = True, use: str = "learn",
+            hand: Optional[str] = None) -> tuple[np.ndarray, np.ndarray]:
+    """Features and classes of the characters of `n` written crops (the rest: see `labelled`)."""
     r = np.random.default_rng(seed)
     xs, ys = [], []
     for _ in range(n):
-        x, y = labelled(r, mixed)
+        x, y = labelled(r, mixed, use, hand)
         xs.append(x)
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int = 0, hidden: int = 320, epochs: int = 30) -> dict[str, np.ndarray]:
-    """A two-layer network fitted by Adam on cross-entropy; its weights."""
+def initial(r: np.random.Generator, f1: int = 20, f2: int = 40, hidden: int = 160) -> dict[str, np.ndarray]:
+    """Weights to start from: He-scaled normals, zero biases."""
+    shapes = {"c1": (25, f1), "c2": (9 * f1, f2), "w3": (25 * f2 + 4, hidden), "w4": (hidden, len(CLASSES))}
+    p = {}
+    for i, (name, shape) in enumerate(shapes.items(), 1):
+        p[name] = r.normal(0, np.sqrt(2 / shape[0]), shape).astype(np.float32)
+        p[f"b{i}"] = np.zeros(shape[1], np.float32)
+    return p
+
+
+def gradients(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Cross-entropy's gradient for each weight, on a batch."""
+    n = len(x)
+    p1, r1, p2, r2, flat, h, z = Model(*(p[k] for k in WEIGHTS)).layers(x)
+    z -= z.max(axis=1, keepdims=True)
+    dz = np.exp(z)
+    dz /= dz.sum(axis=1, keepdims=True)
+    dz[np.arange(n), y] -= 1
+    dz /= n
+    g = {"w4": h.T @ dz, "b4": dz.sum(0)}
+    dh = (dz @ p["w4"].T) * (h > 0)
+    g.update(w3=flat.T @ dh, b3=dh.sum(0))
+    f2 = p["c2"].shape[1]
+    d2 = _unpool(r2, (dh @ p["w3"].T)[:, :25 * f2].reshape(n, 5, 5, f2)).reshape(-1, f2)
+    g.update(c2=p2.T @ d2, b2=d2.sum(0))
+    f1 = p["c1"].shape[1]
+    d1 = _unpool(r1, _unpatch((d2 @ p["c2"].T).reshape(n, 10, 10, f1, 3, 3))).reshape(-1, f1)
+    g.update(c1=p1.T @ d1, b1=d1.sum(0))
+    return g
+
+
+def _unpool(before: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """A pooled layer's gradient taken back through the pooling and the rectifier: to the
+    largest of each block (a tie shares it), where it was positive."""
+    n, h, w, c = before.shape
+    blocks = before.reshape(n, h // 2, 2, w // 2, 2, c)
+    top = blocks.max(axis=(2, 4), keepdims=True)
+    where = (blocks == top) & (blocks > 0)
+    return (where * grad[:, :, None, :, None, :]).reshape(n, h, w, c)
+
+
+def _unpatch(grad: np.ndarray) -> np.ndarray:
+    """A 3 × 3 convolution's patch gradients (n, h, w, c, 3, 3) summed back onto its input (n, h, w, c)."""
+    n, h, w, c = grad.shape[:4]
+    out = np.zeros((n, h + 2, w + 2, c), np.float32)
+    for i in range(3):
+        for j in range(3):
+            out[:, i:i + h, j:j + w] += grad[..., i, j]
+    return out[:, 1:-1, 1:-1]
+
+
+def train(x: np.ndarray, y: np.ndarray, seed: int = 0, epochs: int = 10, log=None) -> dict[str, np.ndarray]:
+    """The network fitted by Adam on cross-entropy (the rate halved late, then cut); its weights."""
     r = np.random.default_rng(seed)
-    k = len(CLASSES)
-    p = {"w1": r.normal(0, np.sqrt(2 / x.shape[1]), (x.shape[1], hidden)).astype(np.float32),
-         "b1": np.zeros(hidden, np.float32),
-         "w2": r.normal(0, np.sqrt(1 / hidden), (hidden, k)).astype(np.float32), "b2": np.zeros(k, np.float32)}
+    p = initial(r)
     m = {name: np.zeros_like(v) for name, v in p.items()}
     v2 = {name: np.zeros_like(v) for name, v in p.items()}
     step, rate = 0, 2e-3
     for epoch in range(epochs):
         order = r.permutation(len(x))
-        for start in range(0, len(x), 256):
-            idx = order[start:start + 256]
-            xb, yb = x[idx], y[idx]
-            h = np.maximum(xb @ p["w1"] + p["b1"], 0)
-            z = h @ p["w2"] + p["b2"]
-            z -= z.max(axis=1, keepdims=True)
-            prob = np.exp(z)
-            prob /= prob.sum(axis=1, keepdims=True)
-            dz = prob
-            dz[np.arange(len(yb)), yb] -= 1
-            dz /= len(yb)
-            grads = {"w2": h.T @ dz, "b2": dz.sum(0)}
-            dh = (dz @ p["w2"].T) * (h > 0)
-            grads.update(w1=xb.T @ dh + 1e-5 * p["w1"], b1=dh.sum(0))
+        lr = rate * (0.5 if epoch > epochs * 0.6 else 1.0) * (0.3 if epoch > epochs * 0.85 else 1.0)
+        for start in range(0, len(x), 128):
+            idx = order[start:start + 128]
+            grads = gradients(p, x[idx], y[idx])
             step += 1
-            lr = rate * (0.5 if epoch > epochs * 0.6 else 1.0) * (0.3 if epoch > epochs * 0.85 else 1.0)
             for name in p:
-                m[name] = 0.9 * m[name] + 0.1 * grads[name]
-                v2[name] = 0.999 * v2[name] + 0.001 * grads[name] ** 2
+                grad = grads[name] + (1e-5 * p[name] if name[0] in "cw" else 0)
+                m[name] = 0.9 * m[name] + 0.1 * grad
+                v2[name] = 0.999 * v2[name] + 0.001 * grad ** 2
                 mh, vh = m[name] / (1 - 0.9 ** step), v2[name] / (1 - 0.999 ** step)
-                p[name] -= lr * mh / (np.sqrt(vh) + 1e-8)
+                p[name] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        if log:
+            log(epoch, p)
     return p
 
 
 def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
-    h = np.maximum(x @ p["w1"] + p["b1"], 0)
-    return float(((h @ p["w2"] + p["b2"]).argmax(1) == y).mean())
+    """The share of characters the network reads as their class."""
+    net = Model(*(p[k] for k in WEIGHTS))
+    right = sum(int((net.probabilities(x[i:i + 4096]).argmax(1) == y[i:i + 4096]).sum())
+                for i in range(0, len(x), 4096))
+    return right / max(len(y), 1)
 
 
 def main(out: Path = MODEL, samples: int = 80000) -> None:
