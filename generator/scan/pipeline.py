@@ -27,7 +27,8 @@ from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank
 from generator.scan.pages import ScanPage
 from generator.scan.printed import Footer
 from generator.scan.recognize import Model, model, read_part
-from generator.scan.verify import CellRead, Decision, Key, packed, verify
+from generator.scan.adapt import adapted
+from generator.scan.verify import CellRead, Decision, Key, key_values, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
 from generator.sheet.model import Settings
@@ -184,12 +185,13 @@ def _rect(x: float, y: float, w: float, h: float) -> tuple[int, int, int, int]:
 def read_box(page: np.ndarray, blank: np.ndarray, box: AnswerBox, net: Model) -> CellRead:
     """One box's parts, read."""
     parts = box.parts.values() if box.split is not None else [(box.x, box.y, box.w, box.h)]
-    reads = []
+    reads, looks = [], []
     for x, y, w, h in parts:
         x0, y0, x1, y1 = _rect(x, y, w, h)
         part = read_part(page[y0:y1, x0:x1], blank[y0:y1, x0:x1], net)
         reads.append(packed(part.probabilities))  # its strings made when verified
-    return CellRead(tuple(reads))
+        looks.append(part.shapes.tobytes())
+    return CellRead(tuple(reads), tuple(looks))
 
 
 def crop_name(source: Source, page: int, key: Key) -> str:
@@ -338,4 +340,6 @@ class Scanner:
         """Every sheet's boxes, verified."""
         for sheet in self.sheets.values():
             s = sheet.source
-            yield sheet, verify(s.problem, sheet.reads, s.code, s.student)
+            # The sheet's own hand first: each character read also by the writer's others (scan/adapt.py).
+            reads = adapted(sheet.reads, key_values(s.problem))
+            yield sheet, verify(s.problem, reads, s.code, s.student)

@@ -53,6 +53,9 @@ class CellRead:
     blank; kept small until the box is verified) or as its reads."""
 
     parts: tuple
+    looks: tuple = ()
+    """Each part's characters' shapes (recognize.looks's bytes, a row a character), where read from
+    a picture: the writer's other characters are compared with them (scan/adapt.py)."""
 
     @property
     def blank(self) -> bool:
@@ -60,8 +63,8 @@ class CellRead:
 
     def reads(self) -> tuple[Reads, ...]:
         """Each part's likeliest strings."""
-        return tuple(part if isinstance(part, tuple) else tuple(best_strings(_matrix(part), STRINGS)) if len(part)
-                     else () for part in self.parts)
+        return tuple(part if isinstance(part, tuple) else
+                     tuple(best_strings(part_probabilities(part), STRINGS)) if len(part) else () for part in self.parts)
 
 
 def packed(probs: np.ndarray) -> bytes:
@@ -69,7 +72,7 @@ def packed(probs: np.ndarray) -> bytes:
     return probs.astype(np.float16).tobytes()
 
 
-def _matrix(part) -> np.ndarray:
+def part_probabilities(part) -> np.ndarray:
     """A part's probabilities, a row a character, from an array or its packed bytes."""
     if isinstance(part, bytes):
         return np.frombuffer(part, np.float16).reshape(-1, len(CLASSES))
@@ -208,6 +211,12 @@ def answers_of(problem, grids: dict, code: Optional[str], student: Student) -> A
     heads = tuple({name: g for (h, name), g in frozen.items() if h == n} for n in range(1, heads_of(problem) + 1))
     return Answers(heads=heads, final={name: g for (h, name), g in frozen.items() if h is None}, code=code,
                    student=student)
+
+
+def key_values(problem) -> dict[Key, object]:
+    """Each box's value by the key."""
+    steps = grade(problem, answers_of(problem, empty_grids(problem), None, Student())).steps
+    return {(s.head, s.step, r, c): v for s in steps for r, row in enumerate(s.expected) for c, v in enumerate(row)}
 
 
 def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, student: Student = Student(),

@@ -1,0 +1,130 @@
+"""Reading a hand by its own other characters: the sheet's key says what most of its boxes hold.
+
+A network learns from many hands, and a hand it never saw can write a digit the way another
+hand writes a different one (a 3 as others write a 5). But one sheet is one writer, and most of
+what a student writes is what the key says: the characters of every box whose count of
+characters is that of its key's value are, nearly all, examples of that writer's own 0s, 1s, 2s.
+A character is then read also by the examples nearest its shape — from the sheet's other steps,
+never its own box or step, so that neither a box nor a step misunderstood throughout is its own
+evidence — and where they agree and lie near it, their class weighs with the network's. A student's wrong digit lies among that writer's own
+examples of the digit written (a 7 among the 7s), not among the key's; where a hand wrote no
+other example of it, nothing lies near and the network's read stands alone. Pure: no pictures.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.core.numbers import cell_str, decimal_str
+from generator.scan.verify import CLASSES, CellRead, Key, packed, part_probabilities
+
+LOOK_SIZE = 100
+"""Bytes of a character's shape (recognize.LOOK squared)."""
+NEIGHBOURS = 5
+"""Examples a character is read by."""
+FEWEST = 30
+"""Examples a sheet needs before its hand is read by them."""
+REACH = 2.0
+"""Examples further than this many times the writer's usual spacing say nothing of a character."""
+SMOOTH = 0.02
+"""Votes every class has before any example's: a few close examples weigh as much as the
+network, never so much that one class is impossible."""
+SURE = 0.8
+"""A class this likely is what the network, or the writer's examples, say a character is."""
+LABELS = "0123456789-/"
+"""The characters a key's value names for certain (a decimal separator is a point or a comma)."""
+
+
+def examples(reads: dict[Key, CellRead], truth: dict[Key, object]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The writer's characters the key names: their shapes, classes and boxes (an index into
+    `reads`' keys)."""
+    shapes, classes, boxes = [], [], []
+    for n, (key, read) in enumerate(reads.items()):
+        v = truth.get(key)
+        if v is None or read.blank or not read.looks:
+            continue
+        texts = (cell_str(v, 2),) if len(read.looks) == 1 else (cell_str(v, 2), decimal_str(v, 2))
+        for looks, text in zip(read.looks, texts):
+            seen = np.frombuffer(looks, np.uint8).reshape(-1, LOOK_SIZE)
+            if len(seen) != len(text):
+                continue
+            for shape, char in zip(seen, text):
+                if char in LABELS:
+                    shapes.append(shape)
+                    classes.append(CLASSES.index(char))
+                    boxes.append(n)
+    return (np.array(shapes, np.float32).reshape(-1, LOOK_SIZE), np.array(classes, np.int64),
+            np.array(boxes, np.int64))
+
+
+def adapted(reads: dict[Key, CellRead], truth: dict[Key, object]) -> dict[Key, CellRead]:
+    """Every box's reads with each character's class weighed also by the writer's own examples
+    nearest it (`truth`: each box's value by the key)."""
+    shapes, classes, boxes = examples(reads, truth)
+    if len(shapes) < FEWEST:
+        return reads
+    near = _spacing(shapes, boxes)
+    # A step's boxes are no evidence for each other: a student who misunderstood a step writes
+    # its every box wrong alike, and what the key says of them is not what that hand's digits are.
+    grids = {grid: n for n, grid in enumerate(dict.fromkeys(key[:2] for key in reads))}
+    step = np.array([grids[key[:2]] for key in reads], np.int64)
+    out = {}
+    for n, (key, read) in enumerate(reads.items()):
+        if read.blank or not read.looks:
+            out[key] = read
+            continue
+        parts = []
+        for part, looks in zip(read.parts, read.looks):
+            probs = part_probabilities(part).astype(np.float32)
+            if not len(probs):
+                parts.append(part)
+                continue
+            seen = np.frombuffer(looks, np.uint8).reshape(-1, LOOK_SIZE).astype(np.float32)
+            parts.append(packed(_weighed(probs, seen, shapes, classes, step[boxes] != step[n], near)))
+        out[key] = CellRead(tuple(parts), read.looks)
+    return out
+
+
+def _spacing(shapes: np.ndarray, boxes: np.ndarray) -> float:
+    """How far apart a writer's examples of one character typically lie: the median distance from
+    each example to its nearest of another box (the same class or not: nearly all are the same)."""
+    d = _distances(shapes, shapes)
+    d[boxes[:, None] == boxes[None, :]] = np.inf
+    return float(np.median(d.min(axis=1)))
+
+
+def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of a and of b."""
+    sq = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+    return np.sqrt(np.maximum(sq, 0))
+
+
+def _weighed(probs: np.ndarray, seen: np.ndarray, shapes: np.ndarray, classes: np.ndarray, other: np.ndarray,
+             near: float) -> np.ndarray:
+    """A part's class probabilities, each character's weighed by the examples nearest it (of
+    another box: `other`), as near as `near` is to how far apart the writer's examples lie."""
+    d = _distances(seen, shapes)
+    d[:, ~other] = np.inf
+    k = min(NEIGHBOURS, int(other.sum()))
+    nearest = np.argsort(d, axis=1)[:, :k]
+    out = probs.copy()
+    junk = CLASSES.index("x")
+    for i in range(len(probs)):
+        if probs[i, junk] > 0.5:
+            continue  # not a character: what it looks like does not make it one
+        dist = d[i, nearest[i]]
+        close = dist <= REACH * near
+        if not close.any():
+            continue
+        votes = np.bincount(classes[nearest[i][close]], weights=np.exp(-(dist[close] / near) ** 2 / 2),
+                            minlength=len(CLASSES)).astype(np.float32)
+        share = (votes + SMOOTH) / (votes.sum() + SMOOTH * len(CLASSES))
+        said, looks = int(probs[i].argmax()), int(share.argmax())
+        if said != looks and probs[i, said] >= SURE and share[looks] >= SURE:
+            # The network and the writer's own examples each say a different character, surely:
+            # neither may carry the box (a 4 this hand writes as others write a 1 is not a 1).
+            out[i] = (probs[i] + share) / 2
+            continue
+        mixed = probs[i] * share
+        out[i] = mixed / mixed.sum()
+    return out

@@ -1,0 +1,127 @@
+"""Reading a hand by its own other characters (scan/adapt.py): what the key's boxes teach, and what they never may."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from generator.scan.adapt import FEWEST, LOOK_SIZE, adapted, examples
+from generator.scan.verify import CLASSES, CellRead, decide, joined, packed
+
+R = np.random.default_rng(4)
+LOOK = {d: R.integers(0, 256, LOOK_SIZE).astype(np.float32) for d in "0123456789-/."}
+"""One writer's way with each character: a shape each, written again with a little wobble."""
+
+
+def shape(char: str, wobble: float = 6.0) -> np.ndarray:
+    return np.clip(LOOK[char] + R.normal(0, wobble, LOOK_SIZE), 0, 255).astype(np.uint8)
+
+
+def said(char: str, sure: float = 0.99, maybe: str = "", unsure: float = 0.0) -> np.ndarray:
+    """The network's probabilities for a character it reads as `char` (or, `unsure`ly, as `maybe`)."""
+    row = np.full(len(CLASSES), (1 - sure - unsure) / (len(CLASSES) - 1 - bool(maybe)), np.float32)
+    row[CLASSES.index(char)] = sure
+    if maybe:
+        row[CLASSES.index(maybe)] = unsure
+    return row
+
+
+def box(written: str, read: str, sure: float = 0.99, maybe: str = "", unsure: float = 0.0) -> CellRead:
+    """A box where `written` is in the writer's hand and the network reads it as `read`
+    (`maybe`: what it reads its last character as otherwise)."""
+    probs = np.stack([said(c, sure, maybe if i == len(read) - 1 else "", unsure) for i, c in enumerate(read)])
+    looks = np.stack([shape(c) for c in written])
+    return CellRead((packed(probs),), (looks.tobytes(),))
+
+
+def sheet(misread: dict[str, str], boxes: int = 40) -> tuple[dict, dict]:
+    """A sheet of one-digit and two-digit boxes, each written as the key says; the network reads
+    each character through `misread` (this writer's 3 as others' 5)."""
+    reads, truth = {}, {}
+    for n in range(boxes):
+        value = int(R.integers(0, 100))
+        text = str(value)
+        reads[(1, "Q", n, 0)] = box(text, "".join(misread.get(c, c) for c in text))
+        truth[(1, "Q", n, 0)] = value
+    return reads, truth
+
+
+def verdict(read: CellRead, true, carried=None) -> str:
+    return decide(read, true, carried)[0]
+
+
+def test_a_hand_whose_3_the_network_reads_as_5_is_read_by_its_own_3s():
+    reads, truth = sheet({"3": "5"})
+    reads[(1, "K", 0, 0)] = box("3", "5", 0.55, "3", 0.4)  # the network torn: a 5, or a 3
+    truth[(1, "K", 0, 0)] = 3
+    assert verdict(reads[(1, "K", 0, 0)], 3) == "review"
+    better = adapted(reads, truth)
+    assert verdict(better[(1, "K", 0, 0)], 3) == "accepted"
+
+
+def test_a_student_s_wrong_digit_is_never_made_the_key_s():
+    # The writer's 5s are elsewhere on the sheet; a 5 where the key says 3 is the student's
+    # error, read as a 5 by its shape whatever the network thought.
+    reads, truth = sheet({})
+    reads[(1, "K", 0, 0)] = box("5", "3", 0.55, "5", 0.4)
+    truth[(1, "K", 0, 0)] = 3
+    better = adapted(reads, truth)
+    assert verdict(better[(1, "K", 0, 0)], 3) == "review"
+    assert joined(better[(1, "K", 0, 0)])[0][0] == "5"
+
+
+def test_the_network_and_the_hand_disagreeing_surely_send_the_box_to_review():
+    # The network is sure of a 1 where this hand's 4s say 4: neither may carry the box.
+    reads, truth = sheet({})
+    reads[(1, "K", 0, 0)] = box("4", "1", 0.995)
+    truth[(1, "K", 0, 0)] = 1
+    assert verdict(reads[(1, "K", 0, 0)], 1) == "accepted"  # the network alone: a false accept
+    better = adapted(reads, truth)
+    assert verdict(better[(1, "K", 0, 0)], 1) == "review"
+
+
+def test_a_box_is_never_its_own_evidence():
+    # A character whose only look-alikes are in its own box is read by the network alone.
+    reads, truth = sheet({})
+    LOOK["7"] = R.integers(0, 256, LOOK_SIZE).astype(np.float32)  # a 7 unlike anything before it
+    reads = {k: v for k, v in reads.items() if "7" not in str(truth[k])}
+    truth = {k: truth[k] for k in reads}
+    reads[(1, "K", 0, 0)] = box("77", "11", 0.7)
+    truth[(1, "K", 0, 0)] = 77
+    better = adapted(reads, truth)
+    assert np.array_equal(better[(1, "K", 0, 0)].parts[0], reads[(1, "K", 0, 0)].parts[0])
+
+
+def test_a_step_misunderstood_throughout_is_no_evidence_for_itself():
+    # The student wrote 7 in every box of a step where the key says 1 (a rule misunderstood),
+    # and writes no 7 elsewhere: the key calls those 7s 1s, and they must not make this one a 1.
+    reads, truth = sheet({})
+    reads = {k: v for k, v in reads.items() if "7" not in str(truth[k])}
+    truth = {k: truth[k] for k in reads}
+    for n in range(12):
+        reads[(1, "scaled", n, 0)] = box("7", "1", 0.55, "7", 0.4)
+        truth[(1, "scaled", n, 0)] = 1
+    better = adapted(reads, truth)
+    assert all(verdict(better[(1, "scaled", n, 0)], 1) == "review" for n in range(12))
+
+
+def test_too_few_examples_leave_the_reads_as_they_were():
+    reads, truth = sheet({"3": "5"}, boxes=FEWEST // 3)
+    assert len(examples(reads, truth)[0]) < FEWEST
+    assert adapted(reads, truth) is reads
+
+
+def test_examples_are_the_characters_of_boxes_whose_count_is_the_key_s():
+    reads = {(1, "A", 0, 0): box("3/8", "3/8"), (1, "A", 0, 1): box("12", "125"), (1, "A", 0, 2): box("-2", "-2")}
+    probs = np.stack([said(c) for c in "3/8"]), np.stack([said(c) for c in "0.38"])
+    looks = np.stack([shape(c) for c in "3/8"]), np.stack([shape(c) for c in "0038"])
+    reads[(1, "A", 0, 3)] = CellRead(tuple(packed(p) for p in probs), tuple(x.tobytes() for x in looks))
+    truth = {(1, "A", 0, 0): Fraction(3, 8), (1, "A", 0, 1): 12, (1, "A", 0, 2): -2, (1, "A", 0, 3): Fraction(3, 8)}
+    reads[(1, "A", 0, 1)] = CellRead(reads[(1, "A", 0, 1)].parts, (np.stack([shape(c) for c in "125"]).tobytes(),))
+    _, classes, boxes = examples(reads, truth)
+    # Each "3/8" (its decimals' point is no one class: a point or a comma) and "-2"; not the
+    # box whose three characters are not the key's two.
+    assert [CLASSES[c] for c, b in zip(classes, boxes) if b == 3] == list("3/8038")
+    assert 1 not in set(boxes.tolist())
+    assert [CLASSES[c] for c, b in zip(classes, boxes) if b in (0, 2)] == list("3/8-2")
