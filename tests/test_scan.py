@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import cv2
@@ -190,6 +191,20 @@ def test_a_value_other_than_the_keys_needs_the_stronger_read_and_a_computed_cell
     decided = {d.key: d for d in verify(problem, reads)}
     assert decided[(1, "Q", 0, 0)].verdict == "review" and decided[(1, "Q_copy", 0, 0)].verdict == "review"
     assert decided[(1, "scores", 0, 0)].verdict == "accepted" and decided[(1, "scores", 0, 0)].value == str(carried)
+
+
+def test_a_read_with_a_leading_zero_is_no_number_a_student_wrote():
+    # A 6 misread as a 0 beside a 1 reads "01"; people write 1, so "01" stands for no value, not
+    # for 1 (issue 36: a false accept in the held-out faces).
+    from generator.scan.verify import decide
+
+    misread = CellRead(((("01", 0.6), ("61", 0.3), ("6/", 0.1)),))
+    assert decide(misread, 1, None)[0] == "review"
+    assert decide(misread, 61, None)[0] == "review"  # and 61 holds too little of what is left
+    written = (("0.5", Fraction(1, 2)), ("-0,25", Fraction(-1, 4)), ("100", 100), ("0", 0), ("3/10", Fraction(3, 10)))
+    for text, value in written:
+        assert decide(CellRead((((text, 0.99),),)), value, None)[0] == "accepted", text
+    assert decide(CellRead(((("3/08", 0.99),),)), Fraction(3, 8), None)[0] == "review"
 
 
 def test_a_fraction_and_its_decimals_are_read_as_two_parts():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -104,15 +105,31 @@ class Decision:
     """The value it was checked against and matched (accepted) or would be (review: the carried, else the true)."""
 
 
+def _number(text: str):
+    """The entry a read stands for when it is a number, else None."""
+    entry = read_cell_text(text)
+    return entry if entry.kind == "value" else None
+
+
+def _unlike(text: str) -> bool:
+    """Whether a number read is one no one writes: a number that starts with a 0 before another
+    digit ("01", "-05", "3/08") is a misread (a 6 read as a 0 beside a 1 is not the student's 1).
+    It stands for no value, and it still counts among the number-like reads: the box is unclear."""
+    return LEADING_ZERO.search(text) is not None
+
+
+LEADING_ZERO = re.compile(r"(?<![0-9.,])0[0-9]")
+
+
 def _posterior(reads: Reads, v) -> tuple[float, str]:
     """The share of the number-like reads that stand for v, and the best of those."""
     total, mass, best = max(0.0, 1.0 - sum(p for _, p in reads)), 0.0, ""
     for text, p in reads:
-        entry = read_cell_text(text)
-        if entry.kind != "value":
+        entry = _number(text)
+        if entry is None:
             continue
         total += p
-        if matches(entry, v):
+        if matches(entry, v) and not _unlike(text):
             mass += p
             best = best or text
     return (mass / total if total else 0.0), best
@@ -128,13 +145,13 @@ def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
     total, mass, best = max(0.0, 1.0 - seen), 0.0, ""
     for f, p in top[0]:
         for d, q in top[1]:
-            entry = read_cell_text(f"{f} {d}")
-            if entry.kind != "value":
+            entry = _number(f"{f} {d}")
+            if entry is None:
                 continue
             agree = entry.exact is not None and matches(entry, entry.exact)
             weight = p * q * (1.0 if agree else INCONSISTENT)
             total += weight
-            if matches(entry, v):
+            if matches(entry, v) and not _unlike(f"{f} {d}"):
                 mass += weight
                 best = best or f"{f} {d}"
     return (mass / total if total else 0.0), best
@@ -173,7 +190,7 @@ def clear_read(read: CellRead) -> str:
     """What a box says when its reads agree on one value, whatever it is (else ""): a box in
     review carries that forward for the boxes after it, until a person says otherwise."""
     reads = read.reads()
-    tops = [next((t for t, _ in part if read_cell_text(t).kind == "value"), "") for part in reads if part]
+    tops = [next((t for t, _ in part if _number(t) is not None and not _unlike(t)), "") for part in reads if part]
     if not tops or not all(tops):
         return ""
     text = " ".join(tops)
