@@ -14,7 +14,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Optional
+from typing import BinaryIO, Callable, Iterable, Optional, Sequence
 
 import cv2
 import numpy as np
@@ -26,7 +26,7 @@ from generator.output.manifest import code_key
 from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank, likeness, locate, placed
 from generator.scan.pages import ScanPage
 from generator.scan.printed import Footer
-from generator.scan.recognize import Model, model, read_part
+from generator.scan.recognize import Model, find, model, read_parts
 from generator.scan.adapt import adapted
 from generator.scan.verify import CellRead, Decision, Key, key_values, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
@@ -182,16 +182,20 @@ def _rect(x: float, y: float, w: float, h: float) -> tuple[int, int, int, int]:
     return round(x * PX_PT), round(y * PX_PT), round((x + w) * PX_PT), round((y + h) * PX_PT)
 
 
-def read_box(page: np.ndarray, blank: np.ndarray, box: AnswerBox, net: Model) -> CellRead:
-    """One box's parts, read."""
-    parts = box.parts.values() if box.split is not None else [(box.x, box.y, box.w, box.h)]
-    reads, looks = [], []
-    for x, y, w, h in parts:
-        x0, y0, x1, y1 = _rect(x, y, w, h)
-        part = read_part(page[y0:y1, x0:x1], blank[y0:y1, x0:x1], net)
-        reads.append(packed(part.probabilities))  # its strings made when verified
-        looks.append(part.shapes.tobytes())
-    return CellRead(tuple(reads), tuple(looks))
+def read_boxes(page: np.ndarray, blank: np.ndarray, boxes: Sequence[AnswerBox], net: Model) -> list[CellRead]:
+    """The boxes of a page, each its parts read (the page's characters by one pass of the network)."""
+    found, spans = [], []
+    for box in boxes:
+        parts = box.parts.values() if box.split is not None else [(box.x, box.y, box.w, box.h)]
+        start = len(found)
+        for x, y, w, h in parts:
+            x0, y0, x1, y1 = _rect(x, y, w, h)
+            found.append(find(page[y0:y1, x0:x1], blank[y0:y1, x0:x1]))
+        spans.append((start, len(found)))
+    read = read_parts(found, net)
+    # The probabilities kept small, their strings made when verified.
+    return [CellRead(tuple(packed(p.probabilities) for p in read[a:b]), tuple(p.shapes.tobytes() for p in read[a:b]))
+            for a, b in spans]
 
 
 def crop_name(source: Source, page: int, key: Key) -> str:
@@ -316,9 +320,8 @@ class Scanner:
         return PageReport(scan.file, scan.number, source.code, number, why, found.turned)
 
     def _read_boxes(self, sheet: SheetScan, boxes: PageBoxes, page: np.ndarray, blank: np.ndarray) -> None:
-        for box in boxes.boxes:
+        for box, read in zip(boxes.boxes, read_boxes(page, blank, boxes.boxes, self.net)):
             key = (box.head, box.step, box.row - 1, box.col - 1)
-            read = read_box(page, blank, box, self.net)
             sheet.reads[key] = read
             sheet.boxes[key] = box.page
             sheet.crops.pop(key, None)

@@ -256,13 +256,44 @@ class PartRead:
         return best_strings(self.probabilities, k)
 
 
-def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
-    """What is written in one crop (`blank`: the same crop of the blank sheet)."""
+@dataclass(frozen=True)
+class Found:
+    """A part's characters as found, before the network reads them."""
+
+    glyphs: list
+    x: np.ndarray
+    """Their features (`features`)."""
+
+
+def find(scan: np.ndarray, blank: np.ndarray) -> Found:
+    """The characters in one crop (`blank`: the same crop of the blank sheet)."""
     glyphs = segment(ink(scan, blank))
+    return Found(glyphs, features(glyphs, scan.shape[0]) if glyphs else np.zeros((0, SIDE * SIDE + 4), np.float32))
+
+
+BATCH = 128
+"""Characters read by the network at once."""
+
+
+def read_parts(found: list[Found], net: Model) -> list[PartRead]:
+    """Parts read by one pass of the network over all their characters (a page's at once: a
+    pass's own cost outweighs a few characters')."""
+    x = np.concatenate([f.x for f in found]) if found else np.zeros((0, SIDE * SIDE + 4), np.float32)
+    # In batches: a convolution's patches are a hundred floats a pixel, kept small.
+    probs = np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)]) if len(x) else \
+        np.zeros((0, len(CLASSES)), np.float32)
+    shapes = looks(x)
+    out, start = [], 0
+    for f in found:
+        end = start + len(f.glyphs)
+        out.append(_part_read(f.glyphs, probs[start:end], shapes[start:end]))
+        start = end
+    return out
+
+
+def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
     if not glyphs:
         return PartRead(0, np.zeros((0, len(CLASSES)), np.float32))
-    x = features(glyphs, scan.shape[0])
-    probs = (net or model()).probabilities(x)
     # A digit is taller than it is wide: a piece as wide as it is tall and as tall as the digits
     # beside it is two characters run together ("00" reads as an 8), never one to accept.
     tall = max(g.y1 - g.y0 for g in glyphs)
@@ -270,13 +301,20 @@ def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> 
         if g.x1 - g.x0 > RUN_TOGETHER * (g.y1 - g.y0) and g.y1 - g.y0 > 0.6 * tall:
             probs[i] = 0.0
             probs[i, CLASSES.index("x")] = 1.0
-    return PartRead(sum(g.area for g in glyphs), probs, looks(x))
+    return PartRead(sum(g.area for g in glyphs), probs, shapes)
+
+
+def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
+    """What is written in one crop (`blank`: the same crop of the blank sheet)."""
+    return read_parts([find(scan, blank)], net or model())[0]
 
 
 def looks(x: np.ndarray) -> np.ndarray:
     """Each character's shape, small and a little blurred (a pen's wobble is not a difference), as
     bytes to compare with the same writer's other characters (scan/adapt.py)."""
-    pics = x[:, :SIDE * SIDE].reshape(-1, SIDE, SIDE)
-    small = pics.reshape(-1, LOOK, SIDE // LOOK, LOOK, SIDE // LOOK).mean(axis=(2, 4))
-    small = np.stack([cv2.GaussianBlur(p, (3, 3), 0.8) for p in small]) if len(small) else small
-    return np.clip(small.reshape(len(x), -1) * 255, 0, 255).astype(np.uint8)
+    small = x[:, :SIDE * SIDE].reshape(-1, LOOK, SIDE // LOOK, LOOK, SIDE // LOOK).mean(axis=(2, 4))
+    k = cv2.getGaussianKernel(3, 0.8).ravel().astype(np.float32)
+    padded = np.pad(small, ((0, 0), (1, 1), (1, 1)), mode="reflect")
+    rows = k[0] * padded[:, :-2] + k[1] * padded[:, 1:-1] + k[2] * padded[:, 2:]
+    blurred = k[0] * rows[:, :, :-2] + k[1] * rows[:, :, 1:-1] + k[2] * rows[:, :, 2:]
+    return np.clip(blurred.reshape(len(x), -1) * 255, 0, 255).astype(np.uint8)
