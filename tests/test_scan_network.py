@@ -57,3 +57,11 @@ def test_the_shipped_weights_are_a_network_of_that_shape():
     assert net.w3.shape[0] == 25 * net.c2.shape[1] + 4
     p = net.probabilities(np.zeros((2, SIDE * SIDE + 4), np.float32))
     assert p.shape == (2, 15) and np.allclose(p.sum(1), 1)
+
+
+def test_a_page_with_no_ink_reads_as_blank_boxes():
+    from generator.scan.recognize import Found, read_parts
+
+    empty = Found([], np.zeros((0, SIDE * SIDE + 4), np.float32))
+    assert [p.blank for p in read_parts([empty, empty], model())] == [True, True]
+    assert read_parts([], model()) == []

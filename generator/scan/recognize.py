@@ -317,4 +317,4 @@ def looks(x: np.ndarray) -> np.ndarray:
     padded = np.pad(small, ((0, 0), (1, 1), (1, 1)), mode="reflect")
     rows = k[0] * padded[:, :-2] + k[1] * padded[:, 1:-1] + k[2] * padded[:, 2:]
     blurred = k[0] * rows[:, :, :-2] + k[1] * rows[:, :, 1:-1] + k[2] * rows[:, :, 2:]
-    return np.clip(blurred.reshape(len(x), -1) * 255, 0, 255).astype(np.uint8)
+    return np.clip(blurred.reshape(len(x), LOOK * LOOK) * 255, 0, 255).astype(np.uint8)
