@@ -198,6 +198,15 @@ def read_boxes(page: np.ndarray, blank: np.ndarray, boxes: Sequence[AnswerBox], 
             for a, b in spans]
 
 
+def in_hand(sheet: SheetScan) -> None:
+    """A sheet's reads weighed also by the writer's own other characters (scan/adapt.py), and the
+    characters' shapes let go: a class's shapes would otherwise wait in memory for the pile's end.
+    Reads whose shapes are gone are read in hand already (a page scanned again brings its own)."""
+    if any(read.looks for read in sheet.reads.values()):
+        better = adapted(sheet.reads, key_values(sheet.source.problem))
+        sheet.reads = {key: CellRead(read.parts) for key, read in better.items()}
+
+
 def crop_name(source: Source, page: int, key: Key) -> str:
     head, step, row, col = key
     return f"{source.index:03d}-{code_key(source.code)}-p{page}-{'h' + str(head) if head else 'out'}-{step}-r{row + 1}-c{col + 1}.png"
@@ -315,6 +324,8 @@ class Scanner:
             self.reports[sheet.seen[number]] = replace(earlier, why=f"replaced by {scan.file} page {scan.number}")
         sheet.seen[number] = len(self.reports)
         self._read_boxes(sheet, pages[number - 1], found.page, blanks[number - 1])
+        if len(sheet.seen) == sheet.pages:
+            in_hand(sheet)  # its pages all in: the shapes kept for it need not wait for the pile's end
         if self.pages is not None:
             self._keep(found.page, f"{key}-p{number}.jpg")
         return PageReport(scan.file, scan.number, source.code, number, why, found.turned)
@@ -342,7 +353,6 @@ class Scanner:
     def decisions(self) -> Iterable[tuple[SheetScan, list[Decision]]]:
         """Every sheet's boxes, verified."""
         for sheet in self.sheets.values():
+            in_hand(sheet)  # a sheet some of whose pages never came, or one scanned again since
             s = sheet.source
-            # The sheet's own hand first: each character read also by the writer's others (scan/adapt.py).
-            reads = adapted(sheet.reads, key_values(s.problem))
-            yield sheet, verify(s.problem, reads, s.code, s.student)
+            yield sheet, verify(s.problem, sheet.reads, s.code, s.student)
