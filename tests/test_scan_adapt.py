@@ -125,3 +125,24 @@ def test_examples_are_the_characters_of_boxes_whose_count_is_the_key_s():
     assert [CLASSES[c] for c, b in zip(classes, boxes) if b == 3] == list("3/8038")
     assert 1 not in set(boxes.tolist())
     assert [CLASSES[c] for c, b in zip(classes, boxes) if b in (0, 2)] == list("3/8-2")
+
+
+def test_a_sheet_is_read_in_its_hand_once_and_its_shapes_let_go():
+    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.draw.search import draw
+    from generator.scan.pipeline import SheetScan, Source, in_hand
+    from generator.scan.verify import key_values
+
+    problem = draw(DrawOptions(), 7)[0]
+    truth = key_values(problem)
+    reads = {key: box(str(v), str(v).replace("3", "5"), 0.55, "3", 0.4) for key, v in truth.items()
+             if v is not None and "/" not in str(v)}
+    sheet = SheetScan(Source("CODE", 1, problem), 1, dict(reads))
+    in_hand(sheet)
+    assert not any(read.looks for read in sheet.reads.values())
+    expected = adapted(reads, truth)
+    assert any(expected[k].parts != reads[k].parts for k in reads)  # the hand was weighed
+    assert all(sheet.reads[k].parts == expected[k].parts for k in reads)
+    again = dict(sheet.reads)
+    in_hand(sheet)  # nothing left to weigh: read in hand once
+    assert sheet.reads == again
