@@ -109,15 +109,20 @@ Hand = Callable[[np.ndarray, str, tuple[float, float, float, float], float, np.r
 """Writes a text into a box of a canvas (its pixels a millimetre, a generator): a person's hand."""
 
 
+def held_out_face(index: int) -> str:
+    """The held-out handwriting face sheet `index` is written in (they take turns)."""
+    held = faces("held out")
+    if not held:
+        raise RuntimeError("no held-out handwriting face on this system (see bench/README.md)")
+    return held[index % len(held)]
+
+
 def held_out_hand(kind: str, index: int, writer: Writer) -> Optional[Hand]:
     """Sheet `index`'s hand among writers the network never learned from: "faces" (one of the
     handwriting faces held out, by turns), "digits" (people's own digits held out, the signs in
     `writer`'s hand), or "" (the project's stroke writers: None)."""
     if kind == "faces":
-        held = faces("held out")
-        if not held:
-            raise RuntimeError("no held-out handwriting face on this system (see bench/README.md)")
-        face = held[index % len(held)]
+        face = held_out_face(index)
         return lambda canvas, text, box, px_mm, rng: write_font(canvas, text, box, px_mm, rng, face)
     if kind == "digits":
         digits = real_digits("held out")
