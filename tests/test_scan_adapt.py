@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from generator.scan.adapt import FEWEST, LOOK_SIZE, adapted, examples
-from generator.scan.verify import CLASSES, CellRead, decide, joined, packed
+from generator.scan.verify import CLASSES, CellRead, decide, joined, packed, part_probabilities
 
 R = np.random.default_rng(4)
 LOOK = {d: R.integers(0, 256, LOOK_SIZE).astype(np.float32) for d in "0123456789-/."}
@@ -146,3 +146,18 @@ def test_a_sheet_is_read_in_its_hand_once_and_its_shapes_let_go():
     again = dict(sheet.reads)
     in_hand(sheet)  # nothing left to weigh: read in hand once
     assert sheet.reads == again
+
+
+def test_a_hand_that_repeats_to_the_pixel_is_read_by_it_all_the_same():
+    # Digits printed by another tool are the same bytes each time: no spacing, nothing undefined.
+    printed = {c: R.integers(0, 256, LOOK_SIZE).astype(np.uint8) for c in "0123456789"}
+    reads, truth = {}, {}
+    for n in range(40):
+        text = str([13, 31, 1, 3][n % 4])
+        probs = np.stack([said(c, 0.55, "5" if c == "3" else "", 0.4) for c in text])
+        key = (1, "Q" if n < 20 else "K", n, 0)
+        reads[key] = CellRead((packed(probs),), (np.stack([printed[c] for c in text]).tobytes(),))
+        truth[key] = int(text)
+    better = adapted(reads, truth)
+    assert all(np.isfinite(part_probabilities(r.parts[0])).all() for r in better.values())
+    assert verdict(better[(1, "K", 39, 0)], 3) == "accepted"

@@ -6,9 +6,10 @@ what a student writes is what the key says: the characters of every box whose co
 characters is that of its key's value are, nearly all, examples of that writer's own 0s, 1s, 2s.
 A character is then read also by the examples nearest its shape — from the sheet's other steps,
 never its own box or step, so that neither a box nor a step misunderstood throughout is its own
-evidence — and where they agree and lie near it, their class weighs with the network's. A student's wrong digit lies among that writer's own
-examples of the digit written (a 7 among the 7s), not among the key's; where a hand wrote no
-other example of it, nothing lies near and the network's read stands alone. Pure: no pictures.
+evidence — and where they agree and lie near it, their class weighs with the network's. A
+student's wrong digit lies among that writer's own examples of the digit written (a 7 among the
+7s), not among the key's; where a hand wrote no other example of it, nothing lies near and the
+network's read stands alone. Pure: no pictures.
 """
 
 from __future__ import annotations
@@ -90,7 +91,9 @@ def _spacing(shapes: np.ndarray, boxes: np.ndarray) -> float:
     each example to its nearest of another box (the same class or not: nearly all are the same)."""
     d = _distances(shapes, shapes)
     d[boxes[:, None] == boxes[None, :]] = np.inf
-    return float(np.median(d.min(axis=1)))
+    nearest = d.min(axis=1)
+    # A grey level's difference at least: printed digits can repeat to the pixel.
+    return max(float(np.median(nearest[np.isfinite(nearest)])) if np.isfinite(nearest).any() else 1.0, 1.0)
 
 
 def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
