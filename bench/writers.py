@@ -31,22 +31,13 @@ sys.path.insert(0, str(ROOT))
 from generator.core.answers import cell_at  # noqa: E402
 from generator.core.cells import read_cell_text  # noqa: E402
 from generator.core.grade import matches  # noqa: E402
-from generator.core.kinds import grade  # noqa: E402
 from generator.output.manifest import read_manifest  # noqa: E402
 from generator.scan.synthetic import filled_sheets, held_out_face, pdf_of  # noqa: E402
-from generator.scan.verify import CellRead, answers_of, empty_grids, verify  # noqa: E402
+from generator.scan.verify import CellRead, key_values, verify  # noqa: E402
 
 ATTNSHEET = [sys.executable, "-m", "generator"]
 GROUPS = {"project": "", "faces": "faces", "digits": "digits"}
 """Each group's `hands` for filled_sheets."""
-
-
-def true_values(problem) -> dict:
-    """Each step's key values, by (head, step), as the grader lays its cells out."""
-    from generator.core.student import Student
-
-    g = grade(problem, answers_of(problem, empty_grids(problem), None, Student()))
-    return {(s.head, s.step): s.expected for s in g.steps}
 
 
 def perfectly_read(problem, written: dict) -> int:
@@ -78,7 +69,7 @@ def read_class(folder: Path, kind: str, count: int, seed: int, hands: str,
     counts = dict.fromkeys(("written", "accepted", "true", "carried", "false true", "false carried", "review",
                             "read blank", "perfect"), 0)
     for sheet in sheets:
-        doc, truth = answers[sheet.code], true_values(problems[sheet.code])
+        doc, truth = answers[sheet.code], key_values(problems[sheet.code])
         counts["perfect"] += perfectly_read(problems[sheet.code], sheet.written)
         for (head, step, row, col), parts in sheet.written.items():
             text = " ".join(p for p in parts if p)
@@ -97,7 +88,7 @@ def read_class(folder: Path, kind: str, count: int, seed: int, hands: str,
                 counts["read blank"] += 1
                 continue
             read, wrote = read_cell_text(value), read_cell_text(text)
-            how = "true" if matches(read, truth[(head, step)][row][col]) else "carried"
+            how = "true" if matches(read, truth[(head, step, row, col)]) else "carried"
             counts["accepted"] += 1
             counts[how] += 1
             counts["false " + how] += (read.exact, read.decimal) != (wrote.exact, wrote.decimal)

@@ -304,11 +304,6 @@ def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
     return PartRead(sum(g.area for g in glyphs), probs, shapes)
 
 
-def read_part(scan: np.ndarray, blank: np.ndarray, net: Model | None = None) -> PartRead:
-    """What is written in one crop (`blank`: the same crop of the blank sheet)."""
-    return read_parts([find(scan, blank)], net or model())[0]
-
-
 def looks(x: np.ndarray) -> np.ndarray:
     """Each character's shape, small and a little blurred (a pen's wobble is not a difference), as
     bytes to compare with the same writer's other characters (scan/adapt.py)."""
