@@ -65,3 +65,39 @@ def test_a_page_with_no_ink_reads_as_blank_boxes():
     empty = Found([], np.zeros((0, SIDE * SIDE + 4), np.float32))
     assert [p.blank for p in read_parts([empty, empty], model())] == [True, True]
     assert read_parts([], model()) == []
+
+
+def _crop(draw) -> tuple[np.ndarray, np.ndarray]:
+    """A box's crop with ink drawn on it (`draw` on a white picture), beside its blank."""
+    import cv2
+
+    blank = np.full((60, 140), 250, np.uint8)
+    scan = blank.copy()
+    draw(cv2, scan)
+    return scan, blank
+
+
+def test_a_character_broken_by_a_lost_hairline_is_one_character():
+    from generator.scan.recognize import ink, segment
+
+    def three(cv2, pic):  # a 3 whose middle hairline the scan lost: two arcs, stacked, apart
+        cv2.ellipse(pic, (40, 18), (10, 8), 0, -160, 60, 20, 2)
+        cv2.ellipse(pic, (40, 40), (11, 10), 0, -60, 160, 20, 2)
+
+    def one_slash_four(cv2, pic):  # "1/4" close together: three characters, the 1 as tall as the slash
+        cv2.line(pic, (30, 10), (30, 50), 20, 2)
+        cv2.line(pic, (34, 50), (50, 10), 20, 2)
+        cv2.line(pic, (66, 10), (56, 38), 20, 2)
+        cv2.line(pic, (56, 38), (74, 38), 20, 2)
+        cv2.line(pic, (70, 22), (70, 50), 20, 2)
+
+    def thirty(cv2, pic):  # "30": side by side, two
+        three(cv2, pic)
+        cv2.ellipse(pic, (75, 30), (10, 20), 0, 0, 360, 20, 2)
+
+    def zero_point(cv2, pic):  # "0." with the point tucked under the 0's edge: two
+        cv2.ellipse(pic, (40, 28), (10, 18), 0, 0, 360, 20, 2)
+        cv2.circle(pic, (49, 50), 2, 20, -1)
+
+    counts = [len(segment(ink(*_crop(draw)))) for draw in (three, one_slash_four, thirty, zero_point)]
+    assert counts == [1, 3, 2, 2]
