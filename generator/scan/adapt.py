@@ -25,12 +25,12 @@ NEIGHBOURS = 5
 """Examples a character is read by."""
 FEWEST = 30
 """Examples a sheet needs before its hand is read by them."""
-REACH = 2.0
+REACH = 3.0
 """Examples further than this many times the writer's usual spacing say nothing of a character."""
 SMOOTH = 0.02
 """Votes every class has before any example's: a few close examples weigh as much as the
 network, never so much that one class is impossible."""
-SURE = 0.8
+SURE = 0.9
 """A class this likely is what the network, or the writer's examples, say a character is."""
 LABELS = "0123456789-/"
 """The characters a key's value names for certain (a decimal separator is a point or a comma)."""
