@@ -10,7 +10,9 @@ DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core f
 # the store's tests start a throwaway PostgreSQL server (a cluster in a temporary folder, a Unix socket).
 # Handwriting faces (Debian's fonts, each a person's hand): the character network learns from
 # the first (make model); the second are writers it never sees, read by the tests and bench/writers.py.
-LEARN_DEBS := fonts-bwht fonts-comic-neue fonts-breip fonts-dkg-handwriting fonts-klee fonts-rufscript
+LEARN_DEBS := fonts-bwht fonts-comic-neue fonts-breip fonts-dkg-handwriting fonts-klee fonts-rufscript \
+  fonts-tomsontalks fonts-seto fonts-kiloji fonts-linex fonts-fantasque-sans fonts-staypuft fonts-havana \
+  fonts-leckerli-one fonts-lobster
 HELD_OUT_DEBS := fonts-bwht fonts-dancingscript fonts-kaushanscript fonts-humor-sans fonts-kristi fonts-ecolier-court
 TEST_DEBS := chromium postgresql $(HELD_OUT_DEBS)
 

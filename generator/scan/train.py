@@ -103,11 +103,11 @@ def labelled(r: np.random.Generator, mixed: bool = True, use: str = "learn",
     text = sample_value(r)
     kind, box = (r.random() if mixed else 0.0), (2, 2, w - 4, h - 4)
     if hand is not None:  # the middle of that source's share of the draws
-        kind = {"strokes": 0.0, "digits": 0.5, "faces": 0.7}[hand]
+        kind = {"strokes": 0.0, "digits": 0.45, "faces": 0.7}[hand]
     hands, digits = faces(use), real_digits(use)
-    if kind < 0.45:
+    if kind < 0.35:
         placed = write(paper, text, writer, box, PX_MM, r)
-    elif kind < 0.65 and digits:  # people's own digits, the signs in a drawn hand
+    elif kind < 0.55 and digits:  # people's own digits, the signs in a drawn hand
         placed = write_digits(paper, text, writer, box, PX_MM, r, digits)
     elif kind < 0.85 and hands:  # a handwriting face: a person's hand, drawn as a font
         placed = write_font(paper, text, box, PX_MM, r, hands[int(r.integers(0, len(hands)))])
@@ -249,7 +249,7 @@ def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
     return right / max(len(y), 1)
 
 
-def main(out: Path = MODEL, samples: int = 80000) -> None:
+def main(out: Path = MODEL, samples: int = 150000) -> None:
     if not faces("learn") or not real_digits("learn"):
         sys.exit("train: needs Debian's handwriting faces and scikit-learn (make model installs them)")
     x, y = dataset(samples, seed=1)
@@ -262,4 +262,4 @@ def main(out: Path = MODEL, samples: int = 80000) -> None:
 
 
 if __name__ == "__main__":
-    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 80000)
+    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 150000)
