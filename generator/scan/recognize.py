@@ -3,8 +3,9 @@
 The box is a crop of the scan mapped onto the page at `PX_MM` (200 dpi), beside the same crop
 of the sheet's own blank render: what is darker than the print nearby is ink. Ink falls apart
 into characters by connected pieces (a small piece over a bigger one is part of it: a 5's
-bar); each character is classified by a small convolutional network the project trains on
-handwriting (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
+bar; pieces stacked in the same columns are one character whose thin stroke vanished); each
+character is classified by a small convolutional network the project trains on handwriting
+(scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
 or "not a character" (a scribble, two digits run together). The reads a box can be are the
 best strings of those characters, each with its probability; each character's shape is kept
 small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
