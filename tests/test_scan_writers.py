@@ -16,7 +16,7 @@ writers = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(writers)
 
 
-@pytest.mark.parametrize("hands, least", [("faces", 0.86), ("digits", 0.85)])
+@pytest.mark.parametrize("hands, least", [("faces", 0.86), ("digits", 0.88)])
 def test_hands_never_learned_from_are_read_and_nothing_false_is_accepted(tmp_path, hands, least):
     if hands == "faces":
         assert len(faces("held out")) >= 4, "make test installs the held-out handwriting faces"
@@ -25,7 +25,8 @@ def test_hands_never_learned_from_are_read_and_nothing_false_is_accepted(tmp_pat
     # Four sheets, each in its own hand: a face or a person's digits (the signs drawn). The
     # two-layer network alone accepted 76 % and 75 % of these cells; the convolutional one,
     # each sheet read also in its own hand (scan/adapt.py), 84 % and 87 %; learning from twenty
-    # faces instead of nine, 89 % and 88 % (nine: 85 % and 87 %, below the faces' bar).
+    # faces instead of nine and from 300,000 crops, 89 % and 91 % (before: 85 % and 87 %, below
+    # both bars).
     c = writers.read_class(tmp_path, "attention", 4, 73, hands)
     assert c["written"] > 400 and c["read blank"] == 0, c
     assert c["false true"] + c["false carried"] <= 0.005 * c["accepted"] + 0.5, c

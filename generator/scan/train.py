@@ -1,7 +1,7 @@
 """Trains the character network (scan/model.npz) on handwriting the project makes and people's own.
 
 `make model` (with Debian's handwriting faces and scikit-learn; `python -m generator.scan.train`
-once they are there; about a quarter of an hour on two cores) writes the weights of
+once they are there; about half an hour on two cores) writes the weights of
 recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
@@ -249,7 +249,7 @@ def accuracy(p: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
     return right / max(len(y), 1)
 
 
-def main(out: Path = MODEL, samples: int = 150000) -> None:
+def main(out: Path = MODEL, samples: int = 300000) -> None:
     if not faces("learn") or not real_digits("learn"):
         sys.exit("train: needs Debian's handwriting faces and scikit-learn (make model installs them)")
     x, y = dataset(samples, seed=1)
@@ -262,4 +262,4 @@ def main(out: Path = MODEL, samples: int = 150000) -> None:
 
 
 if __name__ == "__main__":
-    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 150000)
+    main(samples=int(sys.argv[1]) if len(sys.argv) > 1 else 300000)
