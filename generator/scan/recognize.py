@@ -160,10 +160,11 @@ def _broken_joined(groups: list[list], tall: int) -> list[list]:
     out = sorted(groups, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
     i = 0
     while i < len(out) - 1:
-        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = _box(out[i]), _box(out[i + 1])
+        a, b = _box(out[i]), _box(out[i + 1])
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a, b
         shared = min(ax1, bx1) - max(ax0, bx0)
         width, height = max(ax1, bx1) - min(ax0, bx0), max(ay1, by1) - min(ay0, by0)
-        point = any(y1 - y0 < 0.3 * tall and x1 - x0 < 0.3 * tall for x0, y0, x1, y1 in (_box(out[i]), _box(out[i + 1])))
+        point = any(y1 - y0 < 0.3 * tall and x1 - x0 < 0.3 * tall for x0, y0, x1, y1 in (a, b))
         if (shared >= BROKEN * min(ax1 - ax0, bx1 - bx0) and width <= height and not point
                 and min(ay1 - ay0, by1 - by0) < WHOLE * height):
             out[i:i + 2] = [out[i] + out[i + 1]]
@@ -174,6 +175,7 @@ def _broken_joined(groups: list[list], tall: int) -> list[list]:
 
 
 def _box(group: list) -> tuple[int, int, int, int]:
+    """A group of pieces' bounding box: x0, y0, x1, y1."""
     return (min(q[0] for q in group), min(q[1] for q in group), max(q[2] for q in group), max(q[3] for q in group))
 
 
