@@ -101,3 +101,30 @@ def test_a_character_broken_by_a_lost_hairline_is_one_character():
 
     counts = [len(segment(ink(*_crop(draw)))) for draw in (three, one_slash_four, thirty, zero_point)]
     assert counts == [1, 3, 2, 2]
+
+
+def test_two_characters_run_together_are_read_from_the_cut_between_them():
+    from generator.scan.recognize import find, read_parts, segment, ink
+
+    def fifty(cv2, pic):  # "50" written with the 5's bowl touching the 0: one piece of ink
+        cv2.line(pic, (30, 12), (46, 12), 20, 2)
+        cv2.line(pic, (30, 12), (29, 28), 20, 2)
+        cv2.ellipse(pic, (36, 38), (11, 11), 0, -140, 140, 20, 2)
+        cv2.ellipse(pic, (58, 30), (10, 19), 0, 0, 360, 20, 2)
+
+    assert len(segment(ink(*_crop(fifty)))) == 1
+    (text, p), *_ = read_parts([find(*_crop(fifty))], model())[0].strings()
+    assert (text, p > 0.9) == ("50", True)
+
+
+def test_a_scribble_is_not_cut_into_characters():
+    from generator.scan.recognize import find, read_parts
+
+    r = np.random.default_rng(0)
+    read = []
+    for _ in range(100):  # a zigzag across the box, as a student strikes a value out
+        points = np.stack([np.linspace(25, 25 + r.integers(30, 90), 8), r.integers(10, 50, 8)], 1).astype(np.int32)
+        strings = read_parts([find(*_crop(lambda cv2, pic: cv2.polylines(pic, [points], False, 20, 2)))],
+                             model())[0].strings(1)
+        read += [text for text, p in strings if len(text) > 1 and "x" not in text and p > 0.5]
+    assert read == []

@@ -298,12 +298,15 @@ class Found:
     glyphs: list
     x: np.ndarray
     """Their features (`features`)."""
+    height: int = 0
+    """The crop's height in pixels (`features` sizes the characters against it)."""
 
 
 def find(scan: np.ndarray, blank: np.ndarray) -> Found:
     """The characters in one crop (`blank`: the same crop of the blank sheet)."""
     glyphs = segment(ink(scan, blank))
-    return Found(glyphs, features(glyphs, scan.shape[0]) if glyphs else np.zeros((0, SIDE * SIDE + 4), np.float32))
+    x = features(glyphs, scan.shape[0]) if glyphs else np.zeros((0, SIDE * SIDE + 4), np.float32)
+    return Found(glyphs, x, scan.shape[0])
 
 
 BATCH = 128
@@ -323,7 +326,92 @@ def read_parts(found: list[Found], net: Model) -> list[PartRead]:
         end = start + len(f.glyphs)
         out.append(_part_read(f.glyphs, probs[start:end], shapes[start:end]))
         start = end
+    return _split(found, out, net)
+
+
+def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRead]:
+    """Parts read again where a piece the network calls no character is wide enough to be two
+    run together (a hand that joins its digits: "50", "1/"): the piece is cut where the fewest
+    ink pixels cross (`_cuts`), and the cut whose halves the network reads surest as characters
+    stands for it, if both are characters and neither is itself too wide for one. Else the piece
+    stays "not a character" and its box goes to a person, as before."""
+    junk = CLASSES.index("x")
+    trials = []  # (part, piece, halves), each with its two rows in `rows`
+    rows = []
+    for i, (f, r) in enumerate(zip(found, reads)):
+        tall = max((g.y1 - g.y0 for g in f.glyphs), default=0)
+        for k, g in enumerate(f.glyphs):
+            h, w = g.y1 - g.y0, g.x1 - g.x0
+            if r.probabilities[k].argmax() != junk or w < SPLIT_WIDE * h or h < 0.6 * tall:
+                continue
+            for halves in _cuts(g):
+                trials.append((i, k, halves))
+                rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height)[k:k + 2])
+    if not trials:
+        return reads
+    x = np.concatenate(rows)
+    probs = np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)])
+    shapes = looks(x)
+    best: dict[tuple[int, int], tuple[float, int]] = {}
+    for t, (i, k, halves) in enumerate(trials):
+        pair = probs[2 * t:2 * t + 2]
+        sure = float(1 - pair[:, junk].max())
+        if (pair.argmax(axis=1) != junk).all() and sure >= SPLIT_SURE and sure > best.get((i, k), (0.0, -1))[0] and \
+                all(g.x1 - g.x0 <= RUN_TOGETHER * (g.y1 - g.y0) for g in halves):
+            best[(i, k)] = (sure, t)
+    out = list(reads)
+    for i in sorted({i for i, _ in best}):
+        r, p, s = reads[i], [], []
+        for k in range(len(r.probabilities)):
+            t = best.get((i, k), (0.0, -1))[1]
+            p.extend(probs[2 * t:2 * t + 2] if t >= 0 else r.probabilities[k:k + 1])
+            s.extend(shapes[2 * t:2 * t + 2] if t >= 0 else r.shapes[k:k + 1])
+        out[i] = PartRead(r.ink, np.array(p, np.float32), np.array(s, np.uint8))
     return out
+
+
+def _cuts(g: Glyph) -> list[tuple[Glyph, Glyph]]:
+    """The likeliest ways a piece that is two characters touching parts in two, best first: along
+    a line upright or slanted as hands slant, crossing the fewest ink pixels, nearer the middle
+    first, each half at least a speck of dust's size."""
+    h, w = g.mask.shape
+    ys = np.arange(h) - (h - 1) / 2
+    lines = []
+    for slant in SLANTS:
+        for c in range(max(2, round(0.2 * w)), min(w - 2, round(0.8 * w)) + 1):
+            xs = np.floor(c + slant * ys).astype(int)
+            on = (xs >= 0) & (xs < w)
+            lines.append((int(g.mask[np.flatnonzero(on), xs[on]].sum()), abs(c - w / 2), slant, c))
+    out, seen = [], set()
+    for _, _, slant, c in sorted(lines):
+        left = np.arange(w)[None, :] < (c + slant * ys)[:, None]
+        halves = [_trimmed(g, g.mask & side) for side in (left, ~left)]
+        if any(half is None for half in halves) or (halves[0].x1, halves[1].x0) in seen:
+            continue
+        seen.add((halves[0].x1, halves[1].x0))
+        out.append(tuple(halves))
+        if len(out) == CUTS:
+            break
+    return out
+
+
+def _trimmed(g: Glyph, mask: np.ndarray):
+    """The part `mask` of glyph `g` as a glyph of its own, trimmed to its ink; None if dust."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if int(mask.sum()) < MIN_AREA:
+        return None
+    return Glyph(g.x0 + int(cols[0]), g.y0 + int(rows[0]), g.x0 + int(cols[-1]) + 1, g.y0 + int(rows[-1]) + 1,
+                 mask[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].astype(np.uint8))
+
+
+SPLIT_WIDE = 0.7
+"""A piece read as no character, this wide against its height or wider, may be two run together."""
+SLANTS = (-0.3, 0.0, 0.3)
+"""The slants (x against y) of the lines a piece run together is cut along: upright, and as hands lean."""
+CUTS = 3
+"""The cuts of one piece the network reads."""
+SPLIT_SURE = 0.99
+"""How sure the network must be that each half of a cut is a character."""
 
 
 def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
