@@ -6,7 +6,8 @@ into characters by connected pieces (a small piece over a bigger one is part of 
 bar; pieces stacked in the same columns are one character whose thin stroke vanished); each
 character is classified by a small convolutional network the project trains on handwriting
 (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
-or "not a character" (a scribble, two digits run together). The reads a box can be are the
+or "not a character" (a scribble, two digits run together: a piece wide enough to be two is
+cut where the least ink crosses and read again). The reads a box can be are the
 best strings of those characters, each with its probability; each character's shape is kept
 small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
 """
