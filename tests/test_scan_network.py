@@ -110,7 +110,7 @@ def test_two_characters_run_together_are_read_from_the_cut_between_them():
         cv2.line(pic, (30, 12), (46, 12), 20, 2)
         cv2.line(pic, (30, 12), (29, 28), 20, 2)
         cv2.ellipse(pic, (36, 38), (11, 11), 0, -140, 140, 20, 2)
-        cv2.ellipse(pic, (58, 30), (10, 19), 0, 0, 360, 20, 2)
+        cv2.ellipse(pic, (60, 30), (10, 19), 0, 0, 360, 20, 2)
 
     assert len(segment(ink(*_crop(fifty)))) == 1
     (text, p), *_ = read_parts([find(*_crop(fifty))], model())[0].strings()
