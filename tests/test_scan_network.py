@@ -78,7 +78,7 @@ def _crop(draw) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_a_character_broken_by_a_lost_hairline_is_one_character():
-    from generator.scan.recognize import ink, segment
+    from generator.scan.characters import ink, segment
 
     def three(cv2, pic):  # a 3 whose middle hairline the scan lost: two arcs, stacked, apart
         cv2.ellipse(pic, (40, 18), (10, 8), 0, -160, 60, 20, 2)
@@ -104,7 +104,8 @@ def test_a_character_broken_by_a_lost_hairline_is_one_character():
 
 
 def test_two_characters_run_together_are_read_from_the_cut_between_them():
-    from generator.scan.recognize import find, read_parts, segment, ink
+    from generator.scan.characters import ink, segment
+    from generator.scan.recognize import find, read_parts
 
     def fifty(cv2, pic):  # "50" written with the 5's bowl touching the 0: one piece of ink
         cv2.line(pic, (30, 12), (46, 12), 20, 2)

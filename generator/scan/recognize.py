@@ -1,15 +1,13 @@
-"""Reading what is written in one box: ink apart from print, characters apart, each one classified.
+"""Reading what is written in one box: its characters (scan/characters.py finds them) classified.
 
 The box is a crop of the scan mapped onto the page at `PX_MM` (200 dpi), beside the same crop
-of the sheet's own blank render: what is darker than the print nearby is ink. Ink falls apart
-into characters by connected pieces (a small piece over a bigger one is part of it: a 5's
-bar; pieces stacked in the same columns are one character whose thin stroke vanished); each
+of the sheet's own blank render; scan/characters.py takes its ink apart into characters. Each
 character is classified by a small convolutional network the project trains on handwriting
-(scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma,
-or "not a character" (a scribble, two digits run together: a piece wide enough to be two is
-cut where the least ink crosses and read again). The reads a box can be are the
-best strings of those characters, each with its probability; each character's shape is kept
-small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
+(scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma, or "not a
+character" (a scribble, two digits run together: a piece wide enough to be two is cut where the
+least ink crosses and read again). The reads a box can be are the best strings of those
+characters, each with its probability; each character's shape is kept small beside them, for
+the same writer's other characters to be compared with (scan/adapt.py).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from generator.scan.characters import Glyph, cuts, ink, segment
 from generator.scan.verify import CLASSES, best_strings
 
 PX_MM = 200 / 25.4
@@ -30,160 +29,9 @@ SIDE = 20
 """A character is read as a SIDE × SIDE picture of its shape, its longer side 18 pixels."""
 LOOK = 10
 """A character's shape is compared with the same hand's others as a LOOK × LOOK picture."""
-MIN_AREA = 6
-"""Smaller pieces of ink are dust or a scanner's noise (a written point is 10 or more)."""
-INK_DIFF = (30, 60)
-"""How much darker than the print nearby a stroke's core must be to be ink (greys 0–255): at
-least the first (a scanner's noise stays below it), at most the second (a pen's ink, far darker,
-is then taken whole); its faint edges count from half that."""
 MODEL = Path(__file__).with_name("model.npz")
 RUN_TOGETHER = 1.05
 """A tall piece wider than this against its height is characters run together."""
-
-
-@dataclass(frozen=True)
-class Glyph:
-    """One character's ink: its bounding box in the part and its pixels."""
-
-    x0: int
-    y0: int
-    x1: int
-    y1: int
-    mask: np.ndarray
-    """The ink inside the bounding box (uint8, 0 or 1)."""
-
-    @property
-    def area(self) -> int:
-        return int(self.mask.sum())
-
-
-@dataclass(frozen=True)
-class Ink:
-    """The ink in a crop: its pieces as OpenCV labels them, and which of them are ink."""
-
-    labels: np.ndarray
-    stats: np.ndarray
-    """OpenCV's stats of each piece: x, y, width, height, area."""
-    keep: np.ndarray
-    """Per piece: ink (True), or the background, a scanner's noise, the print's remains."""
-
-
-def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
-    """The ink in a crop of the scan, given the same crop of the blank sheet: the print (lines,
-    tints) taken out, with a little slack for the scan's registration; `border` pixels along
-    the edges never count (the box's own lines).
-
-    What is darker than the print nearby is ink, by hysteresis: a stroke is kept where some of
-    it is clearly dark (its core) and grown along what is a little dark (its faint edges), so
-    a light pencil stroke at 150 dpi is as whole as a pen's, and a scanner's noise, never
-    clearly dark over a stroke's length, is not ink. The thresholds follow the crop's darkest
-    ink: half of it, within INK_DIFF's bounds. A thin line flat against the crop's side is
-    what is left of the box's lines or a matrix's bracket where the scan sits a pixel off."""
-    printed = cv2.erode(blank, KERNEL)  # the darkest print within 2 pixels
-    # A scan is lighter or darker than the print's own greys (the scanner's levels, the paper):
-    # its box is brought to the blank box's level by their medians, mostly background either way.
-    gain = min(max(_quantile(blank, 0.5) / max(_quantile(scan, 0.5), 1.0), 0.7), 1.5)
-    diff = printed.astype(np.float32) - scan.astype(np.float32) * gain
-    if border:
-        diff[:border, :] = diff[-border:, :] = 0
-        diff[:, :border] = diff[:, -border:] = 0
-    darkest = _quantile(np.clip(diff, 0, 255).astype(np.uint8), 0.995)
-    high = min(max(0.5 * darkest, INK_DIFF[0]), INK_DIFF[1])
-    weak = (diff > high * FAINT).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
-    keep = np.zeros(n, bool)
-    if n <= 1:
-        return Ink(labels, stats, keep)
-    keep[np.unique(labels[diff > high])] = True
-    keep[0] = False
-    h, w = weak.shape
-    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
-    along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
-    along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
-    keep &= ~(along_side | along_top)
-    return Ink(labels, stats, keep)
-
-
-FAINT = 0.5
-"""A stroke's faint edges and thinnest stretches count as ink from this share of its core's threshold."""
-KERNEL = np.ones((5, 5), np.uint8)
-EDGE = 6
-"""Pixels from a crop's edge within which a thin line along it is print, not ink."""
-
-
-def _quantile(grey: np.ndarray, q: float) -> float:
-    """The `q` quantile of a grey picture's values, from its histogram (no sort)."""
-    counts = np.bincount(grey.ravel(), minlength=256).cumsum()
-    return float(np.searchsorted(counts, q * counts[-1]))
-
-
-def segment(found: Ink) -> list[Glyph]:
-    """The characters in a crop's ink, left to right."""
-    stats = found.stats
-    pieces = [(int(stats[k, 0]), int(stats[k, 1]), int(stats[k, 0] + stats[k, 2]), int(stats[k, 1] + stats[k, 3]),
-               int(stats[k, 4]), int(k)) for k in np.flatnonzero(found.keep) if stats[k, 4] >= MIN_AREA]
-    if not pieces:
-        return []
-    tall = max(p[3] - p[1] for p in pieces)
-    pieces.sort(key=lambda p: -p[4])  # the biggest first: smaller pieces join them
-    groups: list[list] = []
-    for p in pieces:
-        x0, y0, x1, y1, area, _ = p
-        dot = (y1 - y0) < 0.3 * tall and (x1 - x0) < 0.3 * tall
-        home = None
-        if not dot:
-            for g in groups:
-                gx0, gx1 = min(q[0] for q in g), max(q[2] for q in g)
-                overlap = min(x1, gx1) - max(x0, gx0)
-                if area < 0.4 * sum(q[4] for q in g) and overlap >= 0.6 * (x1 - x0):
-                    home = g
-                    break
-        if home is None:
-            groups.append([p])
-        else:
-            home.append(p)
-    glyphs = []
-    for g in _broken_joined(groups, tall):
-        x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
-        x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
-        crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
-        glyphs.append(Glyph(x0, y0, x1, y1, crop))
-    return glyphs
-
-
-def _broken_joined(groups: list[list], tall: int) -> list[list]:
-    """Groups of pieces left to right, neighbours that are one character broken joined: a
-    school face's hairlines or a dry pen's thin strokes vanish at 200 dpi, and a 3 or a 4 falls
-    apart into pieces stacked in the same columns. Two neighbours are one character when they
-    share at least half the narrower's columns, are together no wider than tall, neither is as
-    tall as the two together (a 1 beside a slash is two), and neither is a point's size (a
-    decimal point under a digit's edge is a character of its own)."""
-    out = sorted(groups, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
-    i = 0
-    while i < len(out) - 1:
-        a, b = _box(out[i]), _box(out[i + 1])
-        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a, b
-        shared = min(ax1, bx1) - max(ax0, bx0)
-        width, height = max(ax1, bx1) - min(ax0, bx0), max(ay1, by1) - min(ay0, by0)
-        point = any(y1 - y0 < 0.3 * tall and x1 - x0 < 0.3 * tall for x0, y0, x1, y1 in (a, b))
-        if (shared >= BROKEN * min(ax1 - ax0, bx1 - bx0) and width <= height and not point
-                and min(ay1 - ay0, by1 - by0) < WHOLE * height):
-            out[i:i + 2] = [out[i] + out[i + 1]]
-            i = max(i - 1, 0)  # the joined character may join its left neighbour too
-        else:
-            i += 1
-    return out
-
-
-def _box(group: list) -> tuple[int, int, int, int]:
-    """A group of pieces' bounding box: x0, y0, x1, y1."""
-    return (min(q[0] for q in group), min(q[1] for q in group), max(q[2] for q in group), max(q[3] for q in group))
-
-
-BROKEN = 0.5
-"""Pieces sharing this share of the narrower's columns may be one character broken."""
-WHOLE = 0.75
-"""A piece this tall against it and its neighbour together is a character of its own."""
 
 
 def features(glyphs: list[Glyph], height: int) -> np.ndarray:
@@ -345,7 +193,7 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
             h, w = g.y1 - g.y0, g.x1 - g.x0
             if r.probabilities[k].argmax() != junk or w < SPLIT_WIDE * h or h < 0.6 * tall:
                 continue
-            for halves in _cuts(g):
+            for halves in cuts(g):
                 trials.append((i, k, halves))
                 rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height)[k:k + 2])
     if not trials:
@@ -371,46 +219,9 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
     return out
 
 
-def _cuts(g: Glyph) -> list[tuple[Glyph, Glyph]]:
-    """The likeliest ways a piece that is two characters touching parts in two, best first: along
-    a line upright or slanted as hands slant, crossing the fewest ink pixels, nearer the middle
-    first, each half at least a speck of dust's size."""
-    h, w = g.mask.shape
-    ys = np.arange(h) - (h - 1) / 2
-    lines = []
-    for slant in SLANTS:
-        for c in range(max(2, round(0.2 * w)), min(w - 2, round(0.8 * w)) + 1):
-            xs = np.floor(c + slant * ys).astype(int)
-            on = (xs >= 0) & (xs < w)
-            lines.append((int(g.mask[np.flatnonzero(on), xs[on]].sum()), abs(c - w / 2), slant, c))
-    out, seen = [], set()
-    for _, _, slant, c in sorted(lines):
-        left = np.arange(w)[None, :] < (c + slant * ys)[:, None]
-        halves = [_trimmed(g, g.mask & side) for side in (left, ~left)]
-        if any(half is None for half in halves) or (halves[0].x1, halves[1].x0) in seen:
-            continue
-        seen.add((halves[0].x1, halves[1].x0))
-        out.append(tuple(halves))
-        if len(out) == CUTS:
-            break
-    return out
-
-
-def _trimmed(g: Glyph, mask: np.ndarray):
-    """The part `mask` of glyph `g` as a glyph of its own, trimmed to its ink; None if dust."""
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if int(mask.sum()) < MIN_AREA:
-        return None
-    return Glyph(g.x0 + int(cols[0]), g.y0 + int(rows[0]), g.x0 + int(cols[-1]) + 1, g.y0 + int(rows[-1]) + 1,
-                 mask[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].astype(np.uint8))
-
 
 SPLIT_WIDE = 0.7
 """A piece read as no character, this wide against its height or wider, may be two run together."""
-SLANTS = (-0.3, 0.0, 0.3)
-"""The slants (x against y) of the lines a piece run together is cut along: upright, and as hands lean."""
-CUTS = 3
-"""The cuts of one piece the network reads."""
 SPLIT_SURE = 0.99
 """How sure the network must be that each half of a cut is a character."""
 

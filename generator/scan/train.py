@@ -30,7 +30,8 @@ from generator.scan.handwriting import (
     write_digits,
     write_font,
 )
-from generator.scan.recognize import CLASSES, MODEL, PX_MM, WEIGHTS, Model, features, ink, segment
+from generator.scan.characters import ink, segment
+from generator.scan.recognize import CLASSES, MODEL, PX_MM, WEIGHTS, Model, features
 
 JUNK = CLASSES.index("x")
 
