@@ -5,11 +5,12 @@ once they are there; about half an hour on two cores) writes the weights of
 recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
-handwriting faces (handwriting.FACES["learn"]) and printed digits, each slanted, narrowed and
-weighted at random. Each sample is a value a sheet holds, written into a box-sized crop over
-print like a sheet's (a tint, box lines, a fraction's guide), "scanned" (blur, noise, JPEG),
-then read back through the same ink and segmentation code the scanner uses: the network learns
-the characters as the scanner will see them. A piece that is two characters run together, part
+handwriting faces (handwriting.FACES["learn"]) and printed digits, each slanted, narrowed,
+bent and weighted at random, some with their hairlines faded as a copier loses them. Each sample
+is a value a sheet holds, written into a box-sized crop over print like a sheet's (a tint, box
+lines, a fraction's guide), "scanned" (blur, noise, JPEG), then read back through the same ink
+and segmentation code the scanner uses: the network learns the characters as the scanner will
+see them. A piece that is two characters run together, part
 of a broken one, or a scribble is "x", not a character.
 """
 
@@ -82,12 +83,31 @@ def varied(ink: np.ndarray, r: np.random.Generator) -> tuple[np.ndarray, float]:
     wide = float(r.uniform(0.6, 1.15)) if r.random() < 0.4 else 1.0  # narrower or broader about the middle
     out = cv2.warpAffine(ink, np.float32([[wide, shear, (1 - wide) * w / 2 - shear * h / 2], [0, 1, 0]]), (w, h),
                          flags=cv2.INTER_LINEAR, borderValue=255) if shear or wide != 1.0 else ink
+    if r.random() < 0.5:
+        out = bent(out, r)
+    if r.random() < 0.2:  # a fine nib's hairlines lost to a copier: faint greys fade, dark cores stay
+        out = (255 - 255 * ((255 - out.astype(np.float32)) / 255) ** r.uniform(1.5, 3.0)).astype(np.uint8)
     weight = r.random()
     if weight < 0.15:
         out = cv2.erode(out, np.ones((2, 2), np.uint8))  # grey's minimum: a broader pen
     elif weight < 0.25:
         out = cv2.dilate(out, np.ones((2, 1), np.uint8))  # a finer one
     return out, wide
+
+
+def bent(ink: np.ndarray, r: np.random.Generator) -> np.ndarray:
+    """Ink (on white) bent a little by a smooth random field, differently along the line: each
+    character as its writer's hand wobbles it, a loop rounder, a stroke longer, no two alike."""
+    h, w = ink.shape
+    rows = np.flatnonzero((ink < 128).any(axis=1))
+    tall = float(rows[-1] - rows[0] + 1) if len(rows) else h / 2
+    step = max(tall / 2, 4.0)  # the field's knots: half a character apart, so it bends within one
+    knots = (int(h / step) + 2, int(w / step) + 2)
+    amount = r.uniform(0.01, 0.04) * tall
+    dx, dy = (cv2.resize(r.normal(0, amount, knots).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+              for _ in range(2))
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    return cv2.remap(ink, xs + dx, ys + dy, cv2.INTER_LINEAR, borderValue=255)
 
 
 def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np.ndarray]:
