@@ -314,3 +314,49 @@ def test_a_stop_that_the_renderer_swallows_still_stops_the_batch():
     with pytest.raises(KeyboardInterrupt):
         list(run_tasks([1, 2, 3], work_swallowing, 1, stop=stop))
     assert worked == [1]
+
+
+STOPPED_MID_SEND = '''
+import multiprocessing, sys, time
+from pathlib import Path
+from generator.output.jobs import run_tasks
+
+MARK = Path(sys.argv[1])
+
+
+class Sending:
+    def __reduce__(self):  # pickled last: the result's bytes go down the pipe next
+        MARK.write_text("sending")
+        return (str, ("",))
+
+
+def work(n):
+    if multiprocessing.parent_process() is None or n != 1:
+        return b""
+    return [b"x" * 300_000_000, Sending()]  # far more than a pipe holds: sent for a good while
+
+
+def done(n):
+    while MARK.read_text() != "sending":
+        time.sleep(0.005)
+    time.sleep(0.02)  # halfway through
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    try:
+        list(run_tasks([0, 1, 2], work, 2, done))
+    except KeyboardInterrupt:
+        print("stopped")
+'''
+
+
+def test_a_batch_stopped_while_a_job_process_sends_its_result_stops(tmp_path):
+    # The job process is terminated halfway through a message; the pool's thread would wait for
+    # the rest of it forever, and the batch with it (CPython 3.11), unless its pipe is closed.
+    script, mark = tmp_path / "stopped_mid_send.py", tmp_path / "mark"
+    script.write_text(STOPPED_MID_SEND)
+    mark.write_text("")
+    done = subprocess.run([sys.executable, str(script), str(mark)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout == "stopped\n", done.stderr

@@ -215,11 +215,28 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
             raise
         # Stop the pool's processes first (those started since it was made); the pool then
         # fails what is left, and shuts down quietly.
-        for child in multiprocessing.active_children():
-            if child.pid not in others:
-                child.terminate()
+        ours = [child for child in multiprocessing.active_children() if child.pid not in others]
+        for child in ours:
+            child.terminate()
+        for child in ours:
+            child.join(5)
+            if child.is_alive():  # never seen: SIGTERM ends a job process; but never wait forever
+                child.kill()
+                child.join()
+        _unblocked(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     else:
         if workers is None:
             pool.shutdown()
+
+
+def _unblocked(pool) -> None:
+    """A pool whose processes are all gone, freed from waiting for the rest of a result: a
+    process stopped halfway through sending a result (a PDF, larger than a pipe holds) leaves
+    the pool's thread reading that message forever, and shutdown waits on that thread (CPython
+    3.11's ProcessPoolExecutor). This process holds the last writing end of the results' pipe:
+    closed, the read ends, and the pool takes itself as broken, as it is."""
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
