@@ -16,6 +16,7 @@ import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -34,13 +35,15 @@ RUN_TOGETHER = 1.05
 """A tall piece wider than this against its height is characters run together."""
 
 
-def features(glyphs: list[Glyph], height: int) -> np.ndarray:
+def features(glyphs: list[Glyph], height: int, only: Optional[range] = None) -> np.ndarray:
     """Each glyph as the network reads it: its shape, SIDE × SIDE, then its size and place
-    against the part's tallest character (a point is small and low, a minus flat and middling)."""
+    against the part's tallest character (a point is small and low, a minus flat and middling);
+    `only`: just those glyphs' rows, still sized and placed against them all."""
     tall = max(max((g.y1 - g.y0) for g in glyphs), 0.3 * height, 1)
     mid = np.mean([(g.y0 + g.y1) / 2 for g in glyphs if (g.y1 - g.y0) > 0.5 * tall] or [height / 2])
-    out = np.zeros((len(glyphs), SIDE * SIDE + 4), np.float32)
-    for i, g in enumerate(glyphs):
+    chosen = [glyphs[k] for k in (only if only is not None else range(len(glyphs)))]
+    out = np.zeros((len(chosen), SIDE * SIDE + 4), np.float32)
+    for i, g in enumerate(chosen):
         h, w = g.mask.shape
         f = 18 / max(h, w)
         small = cv2.resize(g.mask.astype(np.float32), (max(1, round(w * f)), max(1, round(h * f))),
@@ -181,11 +184,11 @@ def read_parts(found: list[Found], net: Model) -> list[PartRead]:
 def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRead]:
     """Parts read again where a piece the network calls no character is wide enough to be two
     run together (a hand that joins its digits: "50", "1/"): the piece is cut where the fewest
-    ink pixels cross (`_cuts`), and the cut whose halves the network reads surest as characters
+    ink pixels cross (`characters.cuts`), and the cut whose halves the network reads surest as characters
     stands for it, if both are characters and neither is itself too wide for one. Else the piece
     stays "not a character" and its box goes to a person, as before."""
     junk = CLASSES.index("x")
-    trials = []  # (part, piece, halves), each with its two rows in `rows`
+    trials = []  # (part, piece) of each cut tried, its halves' two rows in `rows`
     rows = []
     for i, (f, r) in enumerate(zip(found, reads)):
         tall = max((g.y1 - g.y0 for g in f.glyphs), default=0)
@@ -194,19 +197,20 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
             if r.probabilities[k].argmax() != junk or w < SPLIT_WIDE * h or h < 0.6 * tall:
                 continue
             for halves in cuts(g):
-                trials.append((i, k, halves))
-                rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height)[k:k + 2])
+                if any(half.x1 - half.x0 > RUN_TOGETHER * (half.y1 - half.y0) for half in halves):
+                    continue  # a half too wide for one character: not the cut between two
+                trials.append((i, k))
+                rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height, range(k, k + 2)))
     if not trials:
         return reads
     x = np.concatenate(rows)
     probs = np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)])
     shapes = looks(x)
     best: dict[tuple[int, int], tuple[float, int]] = {}
-    for t, (i, k, halves) in enumerate(trials):
+    for t, (i, k) in enumerate(trials):
         pair = probs[2 * t:2 * t + 2]
         sure = float(1 - pair[:, junk].max())
-        if (pair.argmax(axis=1) != junk).all() and sure >= SPLIT_SURE and sure > best.get((i, k), (0.0, -1))[0] and \
-                all(g.x1 - g.x0 <= RUN_TOGETHER * (g.y1 - g.y0) for g in halves):
+        if (pair.argmax(axis=1) != junk).all() and sure >= SPLIT_SURE and sure > best.get((i, k), (0.0, -1))[0]:
             best[(i, k)] = (sure, t)
     out = list(reads)
     for i in sorted({i for i, _ in best}):
