@@ -169,10 +169,7 @@ def read_parts(found: list[Found], net: Model) -> list[PartRead]:
     """Parts read by one pass of the network over all their characters (a page's at once: a
     pass's own cost outweighs a few characters')."""
     x = np.concatenate([f.x for f in found]) if found else np.zeros((0, SIDE * SIDE + 4), np.float32)
-    # In batches: a convolution's patches are a hundred floats a pixel, kept small.
-    probs = np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)]) if len(x) else \
-        np.zeros((0, len(CLASSES)), np.float32)
-    shapes = looks(x)
+    probs, shapes = _probabilities(net, x), looks(x)
     out, start = [], 0
     for f in found:
         end = start + len(f.glyphs)
@@ -181,12 +178,25 @@ def read_parts(found: list[Found], net: Model) -> list[PartRead]:
     return _split(found, out, net)
 
 
+def _probabilities(net: Model, x: np.ndarray) -> np.ndarray:
+    """The network's class probabilities for features `x`, a row a character."""
+    if not len(x):
+        return np.zeros((0, len(CLASSES)), np.float32)
+    # In batches: a convolution's patches are a hundred floats a pixel, kept small.
+    return np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)])
+
+
+def _too_wide(g: Glyph) -> bool:
+    """Whether a piece is wider against its height than one character is (RUN_TOGETHER)."""
+    return g.x1 - g.x0 > RUN_TOGETHER * (g.y1 - g.y0)
+
+
 def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRead]:
     """Parts read again where a piece the network calls no character is wide enough to be two
     run together (a hand that joins its digits: "50", "1/"): the piece is cut where the fewest
-    ink pixels cross (`characters.cuts`), and the cut whose halves the network reads surest as characters
-    stands for it, if both are characters and neither is itself too wide for one. Else the piece
-    stays "not a character" and its box goes to a person, as before."""
+    ink pixels cross (`characters.cuts`), and the cut whose halves the network reads surest as
+    characters stands for it, if both are characters and neither is itself too wide for one. Else
+    the piece stays "not a character" and its box goes to a person, as before."""
     junk = CLASSES.index("x")
     trials = []  # (part, piece) of each cut tried, its halves' two rows in `rows`
     rows = []
@@ -197,15 +207,14 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
             if r.probabilities[k].argmax() != junk or w < SPLIT_WIDE * h or h < 0.6 * tall:
                 continue
             for halves in cuts(g):
-                if any(half.x1 - half.x0 > RUN_TOGETHER * (half.y1 - half.y0) for half in halves):
+                if any(map(_too_wide, halves)):
                     continue  # a half too wide for one character: not the cut between two
                 trials.append((i, k))
                 rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height, range(k, k + 2)))
     if not trials:
         return reads
     x = np.concatenate(rows)
-    probs = np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)])
-    shapes = looks(x)
+    probs, shapes = _probabilities(net, x), looks(x)
     best: dict[tuple[int, int], tuple[float, int]] = {}
     for t, (i, k) in enumerate(trials):
         pair = probs[2 * t:2 * t + 2]
@@ -223,7 +232,6 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
     return out
 
 
-
 SPLIT_WIDE = 0.7
 """A piece read as no character, this wide against its height or wider, may be two run together."""
 SPLIT_SURE = 0.99
@@ -237,7 +245,7 @@ def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
     # beside it is two characters run together ("00" reads as an 8), never one to accept.
     tall = max(g.y1 - g.y0 for g in glyphs)
     for i, g in enumerate(glyphs):
-        if g.x1 - g.x0 > RUN_TOGETHER * (g.y1 - g.y0) and g.y1 - g.y0 > 0.6 * tall:
+        if _too_wide(g) and g.y1 - g.y0 > 0.6 * tall:
             probs[i] = 0.0
             probs[i, CLASSES.index("x")] = 1.0
     return PartRead(sum(g.area for g in glyphs), probs, shapes)
