@@ -10,6 +10,7 @@ scan/recognize.py says when. Pure pictures: no network here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import cv2
 import numpy as np
@@ -32,6 +33,9 @@ class Glyph:
     y1: int
     mask: np.ndarray
     """The ink inside the bounding box (uint8, 0 or 1)."""
+    shade: Optional[np.ndarray] = None
+    """How dark its ink is inside the bounding box (float32, 0–1, 0 off the mask): a loop a
+    blurred scan fills in is still lighter than the strokes around it."""
 
     @property
     def area(self) -> int:
@@ -47,6 +51,8 @@ class Ink:
     """OpenCV's stats of each piece: x, y, width, height, area."""
     keep: np.ndarray
     """Per piece: ink (True), or the background, a scanner's noise, the print's remains."""
+    shade: Optional[np.ndarray] = None
+    """Per pixel, how much darker than the print it is, against the crop's darkest ink (0–1)."""
 
 
 def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
@@ -73,8 +79,9 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     weak = (diff > high * FAINT).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     keep = np.zeros(n, bool)
+    shade = np.clip(diff * (1.0 / max(darkest, 2 * high)), 0, 1)
     if n <= 1:
-        return Ink(labels, stats, keep)
+        return Ink(labels, stats, keep, shade)
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
@@ -82,7 +89,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
     along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
     keep &= ~(along_side | along_top)
-    return Ink(labels, stats, keep)
+    return Ink(labels, stats, keep, shade)
 
 
 FAINT = 0.5
@@ -128,7 +135,8 @@ def segment(found: Ink) -> list[Glyph]:
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
         crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
-        glyphs.append(Glyph(x0, y0, x1, y1, crop))
+        shade = found.shade[y0:y1, x0:x1] * crop if found.shade is not None else None
+        glyphs.append(Glyph(x0, y0, x1, y1, crop, shade))
     return glyphs
 
 
@@ -197,8 +205,10 @@ def _trimmed(g: Glyph, mask: np.ndarray):
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     if int(mask.sum()) < MIN_AREA:
         return None
+    ys, xs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
+    shade = (g.shade * mask)[ys, xs] if g.shade is not None else None
     return Glyph(g.x0 + int(cols[0]), g.y0 + int(rows[0]), g.x0 + int(cols[-1]) + 1, g.y0 + int(rows[-1]) + 1,
-                 mask[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].astype(np.uint8))
+                 mask[ys, xs].astype(np.uint8), shade)
 
 
 SLANTS = (-0.3, 0.0, 0.3)

