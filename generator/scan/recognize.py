@@ -198,7 +198,7 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
     """Parts read again where a piece the network calls no character is wide enough to be two
     run together (a hand that joins its digits: "50", "1/"): the piece is cut where the fewest
     ink pixels cross (`characters.cuts`), and the cut whose halves the network reads surest as
-    characters stands for it, if both are characters and neither is itself too wide for one. Else
+    characters stands for it, if each is surely one character and neither too wide for one. Else
     the piece stays "not a character" and its box goes to a person, as before."""
     junk = CLASSES.index("x")
     trials = []  # (part, piece) of each cut tried, its halves' two rows in `rows`
@@ -221,8 +221,10 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
     best: dict[tuple[int, int], tuple[float, int]] = {}
     for t, (i, k) in enumerate(trials):
         pair = probs[2 * t:2 * t + 2]
-        sure = float(1 - pair[:, junk].max())
-        if (pair.argmax(axis=1) != junk).all() and sure >= SPLIT_SURE and sure > best.get((i, k), (0.0, -1))[0]:
+        # Each half must be one character surely, not just not junk: a scribble's zigzag cut in
+        # two reads as halves of no digit in particular ("4" at 0.52, the rest spread over 7 and 9).
+        sure = float(np.delete(pair, junk, axis=1).max(axis=1).min())
+        if sure >= SPLIT_SURE and sure > best.get((i, k), (0.0, -1))[0]:
             best[(i, k)] = (sure, t)
     out = list(reads)
     for i in sorted({i for i, _ in best}):
@@ -238,7 +240,7 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
 SPLIT_WIDE = 0.7
 """A piece read as no character, this wide against its height or wider, may be two run together."""
 SPLIT_SURE = 0.99
-"""How sure the network must be that each half of a cut is a character."""
+"""How sure the network must be of each half of a cut: that it is one character, and which."""
 
 
 def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
