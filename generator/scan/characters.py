@@ -10,7 +10,6 @@ scan/recognize.py says when. Pure pictures: no network here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import cv2
 import numpy as np
@@ -33,7 +32,7 @@ class Glyph:
     y1: int
     mask: np.ndarray
     """The ink inside the bounding box (uint8, 0 or 1)."""
-    shade: Optional[np.ndarray] = None
+    shade: np.ndarray
     """How dark its ink is inside the bounding box (float32, 0–1, 0 off the mask): a loop a
     blurred scan fills in is still lighter than the strokes around it."""
 
@@ -51,7 +50,7 @@ class Ink:
     """OpenCV's stats of each piece: x, y, width, height, area."""
     keep: np.ndarray
     """Per piece: ink (True), or the background, a scanner's noise, the print's remains."""
-    shade: Optional[np.ndarray] = None
+    shade: np.ndarray
     """Per pixel, how much darker than the print it is, against the crop's darkest ink (0–1)."""
 
 
@@ -135,8 +134,7 @@ def segment(found: Ink) -> list[Glyph]:
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
         crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
-        shade = found.shade[y0:y1, x0:x1] * crop if found.shade is not None else None
-        glyphs.append(Glyph(x0, y0, x1, y1, crop, shade))
+        glyphs.append(Glyph(x0, y0, x1, y1, crop, found.shade[y0:y1, x0:x1] * crop))
     return glyphs
 
 
@@ -206,9 +204,8 @@ def _trimmed(g: Glyph, mask: np.ndarray):
     if int(mask.sum()) < MIN_AREA:
         return None
     ys, xs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
-    shade = (g.shade * mask)[ys, xs] if g.shade is not None else None
     return Glyph(g.x0 + int(cols[0]), g.y0 + int(rows[0]), g.x0 + int(cols[-1]) + 1, g.y0 + int(rows[-1]) + 1,
-                 mask[ys, xs].astype(np.uint8), shade)
+                 mask[ys, xs].astype(np.uint8), g.shade[ys, xs] * mask[ys, xs])
 
 
 SLANTS = (-0.3, 0.0, 0.3)

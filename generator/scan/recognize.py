@@ -48,9 +48,7 @@ def features(glyphs: list[Glyph], height: int, only: Optional[range] = None) -> 
     for i, g in enumerate(chosen):
         h, w = g.mask.shape
         f = 18 / max(h, w)
-        pic = g.shade if g.shade is not None else g.mask.astype(np.float32)
-        small = cv2.resize(pic, (max(1, round(w * f)), max(1, round(h * f))),
-                           interpolation=cv2.INTER_AREA)
+        small = cv2.resize(g.shade, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
         sh, sw = small.shape
         top, left = (SIDE - sh) // 2, (SIDE - sw) // 2
         pic = np.zeros((SIDE, SIDE), np.float32)

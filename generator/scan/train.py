@@ -187,7 +187,7 @@ def initial(r: np.random.Generator, f1: int = 20, f2: int = 40, hidden: int = 16
     # Why no larger: 32/64 kernels and 256 hidden fit the training crops better (94.5 % against
     # 93.8 %) but read unseen crops of the same writers no better (92.3 %) and a second pile of
     # held-out faces (bench seed 171) no better (85.7 % against 85.6 %), half as slow again
-    # (measured on the ink's outline; on its shade, these sizes read unseen crops at 94.0 %).
+    # (measured on the ink's outline; reading its shade, the sizes below read them at 94.0 %).
     shapes = {"c1": (25, f1), "c2": (9 * f1, f2), "w3": (25 * f2 + 4, hidden), "w4": (hidden, len(CLASSES))}
     p = {}
     for i, (name, shape) in enumerate(shapes.items(), 1):
