@@ -103,6 +103,32 @@ def test_a_character_broken_by_a_lost_hairline_is_one_character():
     assert counts == [1, 3, 2, 2]
 
 
+def test_a_piece_wider_than_tall_is_one_character_only_when_the_network_is_sure_of_it():
+    from generator.scan.handwriting import faces, write_font
+    from generator.scan.recognize import find, read_parts
+    from generator.scan.synthetic import PAPER_DPI, scanned
+
+    # BecauseWeLearn writes its 7 short and barred, wider than tall: read as one character when
+    # the network is sure of it (before, every piece that wide was "not a character").
+    face = next(f for f in faces("held out") if "BecauseWeLearn" in f)
+    r, f = np.random.default_rng(3), PAPER_DPI / 200
+    read = []
+    for _ in range(20):
+        canvas = np.full((int(60 * f), int(120 * f)), 255, np.uint8)
+        write_font(canvas, "7", (5 * f, 5 * f, 110 * f, 50 * f), 200 / 25.4 * f, r, face)
+        scan = scanned(canvas, r, dpi=200, angle=1.0)
+        read.append(read_parts([find(scan, np.full_like(scan, 255))], model())[0].strings(1)[0])
+    assert sum(text == "7" and p > 0.99 for text, p in read) >= 12, read
+    assert {text for text, _ in read} <= {"7", "x"}, read
+
+    def zeros(cv2, pic):  # "00" run together: wider than tall, never one character
+        cv2.ellipse(pic, (40, 30), (10, 19), 0, 0, 360, 20, 2)
+        cv2.ellipse(pic, (59, 30), (10, 19), 0, 0, 360, 20, 2)
+
+    (text, _), *_ = read_parts([find(*_crop(zeros))], model())[0].strings()
+    assert text in ("00", "x")
+
+
 def test_two_characters_run_together_are_read_from_the_cut_between_them():
     from generator.scan.characters import ink, segment
     from generator.scan.recognize import find, read_parts
