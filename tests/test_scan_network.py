@@ -103,6 +103,28 @@ def test_a_character_broken_by_a_lost_hairline_is_one_character():
     assert counts == [1, 3, 2, 2]
 
 
+def test_a_character_whose_hairlines_a_copier_all_but_lost_is_one_where_their_traces_close_a_loop():
+    from generator.scan.characters import ink, segment
+
+    def zero(cv2, pic):  # a school face's 0: two broad sides, the hairlines above and below faint traces
+        cv2.ellipse(pic, (40, 30), (9, 18), 0, 0, 360, 225, 1)
+        cv2.ellipse(pic, (40, 30), (9, 18), 0, 120, 240, 20, 3)
+        cv2.ellipse(pic, (40, 30), (9, 18), 0, -60, 60, 20, 3)
+
+    def eleven(cv2, pic):  # "11" close together, a faint smudge from one to the other: two
+        cv2.line(pic, (34, 12), (34, 48), 20, 3)
+        cv2.line(pic, (44, 12), (44, 48), 20, 3)
+        cv2.line(pic, (34, 30), (44, 30), 225, 1)
+
+    def blurred(draw):
+        import cv2
+
+        scan, blank = _crop(draw)
+        return cv2.GaussianBlur(scan, (0, 0), 0.6), blank
+
+    assert [len(segment(ink(*blurred(draw)))) for draw in (zero, eleven)] == [1, 2]
+
+
 def test_a_piece_wider_than_tall_is_one_character_only_when_the_network_is_sure_of_it():
     from generator.scan.handwriting import faces, write_font
     from generator.scan.recognize import find, read_parts

@@ -2,8 +2,9 @@
 
 What is darker than the print nearby (the sheet's own blank render of the same crop) is ink. Ink
 falls apart into characters by connected pieces: a small piece over a bigger one is part of it (a
-5's bar), and pieces stacked in the same columns are one character whose thin stroke vanished. A
-piece that is two characters run together can be cut in two where the least ink crosses (`cuts`);
+5's bar), and pieces stacked in the same columns, or side by side with the faint traces of lost
+hairlines closing a loop between them, are one character whose thin strokes vanished. A piece
+that is two characters run together can be cut in two where the least ink crosses (`cuts`);
 scan/recognize.py says when. Pure pictures: no network here.
 """
 
@@ -52,6 +53,11 @@ class Ink:
     """Per piece: ink (True), or the background, a scanner's noise, the print's remains."""
     shade: np.ndarray
     """Per pixel, how much darker than the print it is, against the crop's darkest ink (0–1)."""
+    faint: np.ndarray
+    """Per pixel, the faint line it lies on (OpenCV's labels, 0 none): the ink with the faint
+    traces between its pieces, where a copier all but lost a hairline."""
+    links: np.ndarray
+    """Per piece, its faint line (a label in `faint`)."""
 
 
 def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
@@ -80,7 +86,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     keep = np.zeros(n, bool)
     shade = np.clip(diff * (1.0 / max(darkest, 2 * high)), 0, 1)
     if n <= 1:
-        return Ink(labels, stats, keep, shade)
+        return Ink(labels, stats, keep, shade, labels, np.arange(n))
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
@@ -88,9 +94,19 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
     along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
     keep &= ~(along_side | along_top)
-    return Ink(labels, stats, keep, shade)
+    # A hairline a copier all but lost still joins its character's pieces: a trace a few grey
+    # levels dark once the scan's grain is blurred away, too faint to be ink.
+    trace = cv2.GaussianBlur(diff, (0, 0), 0.7) > max(TRACE[0], TRACE[1] * high)
+    _, faint = cv2.connectedComponents(trace.astype(np.uint8) | weak, connectivity=8)
+    links = np.zeros(n, np.int32)
+    on = labels > 0
+    links[labels[on]] = faint[on]  # a piece lies on one faint line: its pixels are part of it
+    return Ink(labels, stats, keep, shade, faint, links)
 
 
+TRACE = (8.0, 0.2)
+"""A hairline's trace: this many grey levels darker than the print at least, and this share of
+the core's threshold (far below the ink's own: a trace joins pieces, it is never ink)."""
 FAINT = 0.5
 """A stroke's faint edges and thinnest stretches count as ink from this share of its core's threshold."""
 KERNEL = np.ones((5, 5), np.uint8)
@@ -130,7 +146,7 @@ def segment(found: Ink) -> list[Glyph]:
         else:
             home.append(p)
     glyphs = []
-    for g in _broken_joined(groups, tall):
+    for g in _broken_joined(groups, tall, found):
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
         crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
@@ -138,13 +154,40 @@ def segment(found: Ink) -> list[Glyph]:
     return glyphs
 
 
-def _broken_joined(groups: list[list], tall: int) -> list[list]:
+def _closes_loop(found: Ink, a: list, b: list) -> bool:
+    """Whether two groups of pieces lie on one faint line that closes a loop they do not close
+    by themselves: a school face's 0 whose hairlines a copier lost is its two sides, joined
+    above and below by their traces; two 1s side by side close nothing."""
+    lines = {int(found.links[q[5]]) for q in a} & {int(found.links[q[5]]) for q in b}
+    if not lines:
+        return False
+    x0, y0, x1, y1 = _box(a + b)
+    x0, y0, x1, y1 = max(x0 - 1, 0), max(y0 - 1, 0), x1 + 1, y1 + 1  # a loop's outside all round
+    own = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in a + b]).astype(np.uint8)
+    traced = np.isin(found.faint[y0:y1, x0:x1], list(lines)).astype(np.uint8) | own
+    return _holes(traced) > _holes(own)
+
+
+def _holes(mask: np.ndarray) -> int:
+    """The holes in a 0/1 picture (background not reaching its edge) of at least HOLE pixels."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(1 - mask, connectivity=4)
+    h, w = mask.shape
+    x, y, bw, bh, area = (stats[1:, i] for i in range(5))
+    return int(((area >= HOLE) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)).sum())
+
+
+HOLE = 3
+"""Pixels a loop's inside has at least (fewer: the grain between two strokes)."""
+
+
+def _broken_joined(groups: list[list], tall: int, found: Ink) -> list[list]:
     """Groups of pieces left to right, neighbours that are one character broken joined: a
     school face's hairlines or a dry pen's thin strokes vanish at 200 dpi, and a 3 or a 4 falls
     apart into pieces stacked in the same columns. Two neighbours are one character when they
-    share at least half the narrower's columns, are together no wider than tall, neither is as
-    tall as the two together (a 1 beside a slash is two), and neither is a point's size (a
-    decimal point under a digit's edge is a character of its own)."""
+    are together no wider than tall, neither is a point's size (a decimal point under a digit's
+    edge is a character of its own), and either they share at least half the narrower's columns
+    and neither is as tall as the two together (a 1 beside a slash is two), or the faint traces
+    between them close a loop (`_closes_loop`)."""
     out = sorted(groups, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
     i = 0
     while i < len(out) - 1:
@@ -153,8 +196,8 @@ def _broken_joined(groups: list[list], tall: int) -> list[list]:
         shared = min(ax1, bx1) - max(ax0, bx0)
         width, height = max(ax1, bx1) - min(ax0, bx0), max(ay1, by1) - min(ay0, by0)
         point = any(y1 - y0 < 0.3 * tall and x1 - x0 < 0.3 * tall for x0, y0, x1, y1 in (a, b))
-        if (shared >= BROKEN * min(ax1 - ax0, bx1 - bx0) and width <= height and not point
-                and min(ay1 - ay0, by1 - by0) < WHOLE * height):
+        stacked = shared >= BROKEN * min(ax1 - ax0, bx1 - bx0) and min(ay1 - ay0, by1 - by0) < WHOLE * height
+        if width <= height and not point and (stacked or _closes_loop(found, out[i], out[i + 1])):
             out[i:i + 2] = [out[i] + out[i + 1]]
             i = max(i - 1, 0)  # the joined character may join its left neighbour too
         else:
