@@ -182,8 +182,8 @@ def _closes_loop(found: Ink, a: list, b: list) -> bool:
     x0, y0, x1, y1 = _box(a + b)
     x0, y0, x1, y1 = max(x0 - 1, 0), max(y0 - 1, 0), x1 + 1, y1 + 1  # a loop's outside all round
     own = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in a + b]).astype(np.uint8)
-    traced = np.isin(found.faint[y0:y1, x0:x1], list(lines)).astype(np.uint8) | own
-    return _holes(traced) > _holes(own)
+    with_traces = np.isin(found.faint[y0:y1, x0:x1], list(lines)).astype(np.uint8) | own
+    return _holes(with_traces) > _holes(own)
 
 
 def _holes(mask: np.ndarray) -> int:

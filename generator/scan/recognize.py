@@ -5,9 +5,10 @@ of the sheet's own blank render; scan/characters.py takes its ink apart into cha
 character is classified by a small convolutional network the project trains on handwriting
 (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma, or "not a
 character" (a scribble, two digits run together: a piece wide enough to be two is cut where the
-least ink crosses and read again). The reads a box can be are the best strings of those
-characters, each with its probability; each character's shape is kept small beside them, for
-the same writer's other characters to be compared with (scan/adapt.py).
+least ink crosses and read again). A box read unsure is read again with the faint traces of a
+hand's lost hairlines as ink (scan/characters.py's `traced`). The reads a box can be are the
+best strings of those characters, each with its probability; each character's shape is kept
+small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def find(scan: np.ndarray, blank: np.ndarray) -> Found:
 
 
 def _found(found: Ink, height: int) -> Found:
+    """The characters in a crop's ink, `height` pixels tall."""
     glyphs = segment(found)
     x = features(glyphs, height) if glyphs else np.zeros((0, SIDE * SIDE + 4), np.float32)
     return Found(glyphs, x, height, found)
