@@ -55,9 +55,7 @@ class Ink:
     """Per pixel, how much darker than the print it is, against the crop's darkest ink (0–1)."""
     faint: np.ndarray
     """Per pixel, the faint line it lies on (OpenCV's labels, 0 none): the ink with the faint
-    traces between its pieces, where a copier all but lost a hairline."""
-    links: np.ndarray
-    """Per piece, its faint line (a label in `faint`)."""
+    traces between its pieces, where a copier all but lost a hairline (a piece lies on one)."""
 
 
 def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
@@ -86,7 +84,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     keep = np.zeros(n, bool)
     shade = np.clip(diff * (1.0 / max(darkest, 2 * high)), 0, 1)
     if n <= 1:
-        return Ink(labels, stats, keep, shade, labels, np.arange(n))
+        return Ink(labels, stats, keep, shade, labels)
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
@@ -98,10 +96,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     # levels dark once the scan's grain is blurred away, too faint to be ink.
     trace = cv2.GaussianBlur(diff, (0, 0), 0.7) > max(TRACE[0], TRACE[1] * high)
     _, faint = cv2.connectedComponents(trace.astype(np.uint8) | weak, connectivity=8)
-    links = np.zeros(n, np.int32)
-    on = labels > 0
-    links[labels[on]] = faint[on]  # a piece lies on one faint line: its pixels are part of it
-    return Ink(labels, stats, keep, shade, faint, links)
+    return Ink(labels, stats, keep, shade, faint)
 
 
 def traced(found: Ink) -> Ink:
@@ -116,7 +111,7 @@ def traced(found: Ink) -> Ink:
     shade = found.shade.copy()
     trace = (labels > 0) & ~inked
     shade[trace] = np.maximum(shade[trace], TRACE_SHADE)
-    return Ink(labels, stats, keep, shade, labels, np.arange(n))
+    return Ink(labels, stats, keep, shade, labels)
 
 
 TRACE_SHADE = 0.3
@@ -176,13 +171,15 @@ def _closes_loop(found: Ink, a: list, b: list) -> bool:
     """Whether two groups of pieces lie on one faint line that closes a loop they do not close
     by themselves: a school face's 0 whose hairlines a copier lost is its two sides, joined
     above and below by their traces; two 1s side by side close nothing."""
-    lines = {int(found.links[q[5]]) for q in a} & {int(found.links[q[5]]) for q in b}
-    if not lines:
-        return False
     x0, y0, x1, y1 = _box(a + b)
     x0, y0, x1, y1 = max(x0 - 1, 0), max(y0 - 1, 0), x1 + 1, y1 + 1  # a loop's outside all round
-    own = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in a + b]).astype(np.uint8)
-    with_traces = np.isin(found.faint[y0:y1, x0:x1], list(lines)).astype(np.uint8) | own
+    labels, faint = found.labels[y0:y1, x0:x1], found.faint[y0:y1, x0:x1]
+    lines = [set(np.unique(faint[np.isin(labels, [q[5] for q in group])]).tolist()) for group in (a, b)]
+    shared = list(lines[0] & lines[1])
+    if not shared:
+        return False
+    own = np.isin(labels, [q[5] for q in a + b]).astype(np.uint8)
+    with_traces = np.isin(faint, shared).astype(np.uint8) | own
     return _holes(with_traces) > _holes(own)
 
 
