@@ -3,7 +3,8 @@
 What is darker than the print nearby (the sheet's own blank render of the same crop) is ink. Ink
 falls apart into characters by connected pieces: a small piece over a bigger one is part of it (a
 5's bar), and pieces stacked in the same columns, or side by side with the faint traces of lost
-hairlines closing a loop between them, are one character whose thin strokes vanished. A piece
+hairlines closing a loop between them, are one character whose thin strokes vanished; a blot too
+light to be ink is a written point where it lies between two characters at their foot. A piece
 that is two characters run together can be cut in two where the least ink crosses (`cuts`);
 scan/recognize.py says when. Pure pictures: no network here.
 """
@@ -16,7 +17,8 @@ import cv2
 import numpy as np
 
 MIN_AREA = 6
-"""Smaller pieces of ink are dust or a scanner's noise (a written point is 10 or more)."""
+"""Smaller pieces of ink are dust or a scanner's noise (a pen's point is 10 or more; a fainter
+one is `Ink.points`)."""
 INK_DIFF = (30, 60)
 """How much darker than the print nearby a stroke's core must be to be ink (greys 0–255): at
 least the first (a scanner's noise stays below it), at most the second (a pen's ink, far darker,
@@ -56,6 +58,9 @@ class Ink:
     faint: np.ndarray
     """Per pixel, the faint line it lies on (OpenCV's labels, 0 none): the ink with the faint
     traces between its pieces, where a copier all but lost a hairline (a piece lies on one)."""
+    points: np.ndarray
+    """Per piece: a blot too light to be ink that is a written point where it lies between two
+    characters at their foot (`segment` says)."""
 
 
 def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
@@ -84,7 +89,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     keep = np.zeros(n, bool)
     shade = np.clip(diff * (1.0 / max(darkest, 2 * high)), 0, 1)
     if n <= 1:
-        return Ink(labels, stats, keep, shade, labels)
+        return Ink(labels, stats, keep, shade, labels, keep)
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
@@ -92,11 +97,18 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     along_side = (bw <= 3) & ((x < EDGE) | (x + bw > w - EDGE))
     along_top = (bh <= 3) & ((y < EDGE) | (y + bh > h - EDGE))
     keep &= ~(along_side | along_top)
+    # A written point is a blot the scan's blur spreads both ways: its core is lighter than a
+    # stroke's (DancingScript's at 200 dpi: five pixels, 85 % of a stroke's threshold).
+    points = np.zeros(n, bool)
+    side = max(4, h // 10)
+    for k in np.flatnonzero(~keep & ~along_side & ~along_top & (stats[:, 4] >= POINT[0]) & (bw <= side) & (bh <= side)):
+        box = (slice(y[k], y[k] + bh[k]), slice(x[k], x[k] + bw[k]))
+        points[k] = k > 0 and float(diff[box][labels[box] == k].max()) > POINT[1] * high
     # A hairline a copier all but lost still joins its character's pieces: a trace a few grey
     # levels dark once the scan's grain is blurred away, too faint to be ink.
     trace = cv2.GaussianBlur(diff, (0, 0), 0.7) > max(TRACE[0], TRACE[1] * high)
     _, faint = cv2.connectedComponents(trace.astype(np.uint8) | weak, connectivity=8)
-    return Ink(labels, stats, keep, shade, faint)
+    return Ink(labels, stats, keep, shade, faint, points)
 
 
 def traced(found: Ink) -> Ink:
@@ -111,7 +123,9 @@ def traced(found: Ink) -> Ink:
     shade = found.shade.copy()
     trace = (labels > 0) & ~inked
     shade[trace] = np.maximum(shade[trace], TRACE_SHADE)
-    return Ink(labels, stats, keep, shade, labels)
+    points = np.zeros(n, bool)
+    points[np.unique(labels[found.points[found.labels]])] = True  # the faint lines a point lies on
+    return Ink(labels, stats, keep, shade, labels, points & ~keep)
 
 
 TRACE_SHADE = 0.3
@@ -120,6 +134,8 @@ held-out faces read the same)."""
 TRACE = (8.0, 0.2)
 """A hairline's trace: this many grey levels darker than the print at least, and this share of
 the core's threshold (far below the ink's own: a trace joins pieces, it is never ink)."""
+POINT = (4, 0.7)
+"""A written point's least area (pixels), and how dark its core is at least against a stroke's threshold."""
 FAINT = 0.5
 """A stroke's faint edges and thinnest stretches count as ink from this share of its core's threshold."""
 KERNEL = np.ones((5, 5), np.uint8)
@@ -159,12 +175,34 @@ def segment(found: Ink) -> list[Glyph]:
         else:
             home.append(p)
     glyphs = []
-    for g in _broken_joined(groups, tall, found):
+    for g in _with_points(_broken_joined(groups, tall, found), found):
         x0, y0 = min(q[0] for q in g), min(q[1] for q in g)
         x1, y1 = max(q[2] for q in g), max(q[3] for q in g)
         crop = np.isin(found.labels[y0:y1, x0:x1], [q[5] for q in g]).astype(np.uint8)
         glyphs.append(Glyph(x0, y0, x1, y1, crop, found.shade[y0:y1, x0:x1] * crop))
     return glyphs
+
+
+def _with_points(groups: list[list], found: Ink) -> list[list]:
+    """The groups with each faint point that lies between two of them, clear of both, in the
+    lowest part of their line: a decimal point, not a lost hairline's remains beside a digit."""
+    if len(groups) < 2 or not found.points.any():
+        return groups
+    boxes = [_box(g) for g in groups]
+    top, foot = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    out = list(groups)
+    for k in np.flatnonzero(found.points):
+        x0, y0, w, h, area = (int(v) for v in found.stats[k])
+        x1, y1 = x0 + w, y0 + h
+        between = any(b[2] <= x0 for b in boxes) and any(b[0] >= x1 for b in boxes)
+        clear = all(b[2] <= x0 or b[0] >= x1 for b in boxes)
+        if between and clear and (y0 + y1) / 2 >= top + FOOT * (foot - top):
+            out.append([(x0, y0, x1, y1, area, int(k))])
+    return sorted(out, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
+
+
+FOOT = 0.6
+"""A point lies below this share of its line's height."""
 
 
 def _closes_loop(found: Ink, a: list, b: list) -> bool:

@@ -197,9 +197,15 @@ TRACED_SURE = 0.9
 
 
 def _weakest(r: PartRead) -> float:
-    """How sure the network is of a part's least sure character (0 where one is no character)."""
+    """How sure the network is of a part's least sure character (0 where one is no character); a
+    point read as one is left out: a faint point is no lost hairline, and its traces join it to a digit."""
     p = r.probabilities
-    return float(np.where(p.argmax(axis=1) == CLASSES.index("x"), 0.0, p.max(axis=1)).min())
+    top = p.argmax(axis=1)
+    sure = np.where(top == CLASSES.index("x"), 0.0, p.max(axis=1))[(top != POINT) & (top != COMMA)]
+    return float(sure.min(initial=1.0))
+
+
+POINT, COMMA = CLASSES.index("."), CLASSES.index(",")
 
 
 def _read(found: list[Found], net: Model) -> list[PartRead]:
