@@ -89,7 +89,7 @@ def ink(scan: np.ndarray, blank: np.ndarray, border: int = 2) -> Ink:
     keep = np.zeros(n, bool)
     shade = np.clip(diff * (1.0 / max(darkest, 2 * high)), 0, 1)
     if n <= 1:
-        return Ink(labels, stats, keep, shade, labels, keep)
+        return Ink(labels, stats, keep, shade, labels, np.zeros(n, bool))
     keep[np.unique(labels[diff > high])] = True
     keep[0] = False
     h, w = weak.shape
