@@ -266,7 +266,8 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
         # ("4" at 0.52, the rest spread over 7 and 9); a flagged 1 cut from the digit it touches
         # reads "1" at 0.8 and "/" the rest.
         # A minus is only ever first: a barred 7 cut in two is no "7-".
-        which = np.delete(pair, junk, axis=1)
+        which = pair.copy()
+        which[:, junk] = 0.0
         stroke = which[:, ONE] + which[:, SLASH]  # a 1 or a slash: the decimals say which (verify)
         sure, tops = float(np.maximum(which.max(axis=1), stroke).min()), which.argmax(axis=1)
         one = float(pair[:, junk].max()) <= 1.0 - SPLIT_SURE
