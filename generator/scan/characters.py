@@ -198,7 +198,7 @@ def _with_points(groups: list[list], found: Ink) -> list[list]:
         clear = all(b[2] <= x0 or b[0] >= x1 for b in boxes)
         if between and clear and (y0 + y1) / 2 >= top + FOOT * (foot - top):
             out.append([(x0, y0, x1, y1, area, int(k))])
-    return sorted(out, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
+    return sorted(out, key=_middle)
 
 
 FOOT = 0.6
@@ -241,7 +241,7 @@ def _broken_joined(groups: list[list], tall: int, found: Ink) -> list[list]:
     edge is a character of its own), and either they share at least half the narrower's columns
     and neither is as tall as the two together (a 1 beside a slash is two), or the faint traces
     between them close a loop (`_closes_loop`)."""
-    out = sorted(groups, key=lambda g: (min(q[0] for q in g) + max(q[2] for q in g)) / 2)
+    out = sorted(groups, key=_middle)
     i = 0
     while i < len(out) - 1:
         a, b = _box(out[i]), _box(out[i + 1])
@@ -256,6 +256,11 @@ def _broken_joined(groups: list[list], tall: int, found: Ink) -> list[list]:
         else:
             i += 1
     return out
+
+
+def _middle(group: list) -> float:
+    """A group of pieces' middle, left to right (groups are ordered by it)."""
+    return (min(q[0] for q in group) + max(q[2] for q in group)) / 2
 
 
 def _box(group: list) -> tuple[int, int, int, int]:

@@ -201,11 +201,11 @@ def _weakest(r: PartRead) -> float:
     point read as one is left out: a faint point is no lost hairline, and its traces join it to a digit."""
     p = r.probabilities
     top = p.argmax(axis=1)
-    sure = np.where(top == CLASSES.index("x"), 0.0, p.max(axis=1))[(top != POINT) & (top != COMMA)]
+    sure = np.where(top == JUNK, 0.0, p.max(axis=1))[(top != POINT) & (top != COMMA)]
     return float(sure.min(initial=1.0))
 
 
-POINT, COMMA, MINUS, ONE, SLASH = (CLASSES.index(c) for c in ".,-1/")
+JUNK, POINT, COMMA, MINUS, ONE, SLASH = (CLASSES.index(c) for c in "x.,-1/")
 
 
 def _read(found: list[Found], net: Model) -> list[PartRead]:
@@ -240,14 +240,13 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
     network reads surest as characters stands for it, if each is surely one character, nearly as
     surely which (a 1 or a slash counts as one: the decimals say which), neither a minus after the
     first, and neither too wide for one. Else the piece stays as read (`_wide_junk` for one too wide)."""
-    junk = CLASSES.index("x")
     trials = []  # (part, piece) of each cut tried, its halves' two rows in `rows`
     rows = []
     for i, (f, r) in enumerate(zip(found, reads)):
         tall = max((g.y1 - g.y0 for g in f.glyphs), default=0)
         for k, g in enumerate(f.glyphs):
             h, w = g.y1 - g.y0, g.x1 - g.x0
-            if h < 0.6 * tall or not (_too_wide(g) or (r.probabilities[k].argmax() == junk and w >= SPLIT_WIDE * h)):
+            if h < 0.6 * tall or not (_too_wide(g) or (r.probabilities[k].argmax() == JUNK and w >= SPLIT_WIDE * h)):
                 continue
             for halves in cuts(g):
                 if any(map(_too_wide, halves)):
@@ -267,10 +266,10 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
         # reads "1" at 0.8 and "/" the rest.
         # A minus is only ever first: a barred 7 cut in two is no "7-".
         which = pair.copy()
-        which[:, junk] = 0.0
+        which[:, JUNK] = 0.0
         stroke = which[:, ONE] + which[:, SLASH]  # a 1 or a slash: the decimals say which (verify)
         sure, tops = float(np.maximum(which.max(axis=1), stroke).min()), which.argmax(axis=1)
-        one = float(pair[:, junk].max()) <= 1.0 - SPLIT_SURE
+        one = float(pair[:, JUNK].max()) <= 1.0 - SPLIT_SURE
         if tops[1] == MINUS or (tops[0] == MINUS and k > 0) or not one:
             continue
         if sure >= SPLIT_WHICH and sure > best.get((i, k), (0.0, -1))[0]:
@@ -305,13 +304,12 @@ def _wide_junk(f: Found, r: PartRead, cut: set = frozenset()) -> PartRead:
         return r
     tall = max(g.y1 - g.y0 for g in f.glyphs)
     probs = r.probabilities.copy()
-    junk = CLASSES.index("x")
     for i, g in enumerate(f.glyphs):
         if i in cut or not (_too_wide(g) and g.y1 - g.y0 > 0.6 * tall):
             continue
-        if np.delete(probs[i], junk).max() < WIDE_SURE:
+        if np.delete(probs[i], JUNK).max() < WIDE_SURE:
             probs[i] = 0.0
-            probs[i, junk] = 1.0
+            probs[i, JUNK] = 1.0
     return PartRead(r.ink, probs, r.shapes)
 
 
