@@ -27,8 +27,8 @@ from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank
 from generator.scan.pages import ScanPage
 from generator.scan.printed import Footer
 from generator.scan.recognize import Model, find, model, read_parts
-from generator.scan.adapt import adapted
-from generator.scan.verify import CellRead, Decision, Key, key_values, packed, verify
+from generator.scan.adapt import in_own_hand
+from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
 from generator.sheet.model import Settings
@@ -203,7 +203,7 @@ def in_hand(sheet: SheetScan) -> None:
     characters' shapes let go: a class's shapes would otherwise wait in memory for the pile's end.
     Reads whose shapes are gone are read in hand already (a page scanned again brings its own)."""
     if any(read.looks for read in sheet.reads.values()):
-        better = adapted(sheet.reads, key_values(sheet.source.problem))
+        better = in_own_hand(sheet.source.problem, sheet.reads)
         sheet.reads = {key: CellRead(read.parts) for key, read in better.items()}
 
 
