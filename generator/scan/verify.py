@@ -263,6 +263,7 @@ def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, stud
             if g is None or read.blank:
                 decisions.append(Decision(key, "blank"))
                 continue
+            read = CellRead(read.reads())  # its strings made once: deciding, carrying and showing it each read them
             sources = frozenset().union(*(unconfirmed.get(k, ()) for k in inputs.get((head, step), ())))
             verdict, value, expected = decide(read, g.expected[row][col], g.carried[row][col], sources)
             if verdict == "accepted":
