@@ -68,25 +68,28 @@ def adapted(reads: dict[Key, CellRead], truth: dict[Key, object]) -> dict[Key, C
     if len(shapes) < FEWEST:
         return reads
     near = _spacing(shapes, boxes)
-    # A step's boxes are no evidence for each other: a student who misunderstood a step writes
-    # its every box wrong alike, and what the key says of them is not what that hand's digits are.
     grids = {grid: n for n, grid in enumerate(dict.fromkeys(key[:2] for key in reads))}
     step = np.array([grids[key[:2]] for key in reads], np.int64)
-    out = {}
-    for n, (key, read) in enumerate(reads.items()):
-        if read.blank or not read.looks:
-            out[key] = read
-            continue
-        parts = []
-        for part, looks in zip(read.parts, read.looks):
-            probs = part_probabilities(part).astype(np.float32)
-            if not len(probs):
-                parts.append(part)
-                continue
-            seen = np.frombuffer(looks, np.uint8).reshape(-1, LOOK_SIZE).astype(np.float32)
-            parts.append(packed(_weighed(probs, seen, shapes, classes, step[boxes] != step[n], near)))
-        out[key] = CellRead(tuple(parts), read.looks)
-    return out
+    # Every character of the sheet weighed at once: (box, part, characters) of each part read.
+    where, probs, seen = [], [], []
+    for n, read in enumerate(reads.values()):
+        for j, (part, looks) in enumerate(zip(read.parts, read.looks)):
+            p = part_probabilities(part)
+            if len(p):
+                where.append((n, j, len(p)))
+                probs.append(p)
+                seen.append(np.frombuffer(looks, np.uint8).reshape(-1, LOOK_SIZE))
+    d = _distances(np.concatenate(seen).astype(np.float32), shapes)
+    # A step's boxes are no evidence for each other: a student who misunderstood a step writes
+    # its every box wrong alike, and what the key says of them is not what that hand's digits are.
+    own = np.repeat([step[n] for n, _, _ in where], [count for _, _, count in where])
+    d[own[:, None] == step[boxes][None, :]] = np.inf
+    weighed = np.split(_weighed(np.concatenate(probs).astype(np.float32), d, classes, near),
+                       np.cumsum([count for _, _, count in where])[:-1])
+    parts = {(n, j): packed(w) for (n, j, _), w in zip(where, weighed)}
+    return {key: CellRead(tuple(parts.get((n, j), part) for j, part in enumerate(read.parts)), read.looks)
+            if any((n, j) in parts for j in range(len(read.parts))) else read
+            for n, (key, read) in enumerate(reads.items())}
 
 
 def in_own_hand(problem, reads: dict[Key, CellRead]) -> dict[Key, CellRead]:
@@ -117,32 +120,24 @@ def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(sq, 0))
 
 
-def _weighed(probs: np.ndarray, seen: np.ndarray, shapes: np.ndarray, classes: np.ndarray, other: np.ndarray,
-             near: float) -> np.ndarray:
-    """A part's class probabilities, each character's weighed by the examples nearest it (of
-    another box: `other`), as near as `near` is to how far apart the writer's examples lie."""
-    d = _distances(seen, shapes)
-    d[:, ~other] = np.inf
-    k = min(NEIGHBOURS, int(other.sum()))
-    nearest = np.argsort(d, axis=1)[:, :k]
-    out = probs.copy()
-    junk = CLASSES.index("x")
-    for i in range(len(probs)):
-        if probs[i, junk] > 0.5:
-            continue  # not a character: what it looks like does not make it one
-        dist = d[i, nearest[i]]
-        close = dist <= REACH * near
-        if not close.any():
-            continue
-        votes = np.bincount(classes[nearest[i][close]], weights=np.exp(-(dist[close] / near) ** 2 / 2),
-                            minlength=len(CLASSES)).astype(np.float32)
-        share = (votes + SMOOTH) / (votes.sum() + SMOOTH * len(CLASSES))
-        said, looks = int(probs[i].argmax()), int(share.argmax())
-        if said != looks and probs[i, said] >= SURE and share[looks] >= SURE:
-            # The network and the writer's own examples each say a different character, surely:
-            # neither may carry the box (a 4 this hand writes as others write a 1 is not a 1).
-            out[i] = (probs[i] + share) / 2
-            continue
-        mixed = probs[i] * share
-        out[i] = mixed / mixed.sum()
-    return out
+def _weighed(probs: np.ndarray, d: np.ndarray, classes: np.ndarray, near: float) -> np.ndarray:
+    """Characters' class probabilities (a row each), each weighed by the examples nearest it (`d`:
+    its distance to each, infinite where one may not count), as near as `near` is to how far apart
+    the writer's examples lie."""
+    nearest = np.argsort(d, axis=1)[:, :NEIGHBOURS]
+    dist = np.take_along_axis(d, nearest, axis=1)
+    close = dist <= REACH * near
+    votes = np.zeros(probs.shape, np.float64)
+    rows = np.arange(len(probs))
+    weights = np.where(close, np.exp(-(np.where(close, dist, 0) / near) ** 2 / 2), 0)
+    np.add.at(votes, (rows[:, None], classes[nearest]), weights)
+    share = ((votes + SMOOTH) / (votes.sum(axis=1, keepdims=True) + SMOOTH * len(CLASSES))).astype(np.float32)
+    said, looks = probs.argmax(axis=1), share.argmax(axis=1)
+    # The network and the writer's own examples each say a different character, surely: neither
+    # may carry the box (a 4 this hand writes as others write a 1 is not a 1).
+    torn = (said != looks) & (probs[rows, said] >= SURE) & (share[rows, looks] >= SURE)
+    mixed = probs * share
+    out = np.where(torn[:, None], (probs + share) / 2, mixed / mixed.sum(axis=1, keepdims=True))
+    # Not a character: what it looks like does not make it one; nothing near: nothing to say.
+    alone = (probs[:, CLASSES.index("x")] > 0.5) | ~close.any(axis=1)
+    return np.where(alone[:, None], probs, out)
