@@ -35,8 +35,9 @@ def _qr_links(pdf: bytes, paper: str = "a4", dpi: int = 150) -> list[str]:
     found = []
     mm = dpi / 25.4
     column = (PAPER_WIDTHS_PT[paper] / 72 * 25.4 - 2 * MARGINS_MM[1]) / COLUMNS
-    # Both of OpenCV's detectors, as a phone's reader has more than one way: the classic one
-    # misses a few clean codes (3 of 200 cards at 150 dpi; the other, 8), and none was missed by both.
+    # Both of OpenCV's detectors, and the card again at twice the scale, as a phone's reader tries
+    # more than one way: of 2,400 clean cards at 150 dpi the classic detector missed 38, the other
+    # 108, both 2 (a test of 22 cards failed about one run in fifty); read again at twice the scale, none.
     detectors = (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco())
     for page in pypdfium2.PdfDocument(pdf):
         grey = np.asarray(page.render(scale=dpi / 72, grayscale=True).to_pil().convert("L"))
@@ -44,7 +45,8 @@ def _qr_links(pdf: bytes, paper: str = "a4", dpi: int = 150) -> list[str]:
             for col in range(COLUMNS):
                 top, left = MARGINS_MM[0] + 4 + row * CARD_HEIGHTS_MM[paper], MARGINS_MM[1] + col * column
                 crop = grey[int(top * mm):int((top + 45) * mm), int(left * mm):int((left + 45) * mm)]
-                text = next((t for d in detectors if (t := d.detectAndDecode(crop)[0])), "")
+                tries = (crop, cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
+                text = next((t for picture in tries for d in detectors if (t := d.detectAndDecode(picture)[0])), "")
                 if text:
                     found.append(text)
     return found
