@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator.core.cells import read_cell_text
 from generator.core.numbers import cell_str, decimal_str
 from generator.scan.verify import CLASSES, CellRead, Key, key_values, packed, part_probabilities, verify
 
@@ -100,8 +99,7 @@ def in_own_hand(problem, reads: dict[Key, CellRead]) -> dict[Key, CellRead]:
     the wrong digits (bench/writers.py's 14-sheet held-out faces 83.9 → 85.1 %, seed 171's
     87.6 → 88.2 %; people's digits 88.0 → 88.3 %, the project's writers 90.1 → 90.5 %)."""
     first = adapted(reads, key_values(problem))
-    held = {d.key: read_cell_text(d.expected).exact for d in verify(problem, first) if d.expected}
-    return adapted(reads, {key: v for key, v in held.items() if v is not None})
+    return adapted(reads, {d.key: d.holds for d in verify(problem, first) if d.holds is not None})
 
 
 def _spacing(shapes: np.ndarray, boxes: np.ndarray) -> float:

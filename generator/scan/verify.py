@@ -102,7 +102,10 @@ class Decision:
     reads: Reads = ()
     """The best reads of the whole box (its parts joined), for a person to look at."""
     expected: str = ""
-    """The value it was checked against and matched (accepted) or would be (review: the carried, else the true)."""
+    """The value it was checked against and matched (accepted) or would be (review: the carried, else the
+    true), as the sheet prints it."""
+    holds: object = None
+    """That value itself (a decimal under the exact rules, which its printed two places are not)."""
 
 
 def _number(text: str):
@@ -163,12 +166,12 @@ INCONSISTENT = 0.05
 """How much less likely a fraction and decimals that disagree are than a pair that agrees."""
 
 
-def decide(read: CellRead, true, carried, unconfirmed: frozenset = frozenset()) -> tuple[str, str, str]:
+def decide(read: CellRead, true, carried, unconfirmed: frozenset = frozenset()) -> tuple[str, str, object]:
     """(verdict, value written, value it stands for) for one box with its true and carried values;
     a carried value among `unconfirmed` (the numbers of boxes in review of the grids it comes from)
     is not one it may be accepted as."""
     if read.blank:
-        return "blank", "", ""
+        return "blank", "", None
     parts = read.reads()
     for v in dict.fromkeys(x for x in (true, carried) if x is not None):
         if v != true and v in unconfirmed:
@@ -177,13 +180,13 @@ def decide(read: CellRead, true, carried, unconfirmed: frozenset = frozenset()) 
         if len(parts) == 2 and all(parts):  # a fraction and its decimals: read together
             share, text = _joint(parts[0], parts[1], v)
             if share >= need:
-                return "accepted", text, sheet_value(v)
+                return "accepted", text, v
             continue
         found = [_posterior(part, v) for part in parts if part]
         if all(share >= need for share, _ in found):
-            return "accepted", " ".join(text for _, text in found), sheet_value(v)
+            return "accepted", " ".join(text for _, text in found), v
     shown = carried if carried is not None else true
-    return "review", "", "" if shown is None else sheet_value(shown)
+    return "review", "", shown
 
 
 def clear_read(read: CellRead) -> str:
@@ -273,5 +276,5 @@ def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, stud
                 grids[(head, step)][row][col] = entry
                 unconfirmed.setdefault((head, step), set()).add(
                     entry.exact if entry.exact is not None else normalize(entry.decimal[0]))
-            decisions.append(Decision(key, verdict, value, joined(read), expected))
+            decisions.append(Decision(key, verdict, value, joined(read), sheet_value(expected), expected))
     return decisions
