@@ -14,10 +14,11 @@ from generator.core.student import Student
 from generator.draw.rebuild import rebuild
 from generator.draw.sheetcodes import read_own_code
 from generator.output.manifest import Listed, manifest_settings, read_manifest
+from generator.scan.limits import MAX_PAGES
 from generator.sheet.boxes import boxes_json
 from generator.sheet.model import Settings
 
-__all__ = ["Assignment", "batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
+__all__ = ["MAX_PAGES", "Assignment", "batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
 
 
 def is_own_code(code: str) -> bool:
@@ -43,10 +44,12 @@ def web_batch(store, name: str) -> tuple[str, dict[str, str]]:
 
 def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optional[dict[str, Listed]],
                settings: dict, links: dict[str, str], secret=None, paper: Optional[str] = None,
-               force: bool = False, progress=None, assigned: Sequence["Assignment"] = ()):
+               force: bool = False, progress=None, assigned: Sequence["Assignment"] = (),
+               max_pages: Optional[int] = None):
     """Every scanned page read into `out`, found among the manifest's sheets (`listed`), or, without
     one, rebuilt from its drawn code, or as a person `assigned` it; the run's summary. `progress(n)`
-    is called as page n is read."""
+    is called as page n is read; a pile of more than `max_pages` pages (default: MAX_PAGES) is refused."""
+    from generator.scan.limits import Limits
     from generator.output.files import check_writable
     from generator.scan.pipeline import Catalogue, Source
     from generator.scan.run import scan_folder, sources_of
@@ -63,7 +66,8 @@ def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optiona
                                             lang=settings.get("lang", "en")),
                           links=links, rebuild=None if listed is not None else rebuilt)
     by_hand = _checked_assignments(assigned, scans, catalogue)
-    return scan_folder(list(scans), catalogue, out, force, progress, assigned=by_hand)
+    return scan_folder(list(scans), catalogue, out, force, progress, assigned=by_hand,
+                       limits=Limits() if max_pages is None else Limits(pages=max_pages))
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ def _checked_assignments(assigned: Sequence[Assignment], scans: list[Path], cata
     sheet and its page exist): (file as given, page) → (code, sheet page); InputError otherwise."""
     from generator.output.manifest import code_key
     from generator.scan.locate import NotFound
-    from generator.scan.pages import page_count
+    from generator.scan.limits import page_count
     from generator.sheet.marks import QrIdentity
 
     out: dict[tuple[str, int], tuple[str, int]] = {}
@@ -115,7 +119,7 @@ def _checked_assignments(assigned: Sequence[Assignment], scans: list[Path], cata
 
 def scan_page_count(scans: list[Path]) -> int:
     """How many pages a scan of these files reads (their headers alone)."""
-    from generator.scan.pages import page_count
+    from generator.scan.limits import page_count
 
     return page_count(scans)
 

@@ -17,6 +17,7 @@ from generator.app.errors import NotFound
 from generator.app.jobs import BEAT, FAILED, STALE
 from generator.core.errors import AttnsheetError
 from generator.output.files import owner_tag
+from generator.scan.limits import MAX_PAGES
 
 log = logging.getLogger("attnsheet.jobs")
 
@@ -129,7 +130,7 @@ def _make_batch(store, job_id: int, params: dict, heart: Heart, workers) -> dict
 def _read_scans(store, params: dict, heart: Heart, hand_on) -> dict:
     """A queued pile of scans read into its run folder and its sheets saved (a run done before is done)."""
     from generator.app.scans import read_upload, run_summary, scans_folder
-    from generator.scan.pages import page_count
+    from generator.scan.limits import page_count
 
     batch = store.batch(params["batch"])
     run = scans_folder(batch) / params["run"]
@@ -142,7 +143,8 @@ def _read_scans(store, params: dict, heart: Heart, hand_on) -> dict:
     except AttnsheetError:
         pass  # said by the reading itself, page by page
     line = read_upload(store, batch, paths, run, bool(params.get("replace")), hand_on,
-                       progress=lambda done: heart.progress(done), assigned=params.get("assigned", ()))
+                       progress=lambda done: heart.progress(done), assigned=params.get("assigned", ()),
+                       max_pages=int(params.get("max_pages", MAX_PAGES)))
     return {"run": run.name, "line": line}
 
 

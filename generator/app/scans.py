@@ -27,6 +27,7 @@ from generator.core.student import Student
 from generator.core.grade import step_label
 from generator.output.files import ensure_folder, owner_tag, reason, tag_alive, write_atomic
 from generator.output.manifest import code_key
+from generator.scan.limits import MAX_PAGES
 from generator.sheet.model import Settings
 
 RUN = re.compile(r"run-\d{1,6}")
@@ -297,13 +298,22 @@ SLICE = 8
 """Pages read before a scan hands the render lock on to whoever waits (a batch waits at most a slice)."""
 
 
+def check_pile(paths: list[Path], max_pages: int) -> int:
+    """How many pages an upload holds; InputError, in one line, when it holds more than `max_pages`
+    or more pixels than such a pile may (its files' headers alone are read)."""
+    from generator.scan.limits import Limits, survey
+
+    return survey(paths, Limits(pages=max_pages))
+
+
 def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, replace_typed: bool = False,
-                hand_on=None, progress=None, assigned: Sequence[Sequence] = ()) -> str:
+                hand_on=None, progress=None, assigned: Sequence[Sequence] = (), max_pages: int = MAX_PAGES) -> str:
     """Reads the uploaded pages into `run`, saves the sheets they hold, and marks the run done
     (its summary, last: a run without one is finished or removed at the next start); the summary
     line. `hand_on` is called after every SLICE pages, so long work waiting behind a pile goes first;
     `progress`, with the pages read so far; `assigned`, pages the teacher said are which
     ([upload, page, code, sheet page] each: the uploads of an earlier run read again)."""
+    from generator.scan.limits import Limits
     from generator.scan.pipeline import Catalogue
     from generator.scan.run import scan_folder, sources_of
 
@@ -320,7 +330,8 @@ def read_upload(store: Store, batch: StoredBatch, paths: list[Path], run: Path, 
 
     by_name = {p.name: str(p) for p in paths}
     by_hand = {(by_name[f], int(p)): (str(c), int(n)) for f, p, c, n in assigned if f in by_name}
-    summary = scan_folder(paths, catalogue, run, force=True, progress=read, keep_pages=True, assigned=by_hand)
+    summary = scan_folder(paths, catalogue, run, force=True, progress=read, keep_pages=True, assigned=by_hand,
+                          limits=Limits(pages=max_pages))
     # The line names each upload as the review does (001.pdf), never by its path on the server.
     line = summary.line
     for path in paths:

@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from generator.app.reading import (Assignment, batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
+from generator.app.reading import (MAX_PAGES, Assignment, batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
                                    sheet_boxes, web_batch)
 from generator.cli.common import InFile, emit, load_problems, once, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
@@ -89,11 +89,14 @@ def _assignments(ctx, param, values: tuple[str, ...]) -> tuple[Assignment, ...]:
 @click.option("--assign", "assigned", multiple=True, metavar="FILE:PAGE=CODE/PAGE", callback=_assignments,
               help="Say which sheet a page the scan cannot identify is: page PAGE of FILE (as given, or its name) "
                    "is page PAGE of sheet CODE (/PAGE may be left out for page 1). Repeat for more pages.")
+@click.option("--max-pages", type=click.IntRange(1, 100_000), default=MAX_PAGES, show_default=True,
+              help="Refuse a pile of more pages than this before reading any (each page is also at most "
+                   "40 million pixels, and the pile 9 million a page in all).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
 def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], batch: Optional[str],
                  data: Optional[Path], database: Optional[str], secret_file: Optional[Path], paper: Optional[str],
-                 assigned: tuple[Assignment, ...], as_json: bool, force: bool) -> None:
+                 assigned: tuple[Assignment, ...], max_pages: int, as_json: bool, force: bool) -> None:
     """Read scanned worksheets: every page found by its marks and codes, every answer box read and checked.
 
     Each box's read is checked against its true value and the value carried from the student's
@@ -124,7 +127,7 @@ def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], ba
         listed, settings = load_manifest(manifest, secret)
         manifest_text = read_text(manifest) if manifest is not None else ""
     summary = _read_with_progress(list(scans), out, manifest_text, listed, settings, links, secret, paper, force,
-                                  assigned=assigned)
+                                  assigned=assigned, max_pages=max_pages)
     if as_json:
         emit(json.dumps({"pages": summary.pages, "identified": summary.identified,
                          "not_identified": summary.pages - summary.identified, "sheets": summary.sheets,

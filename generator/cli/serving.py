@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from generator.app.errors import InputError
+from generator.app.reading import MAX_PAGES
 from generator.app.links import opens_only_here
 from generator.cli.common import OutPath, data_store, open_store, say
 
@@ -46,9 +47,12 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--no-jobs", is_flag=True,
               help="Run no jobs here (making batches, reading scans): leave them to `attnsheet worker` processes "
                    "on the same PostgreSQL database.")
+@click.option("--max-scan-pages", "scan_pages", type=click.IntRange(1, 100_000), default=MAX_PAGES,
+              show_default=True, help="The most pages one upload of scans may hold (a larger pile is refused "
+                                      "before a page is read).")
 def serve_command(host: str, port: int, data, no_browser: bool, public_url: str, database,
                   allowed_hosts: tuple[str, ...], forwarded: str, accounts: bool, processes: int,
-                  no_jobs: bool) -> None:
+                  no_jobs: bool, scan_pages: int) -> None:
     """Serve the web app: make batches, enter students' answers and grade them, in a browser.
 
     Batches are the CLI's own files (PDFs, manifest.json) under --data/batches; the answers
@@ -95,7 +99,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
             public_url = f"http://{network_address()}:{port}"
         if processes == 1:
             app = create_app(store, token, workers, allowed_hosts=names, public_url=public_url, accounts=accounts,
-                             jobs=jobs)
+                             jobs=jobs, scan_pages=scan_pages)
         if accounts and not store.accounts_on():
             say(f"no account yet: make the first (an admin) at http://127.0.0.1:{port}/setup on this machine, "
                 "or with `attnsheet user add NAME --admin`")
@@ -114,7 +118,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
                 from generator.app.store import Store
 
                 return create_app(Store(root, database), token, None, allowed_hosts=names, public_url=public_url,
-                                  accounts=accounts, jobs=jobs)
+                                  accounts=accounts, jobs=jobs, scan_pages=scan_pages)
 
             say(f"{processes} server processes answer on port {port}")
             serve_processes(processes, listener, make_app, forwarded)

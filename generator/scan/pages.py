@@ -1,8 +1,10 @@
 """Scanned pages in: every page of PDFs (rasterised at 200 dpi) and pictures (PNG, JPEG, TIFF), one at a time.
 
 A page is read, used and let go before the next is made: a copier's file of 300 pages never
-sits in memory whole. A file that cannot be read is one page's report (file, why), never the
-end of the run.
+sits in memory whole. Nothing is decoded before its declared size is checked (each TIFF frame,
+each picture inside a PDF page), so a file of a few kilobytes that declares billions of pixels
+costs nothing; a pile is checked whole (`survey`) before its first page is read. A file that
+cannot be read is one page's report (file, why), never the end of the run.
 """
 
 from __future__ import annotations
@@ -14,13 +16,10 @@ from typing import Iterator, Optional
 import cv2
 import numpy as np
 
-DPI = 200
-"""PDF pages are rasterised at this resolution (the scan's own pictures are used as they are)."""
-PICTURES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
+from generator.scan.limits import DPI, MAX_FRAMES, MAX_OBJECTS, MAX_PIXELS, PICTURES, declared_pixels
+
 REOPEN = 16
 """A PDF is opened again every so many pages: PDFium's memory of the pages read stays bounded."""
-MAX_PIXELS = 80_000_000
-"""A larger picture is refused (a 600 dpi A3 is 70 million): a hostile file must not take the memory."""
 
 
 @dataclass(frozen=True)
@@ -47,29 +46,6 @@ def scan_pages(paths: list[Path]) -> Iterator[ScanPage]:
             yield ScanPage(str(path), 1, None, "not a PDF, PNG, JPEG or TIFF file")
 
 
-def page_count(paths: list[Path]) -> int:
-    """How many pages `scan_pages` will give, from the files' headers alone (for a progress bar)."""
-    total = 0
-    for path in paths:
-        suffix = path.suffix.lower()
-        if suffix == ".pdf":
-            import pypdfium2 as pdfium
-
-            try:
-                pdf = pdfium.PdfDocument(str(path))
-            except (pdfium.PdfiumError, OSError):
-                total += 1  # one page: why it cannot be read
-                continue
-            total += len(pdf)
-            pdf.close()
-        elif suffix in (".tif", ".tiff"):
-            sizes = declared_pixels(path)
-            total += len(sizes) if sizes and len(sizes) <= MAX_FRAMES else 1
-        else:
-            total += 1
-    return total
-
-
 def _pdf_pages(path: Path) -> Iterator[ScanPage]:
     import pypdfium2 as pdfium  # only for PDFs: a scan of pictures never loads it
 
@@ -91,11 +67,14 @@ def _pdf_pages(path: Path) -> Iterator[ScanPage]:
 
 def _pdf_page(pdf, pdfium, path: Path, i: int) -> ScanPage:
     """Page `i` of an open PDF, grey."""
+    width, height = pdf.get_page_size(i)
+    if width * height * (DPI / 72) ** 2 > MAX_PIXELS:
+        return ScanPage(str(path), i + 1, None, "the page is too big to be a sheet")
     page = pdf[i]
     try:
-        width, height = page.get_size()
-        if width * height * (DPI / 72) ** 2 > MAX_PIXELS:
-            return ScanPage(str(path), i + 1, None, "the page is too big to be a sheet")
+        why = _too_much(page, pdfium)
+        if why:
+            return ScanPage(str(path), i + 1, None, why)
         grey = _scanned_picture(page, pdfium)
         if grey is None:
             bitmap = page.render(scale=DPI / 72, grayscale=True)
@@ -108,67 +87,72 @@ def _pdf_page(pdf, pdfium, path: Path, i: int) -> ScanPage:
     return ScanPage(str(path), i + 1, grey if grey.ndim == 2 else cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY))
 
 
+def _too_much(page, pdfium) -> str:
+    """Why a page must not be drawn, from what it declares (PDFium decodes each picture whole to
+    draw it, at its own size, whatever the page's): its pictures hold more than MAX_PIXELS in all,
+    or it holds more than MAX_OBJECTS objects; empty when it may be."""
+    pixels = objects = 0
+    for thing in page.get_objects():  # into forms too, as deep as PDFium draws them
+        objects += 1
+        if objects > MAX_OBJECTS:
+            return "the page holds too much to be a sheet"
+        if thing.type == pdfium.raw.FPDF_PAGEOBJ_IMAGE:
+            width, height = thing.get_px_size()
+            pixels += width * height
+            if pixels > MAX_PIXELS:
+                return "the page holds a picture too big to be a sheet"
+    return ""
+
+
 def _scanned_picture(page, pdfium) -> Optional[np.ndarray]:
     """A copier's page is one picture over the whole page: that picture as it is, grey (a
     seventh of the time rendering takes, and no detail lost); None for any other page."""
     pictures = list(page.get_objects(filter=(pdfium.raw.FPDF_PAGEOBJ_IMAGE,), max_depth=1))
     if len(pictures) != 1 or sum(1 for _ in page.get_objects(max_depth=1)) != 1:
         return None
+    if min(pictures[0].get_px_size()) < 300:  # declared, so nothing is decoded to say no
+        return None
     try:
         bitmap = pictures[0].get_bitmap(render=False)
         pixels = np.array(bitmap.to_numpy(), copy=True)
     except pdfium.PdfiumError:
-        return None
-    if min(pixels.shape[:2]) < 300 or pixels.size > MAX_PIXELS * 4:
         return None
     if pixels.ndim == 3:
         pixels = cv2.cvtColor(pixels[:, :, :3], cv2.COLOR_BGR2GRAY)
     return pixels
 
 
-def declared_pixels(path: Path) -> Optional[list[int]]:
-    """The pixels each picture of a file says it has, read from its header alone (nothing is
-    decoded: a 200-byte TIFF may declare ten billion); None when the header cannot be read."""
-    from PIL import Image  # Pillow reads every picture format's header without decoding it
-
-    try:
-        with Image.open(path) as picture:
-            sizes = []
-            for frame in range(min(getattr(picture, "n_frames", 1), MAX_FRAMES + 1)):
-                picture.seek(frame)
-                sizes.append(picture.size[0] * picture.size[1])
-            return sizes
-    except Image.DecompressionBombError:
-        return [MAX_PIXELS + 1]
-    except (OSError, ValueError, EOFError, SyntaxError):  # what Pillow raises for a file it cannot parse
-        return None
-
-
-MAX_FRAMES = 1000
-"""Pages one TIFF may hold (a copier's multi-page TIFF of a class is a few hundred)."""
-
-
 def _picture_pages(path: Path) -> Iterator[ScanPage]:
     sizes = declared_pixels(path)
-    if sizes is not None and (max(sizes, default=0) > MAX_PIXELS or len(sizes) > MAX_FRAMES):
-        yield ScanPage(str(path), 1, None, "the picture is too big to be a sheet" if len(sizes) <= MAX_FRAMES
-                       else f"more than {MAX_FRAMES} pictures in one file")
+    if sizes is None:  # its size unknown, nothing of it is decoded
+        yield ScanPage(str(path), 1, None, "cannot read it as a picture")
+        return
+    if len(sizes) > MAX_FRAMES:
+        yield ScanPage(str(path), 1, None, f"more than {MAX_FRAMES} pictures in one file")
         return
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as error:
         yield ScanPage(str(path), 1, None, f"cannot read it ({error.strerror or error})")
         return
-    if path.suffix.lower() in (".tif", ".tiff"):  # a TIFF may hold several pages
-        try:
-            ok, pictures = cv2.imdecodemulti(data, cv2.IMREAD_GRAYSCALE)
-        except cv2.error:  # a header OpenCV refuses (its own size limit, a broken directory)
-            ok, pictures = False, None
-        if not ok or not pictures:
-            yield ScanPage(str(path), 1, None, "cannot read it as a TIFF picture")
-            return
-        for i, grey in enumerate(pictures, start=1):
-            yield _checked(ScanPage(str(path), i, grey))
+    if path.suffix.lower() in (".tif", ".tiff"):  # a TIFF may hold several pages: decoded one at a time
+        for i, size in enumerate(sizes):
+            if size > MAX_PIXELS:
+                yield ScanPage(str(path), i + 1, None, "the picture is too big to be a sheet")
+                continue
+            try:
+                ok, pictures = cv2.imdecodemulti(data, cv2.IMREAD_GRAYSCALE, None, (i, i + 1))
+            except cv2.error:  # a header OpenCV refuses (its own size limit, a broken directory)
+                ok, pictures = False, None
+            if not ok or not pictures:
+                yield ScanPage(str(path), i + 1, None, "cannot read it as a TIFF picture")
+                continue
+            grey = pictures[0]
+            del pictures  # the page is let go as soon as it has been used
+            yield _checked(ScanPage(str(path), i + 1, grey))
+        return
+    if max(sizes, default=0) > MAX_PIXELS:
+        yield ScanPage(str(path), 1, None, "the picture is too big to be a sheet")
         return
     try:
         grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)  # a phone's EXIF turn applied

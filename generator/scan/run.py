@@ -28,6 +28,7 @@ from generator.output.files import (
     reason,
     slug,
 )
+from generator.scan.limits import Limits, survey
 from generator.scan.pages import scan_pages
 from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
 from generator.scan.verify import Decision
@@ -100,12 +101,15 @@ def answers_name(sheet: SheetScan, width: int) -> str:
 
 def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool = False,
                 progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False,
-                assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None) -> ScanSummary:
+                assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None,
+                limits: Limits = Limits()) -> ScanSummary:
     """Reads every page of `paths` into `out` (`keep_pages`: each page upright in out/pages/, for
     a spot check; `assigned`: pages a person has said are which, (file, page) → (code, sheet page));
-    the summary. Everything is written into a hidden folder inside `out` first and
+    the summary. A pile beyond `limits` is refused before anything is read or written (InputError).
+    Everything is written into a hidden folder inside `out` first and
     moved into place at the end: a run that fails or is killed leaves `out` as it was (its hidden
     folder goes at the next run)."""
+    survey(paths, limits)
     fixed = [out / "review.json", out / "pages.json"]
     check_free(fixed, force)
     if not force and (out / "answers").is_dir() and any((out / "answers").glob("*.json")):

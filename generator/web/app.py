@@ -24,7 +24,7 @@ from generator.app.errors import AttnsheetError, OutputError
 from generator.app.queue import Procrastinated
 from generator.app.runner import Runner
 from generator.app.links import opens_only_here
-from generator.app.scans import scanned_sheets
+from generator.app.scans import MAX_PAGES, scanned_sheets
 from generator.app.screens import sheet_form, templates_dir
 from generator.app.settings import kind_titles
 from generator.app.serving import Workers
@@ -63,8 +63,10 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
                  allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False,
-                 jobs: str = "here") -> None:
+                 jobs: str = "here", scan_pages: int = MAX_PAGES) -> None:
         self.store = store
+        self.scan_pages = scan_pages
+        """The most pages one upload of scans may hold (`serve --max-scan-pages`)."""
         self.accounts = accounts
         """Sign-in required even before the first account exists (`serve --accounts`): the first is made at /setup."""
         self.public_url = public_url
@@ -273,15 +275,15 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
 
 def create_app(store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
                allowed_hosts: Iterable[str] = (), public_url: str = "", accounts: bool = False,
-               jobs: str = "here") -> Starlette:
+               jobs: str = "here", scan_pages: int = MAX_PAGES) -> Starlette:
     """The ASGI app over `store`; `token`, when given, is required on every request (of a server
     without accounts); `workers`, when given, render batches beside the server's own process;
     `allowed_hosts`: names it answers to besides its addresses and localhost; `public_url`: where
     students reach it (their QR codes); `accounts`: teachers sign in even before the first account
     exists (which is made at /setup); with an account in the store they always do. `jobs`: "here"
     (this process runs the jobs queued), "shared" (and `attnsheet worker` processes, on PostgreSQL)
-    or "workers" (they alone)."""
-    app = App(store, token, workers, allowed_hosts, public_url, accounts, jobs)
+    or "workers" (they alone); `scan_pages`: the most pages one upload of scans may hold."""
+    app = App(store, token, workers, allowed_hosts, public_url, accounts, jobs, scan_pages)
     if store.unfinished():  # what a stopped server had queued or begun goes on
         store.queue.start()
     routes = [

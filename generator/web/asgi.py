@@ -9,6 +9,7 @@ ATTNSHEET_JOBS        here (this process runs jobs), shared (it and `attnsheet w
                       default on PostgreSQL) or workers (they alone)
 ATTNSHEET_ACCOUNTS    1: teachers sign in even before the first account exists
 ATTNSHEET_TOKEN       without accounts, the access token every teacher's request needs
+ATTNSHEET_MAX_SCAN_PAGES  the most pages one upload of scans may hold (default 2,000)
 
 The ASGI server cannot say whether it listens beyond this machine, so the app refuses to start
 with neither accounts (`attnsheet user add NAME --admin`, or ATTNSHEET_ACCOUNTS=1) nor a token.
@@ -42,5 +43,10 @@ def app():
         store.close()
         raise SystemExit("attnsheet under an ASGI server: turn accounts on (attnsheet user add NAME --admin, or "
                          "ATTNSHEET_ACCOUNTS=1) or give ATTNSHEET_TOKEN: it may be reached from anywhere")
+    pages = os.environ.get("ATTNSHEET_MAX_SCAN_PAGES", "")
+    if pages and not (pages.isdigit() and 1 <= int(pages) <= 100_000):
+        store.close()
+        raise SystemExit("ATTNSHEET_MAX_SCAN_PAGES: a whole number of pages from 1 to 100000")
     return create_app(store, None if accounts else token, None, allowed_hosts=hosts,
-                      public_url=os.environ.get("ATTNSHEET_PUBLIC_URL", ""), accounts=accounts, jobs=jobs)
+                      public_url=os.environ.get("ATTNSHEET_PUBLIC_URL", ""), accounts=accounts, jobs=jobs,
+                      **({"scan_pages": int(pages)} if pages else {}))

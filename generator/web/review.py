@@ -20,6 +20,7 @@ from generator.app.classroom import grade_sheet
 from generator.app.errors import AttnsheetError
 from generator.app.scans import (
     box_value,
+    check_pile,
     confirm,
     new_run,
     page_pictures,
@@ -36,6 +37,8 @@ from generator.web.pages import Pages
 MAX_SCAN_FILES = 100
 """Files in one upload (a copier's PDF is one; a teacher's phone photos, a few dozen)."""
 SCAN_SUFFIXES = (".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
+COPY_CHUNK = 1 << 20
+"""Bytes of an upload held at once while it is kept."""
 
 
 class Review(Pages):
@@ -59,15 +62,19 @@ class Review(Pages):
                 if suffix not in SCAN_SUFFIXES:
                     raise AttnsheetError(f"{str(upload.filename)[:60]!r} is not a PDF, PNG, JPEG or TIFF file")
                 path = run / "uploads" / f"{n:03d}{suffix}"  # the name is ours: the upload's is only shown
-                path.write_bytes(await upload.read())
+                with path.open("wb") as kept:  # a slice at a time: an upload never sits in memory whole
+                    while chunk := await upload.read(COPY_CHUNK):
+                        kept.write(chunk)
                 paths.append(path)
+            # A pile beyond the server's limits is refused now, in one line, before a page is read.
+            await self.off_loop(check_pile, paths, self.scan_pages)
             replace_typed = str(data.get("replace", "")) in ("on", "true", "1")
             teacher = getattr(request.state, "teacher", None)
             # Read as a job: the upload is answered at once, the page shows how far the reading has
             # got, and a server stopped meanwhile reads the pile again when it starts.
             await self.off_db(self.store.submit, "scan", {"batch": batch.id, "run": run.name,
                                                           "uploads": [p.name for p in paths],
-                                                          "replace": replace_typed},
+                                                          "replace": replace_typed, "max_pages": self.scan_pages},
                               teacher.id if teacher else None, batch.id)
         except BaseException:
             shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind

@@ -1,0 +1,88 @@
+"""Hostile piles: small files that declare far more pixels or pages than a class's scans.
+
+`python bench/bombs.py FOLDER` writes them and reads each with `attnsheet scan` in a process of
+its own, printing its peak memory (the largest resident set, from the operating system's own
+accounting of the finished process), its exit code and its last line. The tests build the
+same files (tests/test_upload_limits.py), so what is measured here is what they refuse.
+
+- tiff-frames.tif: 30 frames of 8,000 × 10,000 one-bit pixels, Group 4 (≈ 165 KB); each frame
+  is under the per-picture limit, together 2.4 billion pixels.
+- pdf-picture.pdf: one page holding one 32,000 × 32,000 picture (≈ 122 KB).
+- pdf-pages.pdf: 3,000 empty pages (over the pile's page limit).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+
+def tiff_frames(path: Path, frames: int = 30, size: tuple[int, int] = (8000, 10000)) -> Path:
+    """A multi-page TIFF of white one-bit frames, each `size` pixels, Group 4 compressed."""
+    from PIL import Image
+
+    first = Image.new("1", size, 1)
+    first.save(path, compression="group4", save_all=True, append_images=[first] * (frames - 1))
+    return path
+
+
+def pdf_picture(path: Path, side: int = 32000) -> Path:
+    """A one-page PDF whose one picture is `side` × `side` white one-bit pixels (Flate)."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    row = b"\xff" * ((side + 7) // 8)
+    picture = pikepdf.Stream(pdf, zlib.compress(row * side, 9))
+    picture.Type, picture.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+    picture.Width, picture.Height, picture.BitsPerComponent = side, side, 1
+    picture.ColorSpace, picture.Filter = pikepdf.Name.DeviceGray, pikepdf.Name.FlateDecode
+    page = pdf.add_blank_page(page_size=(595, 842))
+    page.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Im0=picture))
+    page.Contents = pdf.make_stream(b"q 595 0 0 842 0 0 cm /Im0 Do Q")
+    pdf.save(path)
+    return path
+
+
+def pdf_pages(path: Path, pages: int = 3000) -> Path:
+    """A PDF of `pages` empty A4 pages (each one shared content stream)."""
+    import pikepdf
+
+    pdf = pikepdf.new()
+    for _ in range(pages):
+        pdf.add_blank_page(page_size=(595, 842))
+    pdf.save(path)
+    return path
+
+
+BOMBS = {"tiff-frames.tif": tiff_frames, "pdf-picture.pdf": pdf_picture, "pdf-pages.pdf": pdf_pages}
+
+
+def measure(attnsheet: str, pile: Path, out: Path) -> tuple[float, int, str]:
+    """`attnsheet scan pile` in a process of its own: its peak memory in MB, its exit code, its last line."""
+    with tempfile.TemporaryFile("w+") as said:
+        child = subprocess.Popen([attnsheet, "scan", str(pile), "--out", str(out), "--force"],
+                                 stdout=said, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own accounting, not every child's
+        child.returncode = os.waitstatus_to_exitcode(status)
+        said.seek(0)
+        lines = said.read().strip().splitlines()
+    return usage.ru_maxrss / 1024, child.returncode, lines[-1] if lines else ""
+
+
+def main() -> None:
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "output/bombs")
+    folder.mkdir(parents=True, exist_ok=True)
+    attnsheet = str(Path(sys.executable).with_name("attnsheet"))
+    print(f"{'pile':<18} {'size':>8} {'peak MB':>8} {'exit':>4}  last line")
+    for name, build in BOMBS.items():
+        pile = build(folder / name)
+        peak, code, line = measure(attnsheet, pile, folder / f"out-{pile.stem}")
+        print(f"{name:<18} {pile.stat().st_size // 1024:>6} KB {peak:>8.0f} {code:>4}  {line[:100]}")
+
+
+if __name__ == "__main__":
+    main()
