@@ -77,6 +77,8 @@ class StepGrade:
     """What the student wrote in each cell, as read."""
     trivial: str = "none"
     """What a trivial cell earns (TRIVIAL_CREDIT's keys)."""
+    why: str = ""
+    """Why its trivial cells are (a message id: "a column of equal values, each weight 1/n"); empty when none is."""
 
     @property
     def points(self) -> Union[int, float]:
@@ -199,11 +201,10 @@ class Chain:
 
     def step(self, entries: Grid, true: Sequence[Sequence[Optional[Number]]],
              carried: Optional[Sequence[Sequence[Optional[Number]]]],
-             masked: frozenset = frozenset(), trivial: bool = False) -> tuple[list[list[str]], Values]:
+             masked: frozenset = frozenset(), trivial: frozenset = frozenset()) -> tuple[list[list[str]], Values]:
         """Verdicts of a grid, and the values later steps use: what the student wrote where it
-        can be read (the fraction when a cell holds both), else the carried value. With `trivial`
-        (the student's own inputs make the step trivial), a carried cell is "trivial"."""
-        follows_as = "trivial" if trivial else "carried"
+        can be read (the fraction when a cell holds both), else the carried value. A carried cell
+        among `trivial` (the student's own inputs leave it degenerate) is "trivial"."""
         verdicts, used = [], []
         for i, row in enumerate(true):
             vrow, urow = [], []
@@ -221,6 +222,7 @@ class Chain:
                     continue
                 right = matches(e, t)
                 follows = not right and c is not None and matches(e, c)
+                follows_as = "trivial" if (i, j) in trivial else "carried"
                 vrow.append("correct" if right else follows_as if follows and self.carry else "wrong")
                 if e.exact is not None:
                     urow.append(e.exact)

@@ -16,7 +16,9 @@ from fractions import Fraction
 from operator import mul
 from typing import Callable, Mapping, Optional, Sequence
 
-from generator.core.faces import Face, Op
+from generator.core.degenerate import NONE, Degenerate
+from generator.core.degenerate import trivial as degenerate_where_true_is_not
+from generator.core.faces import N_, Face, Op
 from generator.core.grade import BLANK, Chain, Grid, StepGrade
 from generator.core.numbers import Number, normalize
 
@@ -88,8 +90,9 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
 
     A step's carried value is its compute on the values the student's own earlier cells give
     (the written value where one is read, else the carried one); where those are the true
-    values, no arithmetic is done: carried = true. Where the student's inputs make the step
-    trivial (`trivial_step`), its carried cells are "trivial" and earn the `trivial` credit.
+    values, no arithmetic is done: carried = true. Where the student's inputs leave the step
+    degenerate (core/degenerate: its operation's rule), its carried cells are "trivial" and earn
+    the `trivial` credit, as does everything carried on from a step left wholly degenerate.
     """
     true: dict[Key, Values] = dict(given)
     skipped = {}
@@ -102,7 +105,8 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
     chain = Chain(carry)
     used: dict[Key, Values] = dict(given)
     grades = []
-    flat: set[Key] = set()  # the grids a student's own numbers left degenerate
+    hollow: set[Key] = set()  # steps the student's own numbers left wholly degenerate: what follows is too
+    made_up: set[Key] = set()  # grids the student wrote mostly wrong, and those carried from them
     for step in steps:
         value = true[step.key] = step.compute(*[true[k] for k in step.inputs])
         if step.skip is not None:
@@ -116,69 +120,36 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
         written = cells.get(step.key)
         if written is None:
             written = tuple(tuple(BLANK for _ in row) for row in value)
-        easy = carried is not None and any(k in flat for k in step.inputs) and trivial_step(
-            carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs], masked)
-        verdicts, used[step.key] = chain.step(written, value, carried, masked, easy)
-        # A grid the student made degenerate (written so, mostly wrong) or that follows degenerate from
-        # one: the steps after it may be trivial. A slip's coincidence (a uniform A from one wrong K) is not.
+        easy = _trivial(step, carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs],
+                        masked, hollow, made_up)
+        verdicts, used[step.key] = chain.step(written, value, carried, masked, easy.cells)
         wrong = sum(v == "wrong" for row in verdicts for v in row)
-        if degenerate(used[step.key], value, masked) and (
-                2 * wrong > len(_flat(value, masked)) or any(k in flat for k in step.inputs)):
-            flat.add(step.key)
+        if (wrong >= 2 and 2 * wrong > len(_cells(value, masked))) or (
+                carried is not None and any(k in made_up for k in step.inputs)):
+            made_up.add(step.key)
+        # The student followed the step's degenerate arithmetic: nothing carried on from it counts.
+        if easy.cells and easy.cells >= frozenset(_cells(value, masked)) and same_values(used[step.key], carried):
+            hollow.add(step.key)
         grades.append(StepGrade(step.key[0], step.key[1], _frozen(verdicts), _frozen(value),
-                                _frozen(value if carried is None else carried), written, trivial))
+                                _frozen(value if carried is None else carried), written, trivial,
+                                easy.why if easy.cells else ""))
     return Evaluated(true, tuple(grades), skipped)
 
 
-MIN_TRIVIAL_CELLS = 4
-"""The fewest cells a grid needs for its values to be judged trivial."""
+def _cells(grid: Values, masked: frozenset) -> list[tuple[int, int]]:
+    return [(i, j) for i, row in enumerate(grid) for j in range(len(row)) if (i, j) not in masked]
 
 
-def _flat(grid: Values, masked: frozenset = frozenset()) -> list:
-    return [x for i, r in enumerate(grid) for j, x in enumerate(r) if (i, j) not in masked and x is not None]
-
-
-def _constant(grid: Values, masked: frozenset = frozenset()) -> bool:
-    values = _flat(grid, masked)
-    return len(values) >= 2 and all(x == values[0] for x in values)
-
-
-def _same_columns(grid: Values, masked: frozenset = frozenset()) -> bool:
-    columns = [[x for i, x in enumerate(col) if (i, j) not in masked] for j, col in enumerate(zip(*grid))]
-    return len(columns) > 1 and len(columns[0]) > 1 and None not in columns[0] and all(c == columns[0] for c in columns)
-
-
-def _sized(grid: Values, masked: frozenset = frozenset()) -> bool:
-    """Whether a grid is large enough for a pattern in it to say anything: four cells, or a row of three (sums)."""
-    return len(_flat(grid, masked)) >= (3 if len(grid) == 1 else MIN_TRIVIAL_CELLS)
-
-
-def degenerate(grid: Values, true: Values, masked: frozenset = frozenset()) -> bool:
-    """Whether a grid holds one value throughout, or the same column repeated, where its true one does not."""
-    if not _sized(true, masked):
-        return False
-    return (_constant(grid, masked) and not _constant(true, masked)) or \
-        (_same_columns(grid, masked) and not _same_columns(true, masked))
-
-
-def trivial_step(carried: Values, true: Values, used: Sequence[Values], inputs: Sequence[Values],
-                 masked: frozenset) -> bool:
-    """Whether a student's own inputs make a step trivial where its true inputs do not (the caller
-    checks that an input of theirs is degenerate: one value throughout, or a column repeated, as
-    Q written as zeros), the step's carried grid degenerate too (a product with zeros, 3^0 everywhere, 1/n, each column one
-    computation done once) or its input unchanged (a ReLU with nothing to zero, adding zeros) —
-    with most of its cells moved from the true ones (one slip's trail is not a step made trivial).
-    Copies are never trivial in this sense: their true grid is a copy too."""
-    if any(same_values(t, true) or (t and same_values(transposed(t), true)) for t in inputs):
-        return False  # a copy (or a transpose): it is its input by nature
-    here = _flat(true, masked)
-    moved = sum(c != t for c, t in zip(_flat(carried, masked), here))
-    if not _sized(true, masked) or 2 * moved <= len(here):
-        return False
-    if degenerate(carried, true, masked):
-        return True
-    return any(len(u) == len(carried) and same_values(u, carried) and not same_values(t, true)
-               for u, t in zip(used, inputs) if u and t and len(u[0]) == len(carried[0]))
+def _trivial(step: Step, carried: Optional[Values], true: Values, used: Sequence[Values],
+             inputs: Sequence[Values], masked: frozenset, hollow: set, made_up: set) -> Degenerate:
+    """The cells of a step whose carried value earns only the trivial credit: those the student's
+    inputs, where made up (`made_up`), leave degenerate by the step's operation where the true
+    inputs do not, and every cell of a step fed by one they left wholly degenerate (`hollow`)."""
+    if carried is None or not any(k in made_up for k in step.inputs):
+        return NONE
+    if any(k in hollow for k in step.inputs):
+        return Degenerate(frozenset(_cells(true, masked)), N_("carried from a step left with nothing to compute"))
+    return degenerate_where_true_is_not(step.op, used, carried, inputs, true, masked)
 
 
 def same_values(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> bool:

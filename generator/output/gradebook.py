@@ -262,10 +262,16 @@ def class_report(grades: Sequence[Grade]) -> dict:
     for g in grades:
         bins[min(9, int(g.percent // 10))] += 1
     percents = [g.percent for g in grades]
-    trivial = sum(v == "trivial" for g in grades for s in g.steps for row in s.verdicts for v in row)
+    trivial, why = 0, {}
+    for s in (s for g in grades for s in g.steps):
+        n = sum(v == "trivial" for row in s.verdicts for v in row)
+        trivial += n
+        if n:
+            why[s.why] = why.get(s.why, 0) + n
     return {
         "sheets": len(grades),
         "trivial": trivial,
+        "trivial_why": sorted(why.items(), key=lambda item: (-item[1], item[0])),
         "trivial_credit": grades[0].trivial if grades else "none",
         "mean": statistics.mean(percents) if percents else 0.0,
         "median": statistics.median(percents) if percents else 0.0,

@@ -10,6 +10,7 @@ name (`part`), in its own layer, and never names a kind.
 from __future__ import annotations
 
 from importlib import import_module
+from dataclasses import replace
 from types import ModuleType
 
 from generator.core.errors import ProblemError
@@ -90,7 +91,7 @@ def _row_layout(g: StepGrade) -> StepGrade:
     if g.step in FLAT_STEPS:
         return g
     t = transpose
-    return StepGrade(g.head, g.step, t(g.verdicts), t(g.expected), t(g.carried), t(g.written), g.trivial)
+    return replace(g, verdicts=t(g.verdicts), expected=t(g.expected), carried=t(g.carried), written=t(g.written))
 
 
 def grid_shapes(problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
