@@ -49,6 +49,8 @@ MODES = ("read", "write")
 """What a colleague a class is shared with may do: see it, or change it too."""
 SIGN_IN_RATE = (10, 30)
 """Sign-in tries a minute for one name, and from one address: a password cannot be guessed by trying."""
+DEVICE_FOR = 365 * 86400
+"""Seconds a browser a teacher signed in from is known by its device cookie."""
 
 
 class AccountError(AttnsheetError):
@@ -136,9 +138,15 @@ class Accounts:
         return Teacher(number, name, bool(admin), bool(disabled))
 
     def set_disabled(self, name: str, disabled: bool) -> Teacher:
-        """Disable a teacher (their sessions end now) or enable them again; the last admin stays."""
+        """Disable a teacher (their sessions end now) or enable them again; the last admin stays,
+        however many admins are disabled at once, by however many processes."""
         teacher = self.teacher(name)
         with self.db.transaction() as cur:
+            # Two admins disabling each other at once: each must see the other's change before it
+            # counts the admins left (SQLite's BEGIN IMMEDIATE already takes turns; PostgreSQL's
+            # rows are read as they were when each statement began, so the table is taken in turn).
+            if self.db.dialect == "postgresql":
+                cur.run("LOCK TABLE teachers IN EXCLUSIVE MODE")
             if disabled and teacher.admin and not cur.rows(
                     "SELECT 1 FROM teachers WHERE admin = 1 AND disabled = 0 AND id <> ?", (teacher.id,)):
                 raise AccountError(f"{teacher.name} is the only admin left: make another admin first")
@@ -161,8 +169,10 @@ class Accounts:
         from argon2.exceptions import InvalidHashError, VerificationError
 
         hasher = _hasher()
+        # The whole name, never a part: a name longer than any account's is no account's.
         rows = self.db.query("SELECT id, password, disabled FROM teachers WHERE lower(name) = lower(?)",
-                             (str(name)[:40],)) if isinstance(name, str) and isinstance(password, str) else []
+                             (name,)) if isinstance(name, str) and isinstance(password, str) and \
+            NAME.fullmatch(name) else []
         if not rows or len(password) > MAX_PASSWORD:
             _verify_nothing(hasher)  # as long as a real check: the time says nothing of which names exist
             return None
@@ -208,6 +218,23 @@ class Accounts:
 
     def _signature(self, session: str) -> str:
         return hmac.new(self.secret.key, b"attnsheet/session\0" + session.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def device_cookie(self, name: str) -> str:
+        """A device cookie for a browser `name` signed in from (OWASP's device cookies): signed by
+        this server for that name, so tries from that browser are counted apart from strangers'."""
+        device = secrets.token_urlsafe(16)
+        return f"{device}.{self._device_signature(name, device)}"
+
+    def device_of(self, cookie: str, name: str) -> Optional[str]:
+        """The device a cookie names, if this server signed it for `name` (any case); None otherwise."""
+        device, _, signature = str(cookie or "")[:200].partition(".")
+        if not device or not hmac.compare_digest(signature.encode(), self._device_signature(name, device).encode()):
+            return None
+        return device
+
+    def _device_signature(self, name: str, device: str) -> str:
+        message = b"attnsheet/device\0" + str(name).lower().encode() + b"\0" + device.encode()
+        return hmac.new(self.secret.key, message, hashlib.sha256).hexdigest()[:32]
 
     def _session_id(self, cookie: str) -> Optional[str]:
         """The session id a cookie carries, if this server signed it."""
