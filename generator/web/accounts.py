@@ -13,10 +13,13 @@ from typing import Optional
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from generator.app.accounts import SESSION_FOR, SIGN_IN_RATE, AccountError, Teacher
+from generator.app.accounts import DEVICE_FOR, SESSION_FOR, SIGN_IN_RATE, AccountError, Teacher
 from generator.app.store import NotFound, Store
 from generator.web.guard import local_request, safe_next
 from generator.web.pages import SESSION_COOKIE, Pages
+
+DEVICE_COOKIE = "attnsheet_device"
+"""A browser a teacher has signed in from (its tries are counted apart from strangers')."""
 
 
 class Signing(Pages):
@@ -61,7 +64,11 @@ class Signing(Pages):
         name, password = str(data.get("name", ""))[:80].strip(), str(data.get("password", ""))
         target = safe_next(str(data.get("next", "/")))
         address = request.client.host if request.client else "?"
-        within = await self.off_db(lambda: self.store.hit(f"signin-name:{name.lower()}", SIGN_IN_RATE[0])
+        # A browser the teacher signed in from before (its device cookie, signed for this name) has
+        # tries of its own: others failing on the name lock out only browsers never seen (OWASP).
+        device = self.store.device_of(request.cookies.get(DEVICE_COOKIE, ""), name)
+        who = f"signin-device:{device}" if device else f"signin-name:{name.lower()}"
+        within = await self.off_db(lambda: self.store.hit(who, SIGN_IN_RATE[0])
                                    and self.store.hit(f"signin-address:{address}", SIGN_IN_RATE[1]))
         if not within:
             return await self._sign_in_page(
@@ -70,7 +77,11 @@ class Signing(Pages):
         if cookie is None:
             return await self._sign_in_page(
                 request, target, _("That name and password open no account (or the account is disabled)."), 400)
-        return self._signed_in(request, target, cookie)
+        response = self._signed_in(request, target, cookie)
+        if device is None:
+            response.set_cookie(DEVICE_COOKIE, self.store.device_cookie(name), max_age=DEVICE_FOR, path="/signin",
+                                httponly=True, samesite="strict", secure=request.url.scheme == "https")
+        return response
 
     async def _sign_in_page(self, request: Request, target: str, error: str, status: int = 200) -> Response:
         first = not await self.off_db(self.store.accounts_on)

@@ -50,7 +50,7 @@ from generator.web.classes import Classes
 from generator.web.pages import Turns, server_trouble
 from generator.web.practice import Practice, shapes_of
 from generator.web.review import Review
-from generator.web.students import LINK_RATE, PIN_RATE, Limiter, RateLimited, SharedLimiter, Students
+from generator.web.students import LINK_RATE, PIN_RATE, PIN_SHEET_RATE, Limiter, RateLimited, SharedLimiter, Students
 
 READ_POSTS = {"/api/batches/{batch_id}/sheets/{index}/grade"}
 """A batch's POST routes that change nothing (a grade of what is typed): reading the class is enough."""
@@ -86,8 +86,10 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
         if store.db.dialect == "postgresql":  # several processes may serve: they count in the database together
             self.per_link, self.per_client = SharedLimiter(store, "link", LINK_RATE), SharedLimiter(store, "pin",
                                                                                                      PIN_RATE)
+            self.per_sheet = SharedLimiter(store, "pin-sheet", PIN_SHEET_RATE)
         else:
             self.per_link, self.per_client = Limiter(LINK_RATE), Limiter(PIN_RATE)
+            self.per_sheet = Limiter(PIN_SHEET_RATE)
 
     def signed_in(self, cookie: str) -> tuple[bool, Optional[object]]:
         """Whether teachers sign in on this server, and the teacher whose session `cookie` carries."""

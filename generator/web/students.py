@@ -70,6 +70,8 @@ LINK_RATE = 60
 """Requests a minute per student link: a phone retrying never reaches it, a script does."""
 PIN_RATE = 20
 """Code-and-PIN tries a minute per client: a PIN cannot be guessed by trying."""
+PIN_SHEET_RATE = 10
+"""Code-and-PIN tries a minute per sheet, from every client together: many addresses guess no faster."""
 
 
 class Students(Pages):
@@ -79,6 +81,7 @@ class Students(Pages):
     per_link: Limiter
     """Hand-ins and page loads per student link a minute (LINK_RATE)."""
     per_client: Limiter
+    per_sheet: Limiter
     """Code-and-PIN tries per client a minute (PIN_RATE)."""
 
     async def student_sheet(self, request: Request) -> Response:
@@ -121,6 +124,7 @@ class Students(Pages):
         if not self._csrf_ok(str(data.get("csrf", "")), request):
             raise PermissionError("the form is stale: reload the page")
         code, pin = code_key(str(data.get("code", ""))[:40]), "".join(str(data.get("pin", "")).split())[:12]
+        await self.limited(self.per_sheet, code)
         found = [token for _, _, token, right in await self.off_db(self.store.by_code, code)
                  if hmac.compare_digest(right.encode(), pin.encode())]
         if not found:
