@@ -53,8 +53,11 @@ BEAT = 3.0
 """Seconds between a runner's heartbeats."""
 STALE = 20.0
 """Seconds without a heartbeat after which a running job's runner is taken for gone."""
-MAX_TRIES = 3
-"""Times a job is begun before it is failed: work that kills its runner is not begun forever."""
+MAX_TRIES = 20
+"""Times a job is begun before it is failed. A server stopped or killed while a job runs is no
+fault of the job's: it is begun again from its start (a school's server restarted three times
+during one long batch failed it when this was 3). Only work that kills every runner it meets (a
+library crashing on one file) is not begun forever; the job's own errors fail it at once."""
 FAILED = "something went wrong on the server while doing this; nothing of it was kept"
 """What a job that failed for a reason of the server's own says (its details go to the log)."""
 
