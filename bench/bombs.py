@@ -9,6 +9,8 @@ same files (tests/test_upload_limits.py), so what is measured here is what they 
   is under the per-picture limit, together 2.4 billion pixels.
 - pdf-picture.pdf: one page holding one 32,000 × 32,000 picture (≈ 122 KB).
 - pdf-pages.pdf: 3,000 empty pages (over the pile's page limit).
+- tiff-noise.tif: 3 frames of 5,700 × 6,300 pixels (just under the per-page limit), three
+  tenths of each ink at random: the most one page can ask of the reader.
 """
 
 from __future__ import annotations
@@ -27,6 +29,18 @@ def tiff_frames(path: Path, frames: int = 30, size: tuple[int, int] = (8000, 100
 
     first = Image.new("1", size, 1)
     first.save(path, compression="group4", save_all=True, append_images=[first] * (frames - 1))
+    return path
+
+
+def tiff_noise(path: Path, frames: int = 3, size: tuple[int, int] = (5700, 6300)) -> Path:
+    """A multi-page TIFF of frames just under the per-page limit, each three tenths ink at random
+    (the most a page can ask of the reader: every piece of ink a piece to look at)."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(1)
+    pages = [Image.fromarray(rng.random((size[1], size[0])) >= 0.3) for _ in range(frames)]
+    pages[0].save(path, compression="group4", save_all=True, append_images=pages[1:])
     return path
 
 
@@ -59,6 +73,9 @@ def pdf_pages(path: Path, pages: int = 3000) -> Path:
 
 
 BOMBS = {"tiff-frames.tif": tiff_frames, "pdf-picture.pdf": pdf_picture, "pdf-pages.pdf": pdf_pages}
+"""The hostile piles (the tests build these)."""
+PILES = {**BOMBS, "tiff-noise.tif": tiff_noise}
+"""What bench/bombs.py measures: the bombs, and a pile of pages at the limit, full of ink."""
 
 
 def measure(attnsheet: str, pile: Path, out: Path) -> tuple[float, int, str]:
@@ -78,7 +95,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     attnsheet = str(Path(sys.executable).with_name("attnsheet"))
     print(f"{'pile':<18} {'size':>8} {'peak MB':>8} {'exit':>4}  last line")
-    for name, build in BOMBS.items():
+    for name, build in PILES.items():
         pile = build(folder / name)
         peak, code, line = measure(attnsheet, pile, folder / f"out-{pile.stem}")
         print(f"{name:<18} {pile.stat().st_size // 1024:>6} KB {peak:>8.0f} {code:>4}  {line[:100]}")

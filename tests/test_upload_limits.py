@@ -94,8 +94,8 @@ def test_a_pile_is_counted_across_its_files_and_by_its_pixels(tmp_path):
     assert survey(pdfs, Limits(pages=9)) == 9
     with pytest.raises(InputError, match="more than 8 pages .at 2.pdf."):
         survey(pdfs, Limits(pages=8))
-    # Two pages of 38 million pixels each fit a page's limit, not the budget of a two-page pile.
-    big = bombs.tiff_frames(tmp_path / "big.tif", 2, (6000, 6300))
+    # Two pages of 36 million pixels each fit a page's limit, not the budget of a two-page pile.
+    big = bombs.tiff_frames(tmp_path / "big.tif", 2, (5700, 6300))
     with pytest.raises(InputError, match="million pixels"):
         check_pile([big], 2)
     assert check_pile([big], 9) == 2

@@ -14,11 +14,11 @@ from generator.core.student import Student
 from generator.draw.rebuild import rebuild
 from generator.draw.sheetcodes import read_own_code
 from generator.output.manifest import Listed, manifest_settings, read_manifest
-from generator.scan.limits import MAX_PAGES
+from generator.scan.limits import MAX_PAGES, MAX_PIXELS, PAGE_PIXELS
 from generator.sheet.boxes import boxes_json
 from generator.sheet.model import Settings
 
-__all__ = ["MAX_PAGES", "Assignment", "batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
+__all__ = ["MAX_PAGES", "MAX_PIXELS", "PAGE_PIXELS", "Assignment", "batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
 
 
 def is_own_code(code: str) -> bool:

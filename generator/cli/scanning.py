@@ -10,7 +10,7 @@ from typing import Optional
 
 import click
 
-from generator.app.reading import (MAX_PAGES, Assignment, batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
+from generator.app.reading import (MAX_PAGES, MAX_PIXELS, PAGE_PIXELS, Assignment, batch_manifest, boxes_json, is_own_code, scan_files, scan_page_count,
                                    sheet_boxes, web_batch)
 from generator.cli.common import InFile, emit, load_problems, once, load_secret, read_text, say, secret_option
 from generator.cli.settingopts import setting_option
@@ -91,7 +91,8 @@ def _assignments(ctx, param, values: tuple[str, ...]) -> tuple[Assignment, ...]:
                    "is page PAGE of sheet CODE (/PAGE may be left out for page 1). Repeat for more pages.")
 @click.option("--max-pages", type=click.IntRange(1, 100_000), default=MAX_PAGES, show_default=True,
               help="Refuse a pile of more pages than this before reading any (each page is also at most "
-                   "40 million pixels, and the pile 9 million a page in all).")
+                   f"{MAX_PIXELS // 1_000_000} million pixels, and the pile {PAGE_PIXELS // 1_000_000} million a "
+                   "page in all).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--force", is_flag=True, help="Replace an earlier run's files in --out.")
 def scan_command(scans: tuple[Path, ...], out: Path, manifest: Optional[str], batch: Optional[str],

@@ -16,9 +16,10 @@ DPI = 200
 """PDF pages are rasterised at this resolution (the scan's own pictures are used as they are)."""
 PICTURES = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
 
-MAX_PIXELS = 40_000_000
-"""A larger page is refused (an A4 sheet at 600 dpi is 35 million): the whole scan of one page of this
-size peaks under 300 MB (bench/bombs.py), so no file may declare more."""
+MAX_PIXELS = 36_000_000
+"""A larger page is refused (an A4 sheet at 600 dpi is 35 million, a Letter one 34): reading a page of
+this size peaks near 250 MB for a sheet, and under 450 MB for one all random ink, the worst a page
+can ask of the reader (bench/bombs.py); so no file may declare more."""
 MAX_FRAMES = 1000
 """Pictures one file may hold (a copier's multi-page TIFF of a class is a few hundred)."""
 MAX_OBJECTS = 100_000
