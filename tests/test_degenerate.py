@@ -197,3 +197,13 @@ def test_a_constant_first_step_earns_at_most_its_own_right_cells(kind, seed, val
     assert not any(v == "carried" for s in result.steps for row in s.verdicts for v in row), \
         [(s.step, s.verdicts) for s in result.steps if any("carried" in r for r in s.verdicts)]
     assert result.points <= own_right + independent
+
+
+def test_under_a_causal_mask_too():
+    """A causal sheet's masked cells are no one's values: the rule looks at the others."""
+    problem = draw(kind_options("attention", causal=True), 0)[0]
+    assert problem.causal
+    shape = head_shape(problem, "K")
+    result = played(problem, {(1, "K"): constant(shape, 7)})
+    seen = verdicts(result)
+    assert "carried" not in seen["A"] and "carried" not in seen["Z"], seen

@@ -128,7 +128,9 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
                 carried is not None and any(k in made_up for k in step.inputs)):
             made_up.add(step.key)
         # The student followed the step's degenerate arithmetic: nothing carried on from it counts.
-        if easy.cells and easy.cells >= frozenset(_cells(value, masked)) and same_values(used[step.key], carried):
+        graded = _cells(value, masked)
+        if easy.cells and easy.cells >= frozenset(graded) and all(used[step.key][i][j] == carried[i][j]
+                                                                  for i, j in graded):
             hollow.add(step.key)
         grades.append(StepGrade(step.key[0], step.key[1], _frozen(verdicts), _frozen(value),
                                 _frozen(value if carried is None else carried), written, trivial,
