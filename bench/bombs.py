@@ -1,8 +1,8 @@
 """Hostile piles: small files that declare far more pixels or pages than a class's scans.
 
 `python bench/bombs.py FOLDER` writes them and reads each with `attnsheet scan` in a process of
-its own, printing its peak memory (the largest resident set, from the operating system's own
-accounting of the finished process), its exit code and its last line. The tests build the
+its own, printing its peak memory (the process's own high-water mark of resident memory, VmHWM),
+its exit code and its last line. The tests build the
 same files (tests/test_upload_limits.py), so what is measured here is what they refuse.
 
 - tiff-frames.tif: 30 frames of 8,000 × 10,000 one-bit pixels, Group 4 (≈ 165 KB); each frame
@@ -15,7 +15,6 @@ same files (tests/test_upload_limits.py), so what is measured here is what they 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -78,27 +77,56 @@ PILES = {**BOMBS, "tiff-noise.tif": tiff_noise}
 """What bench/bombs.py measures: the bombs, and a pile of pages at the limit, full of ink."""
 
 
-def measure(attnsheet: str, pile: Path, out: Path) -> tuple[float, int, str]:
+HIGH_WATER = """
+import atexit, sys
+out = sys.argv.pop(1)
+
+def said():
+    # The peak of this process's own memory since it began (VmHWM): not the parent's it was forked from.
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            with open(out, "w") as handle:
+                handle.write(line.split()[1])
+
+atexit.register(said)
+exec(sys.argv.pop(1))
+"""
+"""Runs Python code (its first argument) and writes the process's peak memory in kB to a file
+(the argument before it). The operating system's own count of a finished child (wait4's
+ru_maxrss) carries the peak of the process it was forked from: a test suite of a gigabyte would
+show as a gigabyte."""
+
+
+def peak(code: str, *args: str, cwd=None) -> tuple[float, int, str]:
+    """Python `code` run in a process of its own with `args`: its peak memory in MB, its exit code,
+    what it printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "peak"
+        done = subprocess.run([sys.executable, "-c", HIGH_WATER, str(out), code, *args], cwd=cwd,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+        kb = int(out.read_text()) if out.exists() else 0
+    return kb / 1024, done.returncode, done.stdout + done.stderr
+
+
+ATTNSHEET = "import sys; sys.argv[0] = 'attnsheet'; from generator.__main__ import main; main()"
+"""`attnsheet` itself, for `peak`: its arguments are the command line's."""
+
+
+def measure(pile: Path, out: Path) -> tuple[float, int, str]:
     """`attnsheet scan pile` in a process of its own: its peak memory in MB, its exit code, its last line."""
-    with tempfile.TemporaryFile("w+") as said:
-        child = subprocess.Popen([attnsheet, "scan", str(pile), "--out", str(out), "--force"],
-                                 stdout=said, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)  # this child's own accounting, not every child's
-        child.returncode = os.waitstatus_to_exitcode(status)
-        said.seek(0)
-        lines = said.read().strip().splitlines()
-    return usage.ru_maxrss / 1024, child.returncode, lines[-1] if lines else ""
+    mb, code, said = peak(ATTNSHEET, "scan", str(pile), "--out", str(out), "--force")
+    lines = said.strip().splitlines()
+    return mb, code, lines[-1] if lines else ""
 
 
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "output/bombs")
     folder.mkdir(parents=True, exist_ok=True)
-    attnsheet = str(Path(sys.executable).with_name("attnsheet"))
     print(f"{'pile':<18} {'size':>8} {'peak MB':>8} {'exit':>4}  last line")
     for name, build in PILES.items():
         pile = build(folder / name)
-        peak, code, line = measure(attnsheet, pile, folder / f"out-{pile.stem}")
-        print(f"{name:<18} {pile.stat().st_size // 1024:>6} KB {peak:>8.0f} {code:>4}  {line[:100]}")
+        mb, code, line = measure(pile, folder / f"out-{pile.stem}")
+        print(f"{name:<18} {pile.stat().st_size // 1024:>6} KB {mb:>8.0f} {code:>4}  {line[:100]}")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,14 @@
 """No upload can exhaust the server (issue 53, 1): every picture's declared size is checked before
 it is decoded, frames and pages are read one at a time, and a pile has a page and pixel budget.
 
-Peak memory is the operating system's own accounting of a finished process (wait4), never a
-time: these hold on a loaded machine as on a quiet one.
+Peak memory is each process's own high-water mark (VmHWM: wait4's count would carry the test
+process's own size into its children), never a time: these hold on a loaded machine as on a quiet one.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -31,14 +30,10 @@ PEAK_MB = 500
 """What the issue allows any pile, however crafted."""
 
 
-def peak(args: list[str], **kw) -> tuple[float, int, str]:
-    """A command run to its end: its own peak memory in MB, its exit code, what it printed."""
-    child = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             stdin=subprocess.DEVNULL, **kw)
-    said = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.stdout.close()
-    return usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), said
+def peak(*args: str) -> tuple[float, int, str]:
+    """`attnsheet ARGS` run to its end in a process of its own: its peak memory in MB (its own
+    high-water mark, not the test process's it was forked from), its exit code, what it printed."""
+    return bombs.peak(bombs.ATTNSHEET, *args, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +58,7 @@ def test_the_bombs_are_as_small_as_the_issue_found_them(piles):
 
 @pytest.mark.parametrize("name", ["tiff-frames.tif", "pdf-picture.pdf"])
 def test_a_small_file_declaring_huge_pictures_is_read_in_bounded_memory(piles, manifest, tmp_path, name):
-    mb, code, said = peak([sys.executable, "-m", "generator", "scan", str(piles[name]), "--manifest",
-                           str(manifest), "--out", str(tmp_path / "out")])
+    mb, code, said = peak("scan", str(piles[name]), "--manifest", str(manifest), "--out", str(tmp_path / "out"))
     assert code == 0 and "Traceback" not in said and said.count("\n") == 1, said
     assert mb < PEAK_MB, f"{name}: {mb:.0f} MB"
     pages = json.loads((tmp_path / "out" / "pages.json").read_text())["pages"]
@@ -72,8 +66,8 @@ def test_a_small_file_declaring_huge_pictures_is_read_in_bounded_memory(piles, m
 
 
 def test_a_pile_over_the_page_limit_is_one_line_and_nothing_read_or_written(piles, manifest, tmp_path):
-    mb, code, said = peak([sys.executable, "-m", "generator", "scan", str(piles["pdf-pages.pdf"]), "--manifest",
-                           str(manifest), "--out", str(tmp_path / "out")])
+    mb, code, said = peak("scan", str(piles["pdf-pages.pdf"]), "--manifest", str(manifest), "--out",
+                          str(tmp_path / "out"))
     assert code == 1 and "Traceback" not in said and said.count("\n") == 1, said
     assert "more than 2,000 pages" in said and mb < PEAK_MB
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
@@ -81,11 +75,11 @@ def test_a_pile_over_the_page_limit_is_one_line_and_nothing_read_or_written(pile
 
 def test_the_page_limit_is_the_teachers_to_set(piles, manifest, tmp_path):
     small = bombs.pdf_pages(tmp_path / "five.pdf", 5)
-    _, code, said = peak([sys.executable, "-m", "generator", "scan", str(small), "--manifest", str(manifest),
-                          "--out", str(tmp_path / "out"), "--max-pages", "4"])
+    _, code, said = peak("scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"),
+                         "--max-pages", "4")
     assert code == 1 and "more than 4 pages" in said, said
-    _, code, said = peak([sys.executable, "-m", "generator", "scan", str(small), "--manifest", str(manifest),
-                          "--out", str(tmp_path / "out"), "--max-pages", "5"])
+    _, code, said = peak("scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"),
+                         "--max-pages", "5")
     assert code == 0 and "read 5 pages" in said, said
 
 
@@ -173,9 +167,9 @@ WEB = textwrap.dedent('''
 
 
 def test_the_web_app_reads_the_bombs_in_bounded_memory_and_refuses_a_pile_too_long(piles, tmp_path):
-    mb, code, said = peak([sys.executable, "-c", WEB, str(tmp_path / "data"), *map(str, piles.values())])
+    mb, code, said = bombs.peak(WEB, str(tmp_path / "data"), *map(str, piles.values()), cwd=ROOT)
     assert code == 0, said[-2000:]
-    out = json.loads(said.strip().splitlines()[-1])
+    out = json.loads(next(line for line in reversed(said.splitlines()) if line.startswith("{")))
     assert mb < PEAK_MB, f"{mb:.0f} MB"
     assert out["tiff-frames.tif"][0] == 303 and "read 30 pages: 0 identified, 30 not" in out["tiff-frames.tif"][1]
     assert out["pdf-picture.pdf"][0] == 303 and "read 1 pages: 0 identified, 1 not" in out["pdf-picture.pdf"][1]
