@@ -42,7 +42,7 @@ from generator.output.gradebook import class_report
 from generator.output.html import report_html
 from generator.sheet.model import Settings
 from generator.web.app import create_app
-from generator.web.pages import Turns
+from generator.app.turns import Turns
 
 CLI = [sys.executable, "-m", "generator"]
 

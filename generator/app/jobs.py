@@ -45,10 +45,17 @@ NAMES = (  # 6: a batch's name as the teacher calls it, and whether it is put aw
     "ALTER TABLE batches ADD COLUMN archived INTEGER NOT NULL DEFAULT 0",
 )
 """The sixth (app/store's)."""
+CANCEL = (  # 7: a running job asked to stop
+    "ALTER TABLE jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0",
+)
+"""The seventh."""
 
 KINDS = ("batch", "scan", "regrade")
 """Making a batch; reading a pile of scans into one; grading a class's saved sheets again (its rule changed)."""
-STATES = ("queued", "running", "done", "failed")
+STATES = ("queued", "running", "done", "failed", "cancelled")
+LONG = ("scan",)
+"""Kinds of job that may run for long (a pile of up to MAX_PAGES pages): a runner keeps a lane
+that never takes them, so a batch asked for meanwhile starts at once."""
 BEAT = 3.0
 """Seconds between a runner's heartbeats."""
 STALE = 20.0
@@ -59,6 +66,8 @@ fault of the job's: it is begun again from its start (a school's server restarte
 during one long batch failed it when this was 3). Only work that kills every runner it meets (a
 library crashing on one file) is not begun forever; the job's own errors fail it at once."""
 FAILED = "something went wrong on the server while doing this; nothing of it was kept"
+CANCELLED = "cancelled; nothing of it was kept"
+"""What a job stopped by its teacher says."""
 """What a job that failed for a reason of the server's own says (its details go to the log)."""
 
 
@@ -71,7 +80,7 @@ class Job:
     id: int
     kind: str
     state: str
-    """queued, running, done or failed."""
+    """queued, running, done, failed or cancelled."""
     done: int = 0
     """Pieces done (documents of a batch, pages of a pile)."""
     total: int = 0
@@ -89,7 +98,7 @@ class Job:
 
     @property
     def finished(self) -> bool:
-        return self.state in ("done", "failed")
+        return self.state in ("done", "failed", "cancelled")
 
 
 class JobError(AttnsheetError):
@@ -124,6 +133,13 @@ class Jobs:
         if self.queue is not None:
             self.queue.queued(number)
         return number
+
+    def job_params(self, job_id: int) -> dict:
+        """What a job was asked to do (its params)."""
+        rows = self.db.query("SELECT params FROM jobs WHERE id = ?", (int(job_id),))
+        if not rows:
+            raise NotFound("no such job")
+        return json.loads(rows[0][0])
 
     def job(self, job_id: int) -> Job:
         """The job of `job_id`."""
@@ -162,19 +178,26 @@ class Jobs:
 
     # --- running ---------------------------------------------------------------------------------
 
-    def claim(self, runner: str, job_id: Optional[int] = None) -> Optional[tuple[int, str, dict]]:
-        """Take a job to run (`job_id`, or the oldest waiting): one queued, or one whose runner
-        stopped beating; (id, kind, params), or None when there is none to take."""
+    def claim(self, runner: str, job_id: Optional[int] = None,
+              short: bool = False) -> Optional[tuple[int, str, dict]]:
+        """Take a job to run (`job_id`, or the oldest waiting; `short`: none of the LONG kinds): one
+        queued, or one whose runner stopped beating; (id, kind, params), or None when there is none."""
         now = time.time()
         lock = " FOR UPDATE SKIP LOCKED" if self.db.dialect == "postgresql" else ""
         which = "id = ? AND " if job_id is not None else ""
+        if short:
+            which += f"kind NOT IN ({', '.join('?' for _ in LONG)}) AND "
         with self.db.transaction() as cur:
-            rows = cur.rows(f"SELECT id, kind, params, tries FROM jobs WHERE {which}(state = 'queued' OR "
+            rows = cur.rows(f"SELECT id, kind, params, tries, cancel FROM jobs WHERE {which}(state = 'queued' OR "
                             f"(state = 'running' AND beat < ?)) ORDER BY id LIMIT 1{lock}",
-                            ((job_id,) if job_id is not None else ()) + (now - STALE,))
+                            ((job_id,) if job_id is not None else ()) + (LONG if short else ()) + (now - STALE,))
             if not rows:
                 return None
-            number, kind, params, tries = rows[0]
+            number, kind, params, tries, cancel = rows[0]
+            if cancel:  # asked to stop, then its runner went: it stops here
+                cur.run("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ?",
+                        (CANCELLED, now, number))
+                return None
             if tries >= MAX_TRIES:  # begun and lost this often: the work itself stops its runners
                 cur.run("UPDATE jobs SET state = 'failed', error = ?, finished = ? WHERE id = ?",
                         (f"stopped {tries} times before it was done: {FAILED}", now, number))
@@ -199,8 +222,9 @@ class Jobs:
                 released.append(number)
         return released
 
-    def beat(self, job_id: int, runner: str, done: Optional[int] = None, total: Optional[int] = None) -> bool:
-        """A running job's heartbeat (and its progress); False once it is no longer this runner's."""
+    def beat(self, job_id: int, runner: str, done: Optional[int] = None, total: Optional[int] = None) -> Optional[bool]:
+        """A running job's heartbeat (and its progress): whether it was asked to stop; None once it
+        is no longer this runner's (taken over, or its class deleted)."""
         sets, params = ["beat = ?"], [time.time()]
         if done is not None:
             sets.append("done = ?")
@@ -210,8 +234,26 @@ class Jobs:
             params.append(int(total))
         with self.db.transaction() as cur:
             rows = cur.rows(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND runner = ? AND state = 'running' "
-                            "RETURNING id", (*params, int(job_id), runner))
-        return bool(rows)
+                            "RETURNING cancel", (*params, int(job_id), runner))
+        return bool(rows[0][0]) if rows else None
+
+    def cancel(self, job_id: int) -> Job:
+        """Ask a job to stop: one waiting stops now, one running at its next piece of work (what it
+        had saved stays whole: a batch is listed only when made, a pile's sheets saved only when
+        read). The job as it is then; a job already finished is left as it was."""
+        with self.db.transaction() as cur:
+            cur.run("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND state = 'queued'",
+                    (CANCELLED, time.time(), int(job_id)))
+            cur.run("UPDATE jobs SET cancel = 1 WHERE id = ? AND state = 'running'", (int(job_id),))
+        return self.job(job_id)
+
+    def cancelled(self, job_id: int, runner: str) -> None:
+        """A running job that stopped as asked."""
+        with self.db.transaction() as cur:
+            ended = cur.rows("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND runner = ? "
+                             "AND state = 'running' RETURNING id", (CANCELLED, time.time(), int(job_id), runner))
+        if ended:
+            shutil.rmtree(self.job_folder(job_id), ignore_errors=True)
 
     def finish(self, job_id: int, runner: str, result: Optional[dict] = None, error: str = "") -> None:
         """A job done (its result) or failed (its reason); its inputs removed."""

@@ -35,6 +35,10 @@ PARTS_AHEAD = 4
 """Parts a batch defers beyond the one its own worker renders: enough for four idle workers."""
 PART_STALE = 15.0
 """Seconds a part may be rendered before its worker is taken for gone (a part takes about one)."""
+LANES = 2
+"""Tasks one worker runs at once (taking turns for its renderer): one may be a pile of scans."""
+BUSY_AGAIN = 5.0
+"""Seconds before a pile a worker could not take (its long lane busy) is offered again."""
 SWEEP = 5.0
 """Seconds between a worker's sweeps for work a stopped process left."""
 
@@ -81,13 +85,15 @@ class Procrastinated:
                 self._app = procrastinate_app(self.url).open()
             return self._app
 
-    def defer(self, task: str, **values) -> None:
-        """Defer one procrastinate job (one already waiting for the same work is enough)."""
+    def defer(self, task: str, later: float = 0, **values) -> None:
+        """Defer one procrastinate job (one already waiting for the same work is enough), `later`
+        seconds from now."""
         from procrastinate.exceptions import AlreadyEnqueued
 
         lock = f"{task}-" + "-".join(str(v) for v in values.values())
+        when = {"schedule_in": {"seconds": later}} if later else {}
         try:
-            self._opened().configure_task(task, queue=QUEUE, queueing_lock=lock).defer(**values)
+            self._opened().configure_task(task, queue=QUEUE, queueing_lock=lock, **when).defer(**values)
         except AlreadyEnqueued:
             pass
 
@@ -214,23 +220,47 @@ def _result(folder: Path, part: int):
 
 
 def worker_tasks(app, store, queue: Procrastinated, name: str) -> None:
-    """The two tasks a worker runs: a job, and a part of a batch another worker took."""
+    """The two tasks a worker runs: a job, and a part of a batch another worker took. A worker runs
+    two at once, taking turns for its renderer, and one pile of scans at most: a batch asked for
+    while piles are read starts at once on a worker whose other lane is free."""
+    from generator.app.jobs import LONG
     from generator.app.runner import run_job
+    from generator.app.turns import Turns
+
+    turns, long_lane = Turns(), threading.Lock()
 
     @app.task(name=JOB_TASK, queue=QUEUE)
     def job(job_id: int) -> None:
-        claimed = store.claim(name, job_id)
-        if claimed is None:
-            return  # done, or running under a live heartbeat elsewhere
-        number, kind, params = claimed
-        pool = SharedPool(store, queue, number, name) if kind == "batch" else None
-        run_job(store, number, kind, params, runner=name, workers=pool)
+        try:
+            long = store.job(job_id).kind in LONG
+        except AttnsheetError:
+            return  # gone (its class deleted)
+        if long and not long_lane.acquire(blocking=False):
+            queue.defer(JOB_TASK, later=BUSY_AGAIN, job_id=job_id)  # for a worker whose long lane is free
+            return
+        try:
+            claimed = store.claim(name, job_id)
+            if claimed is None:
+                return  # done, or running under a live heartbeat elsewhere
+            number, kind, params = claimed
+            pool = SharedPool(store, queue, number, name) if kind == "batch" else None
+            run_job(store, number, kind, params, runner=name, workers=pool, lock=turns, hand_on=turns.hand_on)
+        finally:
+            if long:
+                long_lane.release()
 
     @app.task(name=PART_TASK, queue=QUEUE)
     def part(job_id: int, part: int) -> None:
         try:
-            if claim_part(store, job_id, part, name):
-                render_part(store, job_id, part, name)
+            # The renderer's objects are this process's: a part only while no job of this worker renders
+            # (else the batch's own process, or another worker, renders it: it waits for none).
+            if not turns.try_enter():
+                return
+            try:
+                if claim_part(store, job_id, part, name):
+                    render_part(store, job_id, part, name)
+            finally:
+                turns.__exit__()
         except (OSError, pickle.UnpicklingError, EOFError):
             return  # the batch ended (or began again) meanwhile: its parts are gone
 
@@ -278,7 +308,7 @@ def run_worker(store, url: str, on_start=None) -> None:
             if on_start is not None:
                 on_start()
             try:
-                await app.run_worker_async(queues=[QUEUE], concurrency=1, name=name, wait=True,
+                await app.run_worker_async(queues=[QUEUE], concurrency=LANES, name=name, wait=True,
                                            install_signal_handlers=True, shutdown_graceful_timeout=30,
                                            update_heartbeat_interval=STALE / 4, stalled_worker_timeout=STALE)
             finally:

@@ -27,7 +27,7 @@ from generator.app.database import Database
 from generator.app.earlier import BATCH_ID, EarlierFolders
 from generator.app.errors import NotFound
 from generator.app.jobs import MIGRATION as JOBS
-from generator.app.jobs import NAMES, PARTS
+from generator.app.jobs import CANCEL, NAMES, PARTS
 from generator.app.jobs import Jobs
 from generator.app.links import StudentLink
 from generator.app.revisions import MIGRATION as REVISIONS
@@ -81,6 +81,7 @@ MIGRATIONS = (
     JOBS,
     PARTS,
     NAMES,
+    CANCEL,
 )
 """The schema, one migration after another; never edit one that has shipped: add the next."""
 

@@ -47,7 +47,8 @@ from generator.web.accounts import Signing
 from generator.web.manage import Managing
 from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.classes import Classes
-from generator.web.pages import Turns, server_trouble
+from generator.app.turns import Turns
+from generator.web.pages import server_trouble
 from generator.web.practice import Practice, shapes_of
 from generator.web.review import Review
 from generator.web.students import LINK_RATE, PIN_RATE, PIN_SHEET_RATE, Limiter, RateLimited, SharedLimiter, Students
@@ -185,7 +186,7 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
             if job is None or job.kind != "batch":
                 raise
             return self.page(request, "job.html", 500 if job.state == "failed" else 200, job=job,
-                             title=request.path_params["batch_id"], back="/")
+                             title=request.path_params["batch_id"], back="/", may_cancel=True)
         teacher = self.teacher(request)
         access = self.store.access(batch, teacher)
         return self.page(request, "batch.html", lang=self.language(request, batch), batch=batch,
@@ -308,6 +309,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/account", app.account, methods=["GET", "POST"]),
         Route("/batches/{batch_id}/shares", app.share, methods=["POST"]),
         Route("/api/jobs/{job_id}", app.job_api),
+        Route("/batches/{batch_id}/jobs/{job_id}/cancel", app.cancel_job, methods=["POST"]),
         Route("/batches/{batch_id}/manage", app.manage, methods=["POST"]),
         Route("/batches/{batch_id}/handout.pdf", app.handout),
         Route("/preview", app.preview),
