@@ -39,6 +39,8 @@ COMMANDS = {
                "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
     "worker": ("generator.cli.serving", "worker_command",
                "Run the server's long work (batches to render, piles of scans to read) beside it, on any machine."),
+    "jobs": ("generator.cli.serving", "jobs_command",
+             "List the server's unfinished jobs (batches being made, piles being read), or cancel one."),
     "user": ("generator.cli.accounts", "user_group",
              "Teachers' accounts: add, list, disable and enable teachers, or set a password."),
 }

@@ -8,13 +8,14 @@ import socket
 import threading
 import webbrowser
 from pathlib import Path
+from typing import Optional
 
 import click
 
 from generator.app.errors import InputError
 from generator.app.reading import MAX_PAGES
 from generator.app.links import opens_only_here
-from generator.cli.common import OutPath, data_store, open_store, say
+from generator.cli.common import OutPath, data_store, emit, open_store, say
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -266,6 +267,43 @@ def export_command(batch: str, data, database, out: Path, force: bool) -> None:
     finally:
         store.close()
     say(f"wrote manifest.json and {saves} answers and grade{'s' if saves != 1 else ''} of {batch} to {out}")
+
+
+@click.command("jobs")
+@click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
+              help="The web app's data folder (default: your user data folder).")
+@click.option("--database", default=None, metavar="URL", help="The server's PostgreSQL database, if it uses one.")
+@click.option("--cancel", "cancel", type=click.IntRange(1), default=None, metavar="ID",
+              help="Cancel job ID: waiting, it never starts; running, it stops at its next page or part, "
+                   "keeping nothing of it.")
+def jobs_command(data, database, cancel: Optional[int]) -> None:
+    """List the server's unfinished jobs (batches being made, piles being read), or cancel one.
+
+    \b
+    Example:
+      attnsheet jobs --data ~/classes
+      attnsheet jobs --data ~/classes --cancel 12
+    """
+    from generator.app.runner import cancel_job
+
+    store = data_store(data, database)
+    try:
+        if cancel is not None:
+            if store.job(cancel).finished:
+                raise InputError(f"job {cancel} is {store.job(cancel).state} already: nothing was changed")
+            job = cancel_job(store, cancel)
+            say({"cancelled": f"job {job.id} is cancelled: nothing of it was kept",
+                 "running": f"job {job.id} will stop at its next page or part: nothing of it will be kept"}.get(
+                job.state, f"job {job.id} is {job.state} already: nothing was changed"))
+            return
+        jobs = store.unfinished()
+        for job in jobs:
+            progress = f"{job.done} of {job.total}" if job.total else "not begun"
+            emit(f"{job.id:>6}  {job.kind:<7} {job.state:<8} {job.batch:<14} {progress}\n")
+        if not jobs:
+            say("no job is waiting or running")
+    finally:
+        store.close()
 
 
 @click.command("worker")

@@ -7,6 +7,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from generator.app.classroom import handout
 from generator.app.errors import AttnsheetError
+from generator.app.runner import cancel_job
 from generator.app.store import NotFound, Store
 from generator.web.pages import Pages
 
@@ -44,6 +45,21 @@ class Managing(Pages):
         else:
             raise AttnsheetError("no such change")
         return RedirectResponse(f"/batches/{batch.id}#manage", status_code=303)
+
+    async def cancel_job(self, request: Request) -> Response:
+        """Stop a batch's job at the teacher's word (a class they may change: the route's guard)."""
+        data = await request.form(max_files=0, max_fields=4)
+        if not self._csrf_ok(str(data.get("csrf", "")), request):
+            raise PermissionError("the form is stale or was not sent by this app: reload the page")
+        number = str(request.path_params["job_id"])
+        if not number.isdigit() or len(number) > 18:
+            raise NotFound("no such job")
+        job = await self.off_db(self.store.job, int(number))
+        if job.batch != request.path_params["batch_id"]:
+            raise NotFound("no such job")
+        await self.off_db(cancel_job, self.store, job.id)
+        back = f"/batches/{job.batch}/review?run={job.run}" if job.kind == "scan" else f"/batches/{job.batch}"
+        return RedirectResponse(back, status_code=303)
 
     async def job_api(self, request: Request) -> Response:
         """A job's state and progress, for its page's bar (the teacher's own jobs, and those of classes they see)."""

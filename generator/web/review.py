@@ -85,8 +85,10 @@ class Review(Pages):
         batch = self.store.batch(request.path_params["batch_id"])
         job = await self.off_db(self._reading, batch, request.query_params.get("run", ""))
         if job is not None:  # the pile is still being read: how far it has got
+            access = await self.off_db(self.store.access, batch, self.teacher(request))
             return self.page(request, "job.html", 500 if job.state == "failed" else 200,
-                             lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}")
+                             lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}",
+                             may_cancel=access in ("own", "write"))
         items = await self.off_loop(review_items, self.store, batch)
         unidentified = await self.off_loop(unidentified_pages, batch, self.store)
         summary = run_summary(batch, request.query_params.get("run", ""))

@@ -32,10 +32,12 @@
       location.reload();
       return;
     }
-    if (job.state === "failed") {
-      words.textContent = said(box.dataset.failed, { why: job.error });
-      words.className = "error";
+    if (job.state === "failed" || job.state === "cancelled") {
+      words.textContent = job.state === "failed" ? said(box.dataset.failed, { why: job.error }) : box.dataset.cancelled;
+      if (job.state === "failed") words.className = "error";
       bar.hidden = true;
+      const cancel = document.getElementById("job-cancel");
+      if (cancel) cancel.hidden = true;
       return;
     }
     if (job.state === "queued") {
