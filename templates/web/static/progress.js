@@ -32,9 +32,13 @@
       location.reload();
       return;
     }
-    if (job.state === "failed" || job.state === "cancelled") {
-      words.textContent = job.state === "failed" ? said(box.dataset.failed, { why: job.error }) : box.dataset.cancelled;
-      if (job.state === "failed") words.className = "error";
+    if (job.state === "cancelled") {
+      location.reload();  // the page says so, with the way back
+      return;
+    }
+    if (job.state === "failed") {
+      words.textContent = said(box.dataset.failed, { why: job.error });
+      words.className = "error";
       bar.hidden = true;
       const cancel = document.getElementById("job-cancel");
       if (cancel) cancel.hidden = true;
