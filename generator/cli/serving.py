@@ -144,17 +144,22 @@ def serve_processes(count: int, listener: socket.socket, make_app, forwarded: st
 
     import uvicorn
 
-    children: set[int] = set()
-    stopping = []
+    from generator.web.connections import Ledger
 
-    def start() -> None:
+    children: dict[int, int] = {}  # pid -> its slot in the ledger
+    stopping = []
+    ledger = Ledger(count)  # made before the processes are forked: they all count in it
+
+    def start(slot: int) -> None:
+        ledger.clear(slot)  # what a process that died there left
         pid = os.fork()
         if pid == 0:  # the child: its own app, its own database connections
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                uvicorn.Server(server_config(make_app(), forwarded)).run(sockets=[listener])
+                ledger.use(slot)
+                uvicorn.Server(server_config(make_app(), forwarded, ledger)).run(sockets=[listener])
             except KeyboardInterrupt:
                 pass
             except BaseException:  # said by the child, which ends; the parent starts another
@@ -164,7 +169,7 @@ def serve_processes(count: int, listener: socket.socket, make_app, forwarded: st
                 code = 1
             finally:
                 os._exit(code)
-        children.add(pid)
+        children[pid] = slot
 
     def stop(signum, frame) -> None:
         stopping.append(signum)
@@ -176,8 +181,8 @@ def serve_processes(count: int, listener: socket.socket, make_app, forwarded: st
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    for _ in range(count):
-        start()
+    for slot in range(count):
+        start(slot)
     while children:
         try:
             pid, _ = os.waitpid(-1, 0)
@@ -185,23 +190,24 @@ def serve_processes(count: int, listener: socket.socket, make_app, forwarded: st
             break
         except InterruptedError:
             continue
-        children.discard(pid)
-        if not stopping:
+        slot = children.pop(pid, None)
+        if not stopping and slot is not None:
             time.sleep(0.5)  # a process that dies at once is not restarted in a tight loop
-            start()
+            start(slot)
 
 
-def server_config(app, forwarded: str = ""):
-    """uvicorn's settings for the app: bounded (at most 1,000 connections at once, beyond which 503;
-    idle ones closed after 5 s), every request's headers in time and its body at a minimum rate,
-    a few connections per address; proxy headers believed only from `forwarded`'s addresses."""
+def server_config(app, forwarded: str = "", ledger=None):
+    """uvicorn's settings for the app: bounded (idle connections closed after 5 s; past the
+    ledger's capacity, or an address's share, the idlest is shed for a newcomer), every request's
+    headers in time and its body at a minimum rate; proxy headers believed only from
+    `forwarded`'s addresses. `ledger`: the connections every process of the server counts."""
     import uvicorn
 
     from generator.web.connections import guarded_protocol
 
     trusted = [a.strip() for a in forwarded.split(",") if a.strip()]
     return uvicorn.Config(app, log_level="warning", limit_concurrency=1000, timeout_keep_alive=5,
-                          http=guarded_protocol(trusted), proxy_headers=bool(trusted),
+                          http=guarded_protocol(trusted, ledger=ledger), proxy_headers=bool(trusted),
                           forwarded_allow_ips=trusted or None)
 
 
