@@ -8,9 +8,10 @@ grader (graph.evaluate) marks a carried cell "trivial" where the student's input
 the true inputs do not, and everything carried on from a step made wholly degenerate is trivial
 too. Every kind inherits the rule from the operations its steps declare.
 
-The rule looks only downstream of numbers the student made up (a grid written mostly wrong, and
-what is carried from it): one slip's trail that happens to make a grid constant (a 3 where the
-key's column is 3, 3, 2) is carried as every slip's trail is.
+The rule looks only downstream of numbers the student made up (a grid written with two cells or
+more wrong, and most of them or one value or one row or column throughout; and what is carried
+from it): one slip's trail that happens to make a grid constant (a 3 where the key's column is
+3, 3, 2) is carried as every slip's trail is.
 
 Pure: no I/O.
 """

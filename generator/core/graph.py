@@ -16,7 +16,7 @@ from fractions import Fraction
 from operator import mul
 from typing import Callable, Mapping, Optional, Sequence
 
-from generator.core.degenerate import NONE, Degenerate
+from generator.core.degenerate import NONE, Degenerate, repeated
 from generator.core.degenerate import trivial as degenerate_where_true_is_not
 from generator.core.faces import N_, Face, Op
 from generator.core.grade import BLANK, Chain, Grid, StepGrade
@@ -106,7 +106,7 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
     used: dict[Key, Values] = dict(given)
     grades = []
     hollow: set[Key] = set()  # steps the student's own numbers left wholly degenerate: what follows is too
-    made_up: set[Key] = set()  # grids the student wrote mostly wrong, and those carried from them
+    made_up: set[Key] = set()  # grids the student made up, and those carried from them
     for step in steps:
         value = true[step.key] = step.compute(*[true[k] for k in step.inputs])
         if step.skip is not None:
@@ -124,7 +124,9 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
                         masked, hollow, made_up)
         verdicts, used[step.key] = chain.step(written, value, carried, masked, easy.cells)
         wrong = sum(v == "wrong" for row in verdicts for v in row)
-        if (wrong >= 2 and 2 * wrong > len(_cells(value, masked))) or (
+        # Made up: two cells or more wrong, and most of them, or the grid one value or one row or column
+        # repeated (K written as 1s where the key has 1s in half its cells); one slip never is.
+        if (wrong >= 2 and (2 * wrong > len(_cells(value, masked)) or repeated(used[step.key], masked))) or (
                 carried is not None and any(k in made_up for k in step.inputs)):
             made_up.add(step.key)
         # The student followed the step's degenerate arithmetic: nothing carried on from it counts.
