@@ -66,7 +66,7 @@ def batch_routes(app) -> list[Route]:
 
 
 def filled(path: str, batch: str) -> str:
-    values = {"batch_id": batch, "index": "1", "name": "worksheets.pdf", "rev": "1", "run": "run-1",
+    values = {"batch_id": batch, "index": "1", "name": "worksheets.pdf", "rev": "1", "run": "run-1", "job_id": "1",
               "kind": "crops", "name:path": "worksheets.pdf"}
     return re.sub(r"\{([^}]+)\}", lambda m: values[m.group(1)], path)
 
