@@ -147,7 +147,7 @@ def test_the_command_line_lists_and_cancels_a_job(tmp_path):
 
 
 def test_on_postgresql_a_worker_makes_a_batch_while_it_reads_a_pile(tmp_path, postgres_server):
-    """One worker (two lanes, one for piles): the batch is made while the pile is read."""
+    """One worker: the batch asked for while it reads a pile is made between two slices of the pile."""
     from procs import serve
 
     from test_jobs import post_form, stop_all, worker

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from generator.app.database import MIGRATION_LOCK
-from generator.app.jobs import STALE
+from generator.app.jobs import LONG, STALE
 from generator.core.errors import AttnsheetError
 from generator.output.files import ensure_folder, owner_tag, write_atomic
 
@@ -35,10 +35,6 @@ PARTS_AHEAD = 4
 """Parts a batch defers beyond the one its own worker renders: enough for four idle workers."""
 PART_STALE = 15.0
 """Seconds a part may be rendered before its worker is taken for gone (a part takes about one)."""
-LANES = 2
-"""Tasks one worker runs at once (taking turns for its renderer): one may be a pile of scans."""
-BUSY_AGAIN = 5.0
-"""Seconds before a pile a worker could not take (its long lane busy) is offered again."""
 SWEEP = 5.0
 """Seconds between a worker's sweeps for work a stopped process left."""
 
@@ -85,15 +81,13 @@ class Procrastinated:
                 self._app = procrastinate_app(self.url).open()
             return self._app
 
-    def defer(self, task: str, later: float = 0, **values) -> None:
-        """Defer one procrastinate job (one already waiting for the same work is enough), `later`
-        seconds from now."""
+    def defer(self, task: str, **values) -> None:
+        """Defer one procrastinate job (one already waiting for the same work is enough)."""
         from procrastinate.exceptions import AlreadyEnqueued
 
         lock = f"{task}-" + "-".join(str(v) for v in values.values())
-        when = {"schedule_in": {"seconds": later}} if later else {}
         try:
-            self._opened().configure_task(task, queue=QUEUE, queueing_lock=lock, **when).defer(**values)
+            self._opened().configure_task(task, queue=QUEUE, queueing_lock=lock).defer(**values)
         except AlreadyEnqueued:
             pass
 
@@ -221,48 +215,36 @@ def _result(folder: Path, part: int):
 
 def worker_tasks(app, store, queue: Procrastinated, name: str) -> None:
     """The two tasks a worker runs: a job, and a part of a batch another worker took. A worker runs
-    two at once, taking turns for its renderer, and one pile of scans at most: a batch asked for
-    while piles are read starts at once on a worker whose other lane is free."""
-    from generator.app.jobs import LONG
+    one at a time; while it reads a pile of scans it takes up, between slices of pages, the short
+    jobs waiting (a batch, a class graded again), so a batch asked for while every worker reads a
+    pile starts at the next slice."""
     from generator.app.runner import run_job
-    from generator.app.turns import Turns
 
-    turns, long_lane = Turns(), threading.Lock()
+    def run(number: int, kind: str, params: dict) -> None:
+        pool = SharedPool(store, queue, number, name) if kind == "batch" else None
+        run_job(store, number, kind, params, runner=name, workers=pool,
+                hand_on=(lambda: between_slices(store, name, run)) if kind in LONG else None)
 
     @app.task(name=JOB_TASK, queue=QUEUE)
     def job(job_id: int) -> None:
-        try:
-            long = store.job(job_id).kind in LONG
-        except AttnsheetError:
-            return  # gone (its class deleted)
-        if long and not long_lane.acquire(blocking=False):
-            queue.defer(JOB_TASK, later=BUSY_AGAIN, job_id=job_id)  # for a worker whose long lane is free
-            return
-        try:
-            claimed = store.claim(name, job_id)
-            if claimed is None:
-                return  # done, or running under a live heartbeat elsewhere
-            number, kind, params = claimed
-            pool = SharedPool(store, queue, number, name) if kind == "batch" else None
-            run_job(store, number, kind, params, runner=name, workers=pool, lock=turns, hand_on=turns.hand_on)
-        finally:
-            if long:
-                long_lane.release()
+        claimed = store.claim(name, job_id)
+        if claimed is None:
+            return  # done, or running under a live heartbeat elsewhere
+        run(*claimed)
 
     @app.task(name=PART_TASK, queue=QUEUE)
     def part(job_id: int, part: int) -> None:
         try:
-            # The renderer's objects are this process's: a part only while no job of this worker renders
-            # (else the batch's own process, or another worker, renders it: it waits for none).
-            if not turns.try_enter():
-                return
-            try:
-                if claim_part(store, job_id, part, name):
-                    render_part(store, job_id, part, name)
-            finally:
-                turns.__exit__()
+            if claim_part(store, job_id, part, name):
+                render_part(store, job_id, part, name)
         except (OSError, pickle.UnpicklingError, EOFError):
             return  # the batch ended (or began again) meanwhile: its parts are gone
+
+
+def between_slices(store, name: str, run) -> None:
+    """While a long job waits between its slices: the short jobs queued meanwhile, each run to its end."""
+    while (claimed := store.claim(name, short=True)) is not None:
+        run(*claimed)
 
 
 def sweep(store, queue: Procrastinated) -> int:
@@ -308,7 +290,7 @@ def run_worker(store, url: str, on_start=None) -> None:
             if on_start is not None:
                 on_start()
             try:
-                await app.run_worker_async(queues=[QUEUE], concurrency=LANES, name=name, wait=True,
+                await app.run_worker_async(queues=[QUEUE], concurrency=1, name=name, wait=True,
                                            install_signal_handlers=True, shutdown_graceful_timeout=30,
                                            update_heartbeat_interval=STALE / 4, stalled_worker_timeout=STALE)
             finally:

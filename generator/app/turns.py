@@ -27,14 +27,6 @@ class Turns:
             self._serving += 1
             self._cond.notify_all()
 
-    def try_enter(self) -> bool:
-        """Take a turn only if nobody holds one or waits for one (then leave it with __exit__)."""
-        with self._cond:
-            if self._next != self._serving:
-                return False
-            self._next += 1
-            return True
-
     def waiting(self) -> bool:
         """Whether someone is waiting for a turn."""
         with self._cond:
