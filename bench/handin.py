@@ -163,7 +163,7 @@ def students(data: str, database: str = "", batch: str = "") -> list[tuple[str, 
     """Each sheet of a batch (the newest by default): its link's token and what its student hands in (Q, K, V, one slip)."""
     from generator.app.store import Store
     from generator.core.formats import problem_from_json
-    from generator.core.kinds import solve
+    from generator.core.registry import solve
     from generator.core.numbers import sheet_value
 
     store = Store(Path(data), database or None)

@@ -21,8 +21,8 @@ from typing import Callable, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.core.kinds import solve  # noqa: E402
-from generator.core.kinds.attention.draw.presets import DrawOptions  # noqa: E402
+from generator.core.registry import solve# noqa: E402
+from generator.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
 ATTNSHEET = [sys.executable, "-m", "generator"]
@@ -107,11 +107,11 @@ def kinds(repeats: int) -> list[Row]:
     from generator.sheet.sheets import sheet_view
 
     settings = Settings()
-    from generator.core.kinds import KINDS
+    from generator.core.registry import kinds as registered
 
     # Every registered kind at its defaults (a new kind is measured without a line here), and
     # the block with attention computed, which takes two pages.
-    shapes = {name: kind_options(name) for name in KINDS}
+    shapes = {name: kind_options(name) for name in registered()}
     shapes["transformer computed"] = kind_options("transformer", attention="computed")
     shapes["moe weighted"] = kind_options("moe", weighted=True)  # the gate's softmax too: the most steps
     works, draws, views = {}, {}, {}
@@ -302,7 +302,7 @@ def key_answers_json(problem, solution, slip: bool) -> str:
 def grading(count: int, repeats: int) -> Row:
     """(g) Grade `count` default sheets from answers@1 text, solving each sheet, on one core."""
     from generator.core.answers import parse_answers
-    from generator.core.kinds import grade
+    from generator.core.registry import grade
 
     problems = draw(DrawOptions(), 3, count)
     texts = [key_answers_json(p, solve(p), slip=i % 2 == 1) for i, p in enumerate(problems)]
@@ -320,7 +320,7 @@ def graded_pages(repeats: int) -> list[Row]:
     """(h) A graded sheet (the student's values, marks, expected values) against a key page,
     both rendered and written as `grade --out` and `generate` do, taking turns."""
     from generator.core.answers import parse_answers
-    from generator.core.kinds import grade
+    from generator.core.registry import grade
     from generator.core.student import Student
     from generator.output.gradebook import Graded, graded_pdf
     from generator.output.pdf import renderer

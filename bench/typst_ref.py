@@ -18,13 +18,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.core.kinds import solve  # noqa: E402
-from generator.core.kinds.attention.draw.presets import DrawOptions  # noqa: E402
+from generator.core.registry import solve  # noqa: E402
+from generator.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 from generator.sheet.grid import grid  # noqa: E402
-from generator.core.kinds.attention.sheet.rules import rules_lines  # noqa: E402
+from generator.kinds.attention.sheet.rules import rules_lines  # noqa: E402
 from generator.sheet.style import CHAR_PT, GAP, LINE_PT, STYLES, TONES  # noqa: E402
-from generator.core.kinds.attention.sheet.views import arrangement, head_matrices  # noqa: E402
+from generator.kinds.attention.sheet.views import arrangement, head_matrices  # noqa: E402
 
 FONTS = str(ROOT / "templates" / "fonts")
 

@@ -6,8 +6,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from generator.core.errors import ProblemError
-from generator.core.kinds import solve
-from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.registry import solve
+from generator.kinds.attention.problem import Head, Problem
 from generator.core.problem import Rules
 
 

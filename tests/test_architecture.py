@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from conftest import ROOT
@@ -12,6 +13,9 @@ PACKAGE = ROOT / "generator"
 # What each layer may import from the package (besides itself and the package's __init__).
 ALLOWED = {
     "core": set(),
+    # The exercises: each kind a package above the core, the draw and the sheet (its steps pure, its
+    # draw and sheet in their layers' terms); no layer imports a kind: the registry finds them.
+    "kinds": {"core", "draw", "sheet"},
     "draw": {"core"},
     "sheet": {"core"},
     "output": {"core", "draw", "sheet"},
@@ -53,16 +57,20 @@ def imports(path: Path, top_level_only: bool = False) -> set[str]:
     return found
 
 
-# A kind is one folder, generator/core/kinds/<kind>/, its parts each in their layer: the steps are
-# core, the draw and the settings draw's, the sheet the sheet's.
-PART_LAYERS = {"steps": "core", "problem": "core", "draw": "draw", "settings": "draw", "sheet": "sheet"}
+# A kind's steps are pure, as core is: they import no edge library either.
+PURE_PARTS = ("steps", "problem")
 
 
 def layer(module: str) -> str | None:
     parts = module.split(".")
-    if parts[:3] == ["generator", "core", "kinds"] and len(parts) > 4:
-        return PART_LAYERS.get(parts[4], "unknown")
     return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else None
+
+
+def pure(module: str) -> bool:
+    """Whether a module may import no edge library: core, draw, sheet, and every kind's steps."""
+    parts = module.split(".")
+    return layer(module) in ("core", "draw", "sheet") or (parts[1:2] == ["kinds"] and len(parts) > 3
+                                                         and parts[3] in PURE_PARTS)
 
 
 def test_every_layer_imports_only_inward():
@@ -75,7 +83,7 @@ def test_every_layer_imports_only_inward():
             other = layer(target) if target.startswith("generator.") else None
             if other and other != own and other not in ALLOWED[own]:
                 wrong.append(f"{name} imports {target}")
-            if own in ("core", "draw", "sheet") and target.split(".")[0] in EDGE_LIBRARIES:
+            if pure(name) and target.split(".")[0] in EDGE_LIBRARIES:
                 wrong.append(f"{name} imports {target}")
             if own in ("output", "app") and target.split(".")[0] in ("cv2", "pypdfium2", "starlette"):
                 wrong.append(f"{name} imports {target}")
@@ -131,3 +139,14 @@ def test_the_stylesheet_takes_every_size_and_colour_from_the_layouts_numbers():
     css = stylesheet_text()
     assert f"font-size: {look.TITLE.size:g}pt" in css and f"min-height: {look.HEADER_MIN_PT:g}pt" in css
     assert 'url("../fonts/Inter-Regular.subset.otf")' in stylesheet_text("../")
+
+
+def test_the_core_imports_nothing_above_it_and_nothing_loads_a_module_by_name():
+    # Function-level imports count: a cycle or a layer crossed at run time is crossed all the same.
+    above = ("sheet", "draw", "output", "scan", "app", "web", "kinds", "cli")
+    wrong = [f"{name} imports {target}" for name, path in modules().items() if layer(name) == "core"
+             for target in imports(path) if target.startswith("generator.") and layer(target) in above]
+    assert not wrong, "\n".join(wrong)
+    by_name = [name for name, path in modules().items() if name != "generator.cli"
+               and re.search(r"\bimport_module\(|__import__\(", path.read_text(encoding="utf-8"))]
+    assert not by_name, by_name

@@ -18,7 +18,7 @@ from test_grade import work
 
 from generator.app.store import Store
 from generator.core.formats import problem_from_json
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -190,8 +190,8 @@ def test_a_restored_draft_can_be_discarded_and_a_cleared_box_stays_clear(served)
 
 
 def test_the_projector_walks_the_default_sheet_a_cell_at_a_time(served):
-    from generator.core.kinds import solve
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.core.registry import solve
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.present import frames
 
@@ -226,7 +226,7 @@ CELLS_JS = "(sel) => Array.from(document.querySelectorAll(sel)).map(c => [c.data
 
 @pytest.mark.parametrize("kind", ["ffn", "transformer", "rnn", "moe"])
 def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served, kind):
-    from generator.core.kinds import solve
+    from generator.core.registry import solve
     from generator.draw.choose import kind_options
     from generator.draw.search import draw
     from generator.sheet.present import frames, frames_json
@@ -270,8 +270,8 @@ def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served
 @pytest.mark.parametrize("width, height", [(1280, 720), (1920, 1080), (390, 844)])
 def test_the_projector_keeps_the_current_cell_in_view_and_counts_the_steps(served, width, height):
     """Issue 33: at 1280×720 the revealed cell was off screen for 161 of 197 steps."""
-    from generator.core.kinds import solve
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.core.registry import solve
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.present import frames
 

@@ -14,7 +14,7 @@ from procs import Served
 from waiting import ready
 
 from generator.app.store import Store
-from generator.core.kinds import KINDS
+from generator.core.registry import kinds
 
 
 class Web:
@@ -34,7 +34,7 @@ def batches(tmp_path_factory):
     web = Web(served.url)
     csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
     made = {}
-    for kind in sorted(KINDS):
+    for kind in sorted(kinds()):
         for lang in ("en", "es"):
             form = urllib.parse.urlencode({"csrf": csrf, "count": 1, "seed": 3, "kind": kind, "lang": lang}).encode()
             with urllib.request.urlopen(urllib.request.Request(served.url + "/batches", data=form), timeout=60) as answer:
@@ -52,7 +52,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_captions_boxes_and_verdicts_stay_legible(batches, browser, kind, lang):
     url, made = batches
     page = browser.new_page(viewport={"width": 1280, "height": 900})

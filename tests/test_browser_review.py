@@ -19,7 +19,7 @@ from generator.app.scans import review_items
 from generator.app.store import Store
 from generator.core.cells import read_cell_text
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.app.batches import make_sheets
 from generator.output.batch import Batch
 from generator.scan.synthetic import filled_sheets, pdf_of

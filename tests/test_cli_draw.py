@@ -7,7 +7,7 @@ import json
 import pytest
 
 from generator.core.formats import parse_problems
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from generator.core.answers import parse_answers_json, skeleton
 from generator.core.degenerate import constant as is_constant, degenerate
 from generator.core.faces import ADD, ARGMAX, COPY, DIVIDE, PRODUCT, RULE, Op
-from generator.core.kinds import KINDS, FLAT_STEPS, grade, kind_of, solve
+from generator.core.registry import kinds, flat_steps, grade, kind_of, solve
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.draw.choose import kind_options
@@ -32,7 +32,7 @@ def played(problem, written: dict, trivial: str = "none"):
     doc = skeleton(problem, problem.code)
     for (head, name), rows in written.items():
         target = doc["heads"][head - 1] if head else doc
-        target[name] = [sheet_value(v).replace("\u2212", "-") for v in rows[0]] if name in FLAT_STEPS else \
+        target[name] = [sheet_value(v).replace("\u2212", "-") for v in rows[0]] if name in flat_steps() else \
             [[sheet_value(v).replace("\u2212", "-") for v in row] for row in rows]
     result = None
     for _ in range(60):
@@ -43,7 +43,7 @@ def played(problem, written: dict, trivial: str = "none"):
             cells = _at(doc, s.head, s.step)
             for i, row in enumerate(s.carried):
                 for j, v in enumerate(row):
-                    at_row = cells if s.step in FLAT_STEPS else cells[i]
+                    at_row = cells if s.step in flat_steps() else cells[i]
                     if at_row[j] is None and v is not None and s.verdicts[i][j] != "masked":
                         text = sheet_value(v).replace("\u2212", "-")
                         if len(text) <= CELL_LIMIT:
@@ -174,7 +174,7 @@ def test_each_operation_says_when_it_is_degenerate():
 # --- the rule as a property, for every kind ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", kinds())
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), value=st.integers(-4, 4))
 def test_a_constant_first_step_earns_at_most_its_own_right_cells(kind, seed, value):

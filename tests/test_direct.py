@@ -17,9 +17,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from generator.core.answers import parse_answers_json, skeleton
-from generator.core.kinds import grade, solve
+from generator.core.registry import grade, solve
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output import direct
 from generator.output.documents import document

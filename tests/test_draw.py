@@ -11,12 +11,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from generator.core.formats import dumps, problem_to_json
-from generator.core.kinds import solve
-from generator.core.kinds import metrics
-from generator.core.kinds.attention.problem import Problem
+from generator.core.registry import solve
+from generator.core.registry import metrics
+from generator.kinds.attention.problem import Problem
 from generator.core.problem import Rules
 from generator.draw.codes import ALPHABET, BitWriter, CodeError, pack
-from generator.core.kinds.attention.draw.presets import FEWEST_FEATURES, DrawOptions
+from generator.kinds.attention.draw.presets import FEWEST_FEATURES, DrawOptions
 from generator.draw.options import PRESET_NAMES, DrawError
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw, draw_keys, fresh_seed
@@ -38,7 +38,7 @@ def t(m):
 def column_twin(p: Problem) -> Problem:
     if p.convention == "column":
         return p
-    from generator.core.kinds.attention.problem import Head
+    from generator.kinds.attention.problem import Head
 
     return Problem(X=t(p.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
                    W_O=None if p.W_O is None else t(p.W_O), causal=p.causal)
@@ -291,7 +291,7 @@ def test_a_failed_draw_names_settings_that_were_tried_and_draw_it(extra, count, 
 
 
 def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():
-    from generator.core.kinds.attention.draw.presets import advice
+    from generator.kinds.attention.draw.presets import advice
 
     at_limit = DrawOptions(max_score=12, max_sum=100_000)
     assert "raise --max-score" not in advice("qk_window", at_limit, at_limit.limits())
@@ -386,7 +386,7 @@ def test_the_fewest_features_allowed_draw_every_seed_tried(tokens):
 
 
 def test_a_failed_first_try_is_drawn_again_and_a_first_try_that_draws_is_unchanged():
-    from generator.core.kinds.attention.draw import search
+    from generator.kinds.attention.draw import search
 
     options = DrawOptions(preset="easy", tokens=10, d_model=4, d_k=6)
     keys = [(seed, 0) for seed in range(40)]

@@ -6,8 +6,8 @@ import pytest
 
 from generator.core.engine import hand_divisor, matmul, power, scale
 from generator.core.errors import ProblemError
-from generator.core.kinds import solve
-from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.registry import solve
+from generator.kinds.attention.problem import Head, Problem
 from generator.core.problem import Rules
 
 

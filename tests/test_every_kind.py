@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from generator.app.store import Store
 from generator.core.answers import parse_answers_json, put_cell, skeleton
 from generator.core.formats import problem_from_json
-from generator.core.kinds import KINDS, grade
+from generator.core.registry import kinds, grade
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.draw.rebuild import rebuild
@@ -63,13 +63,13 @@ def school(tmp_path_factory):
     teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
     batches = {}
-    for kind in sorted(KINDS):
+    for kind in sorted(kinds()):
         batches[kind] = made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5",
                                                                      "kind": kind}))
     return store, app, teacher, csrf, batches
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_a_batch_of_each_kind_is_typed_graded_and_reported(school, kind):
     store, app, teacher, csrf, batches = school
     location = batches[kind]
@@ -95,7 +95,7 @@ def test_a_batch_of_each_kind_is_typed_graded_and_reported(school, kind):
     assert gradebook.status_code == 200 and str(total) in gradebook.text
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_a_student_of_each_kind_hands_in_from_their_link(school, kind):
     store, app, teacher, csrf, batches = school
     batch = store.batch(batches[kind].rsplit("/", 1)[1])
@@ -109,7 +109,7 @@ def test_a_student_of_each_kind_hands_in_from_their_link(school, kind):
     assert r.status_code == 200 and r.json()["handed_in"], r.text
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_each_kind_is_practised_and_projected(school, kind):
     store, app, teacher, csrf, batches = school
     r = teacher.get(f"/practice?kind={kind}&preset=easy")
@@ -130,7 +130,7 @@ def test_each_kind_is_practised_and_projected(school, kind):
     assert page.status_code == 200 and "press → to begin" in page.text
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds()))
 def test_a_scanned_pile_of_each_kind_is_read_to_its_sheets(tmp_path, kind):
     from generator.output.manifest import read_manifest
     from generator.scan.pipeline import Catalogue, Source

@@ -18,7 +18,7 @@ from generator.core.formats import (
     problem_to_json,
     solution_to_json,
 )
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.numbers import decimal_str, decode, encode
 
 WORKED = json.loads((EXAMPLES / "worked.json").read_text())

@@ -21,9 +21,9 @@ from generator.core.answers import (
 )
 from generator.core.cells import MAX_DIGITS
 from generator.core.formats import parse_problems
-from generator.core.kinds import grade, has_final
-from generator.core.kinds.attention.steps import FINAL_STEPS, HEAD_STEPS
-from generator.core.kinds.attention.problem import Problem
+from generator.core.registry import grade, has_final
+from generator.kinds.attention.steps import FINAL_STEPS, HEAD_STEPS
+from generator.kinds.attention.problem import Problem
 from generator.core.problem import Rules
 from generator.core.student import Student
 

@@ -110,7 +110,7 @@ def _class(tmp_path, roster: bytes, lang: str = "en"):
     from generator.app.classroom import save_sheet
     from generator.app.store import Store
     from generator.core.formats import problem_from_json
-    from generator.core.kinds import solve
+    from generator.core.registry import solve
     from generator.web.app import create_app
 
     store = Store(tmp_path / "data")

@@ -17,7 +17,7 @@ from generator.app.batches import Batch, make_sheets
 from generator.app.classroom import create_batch
 from generator.app.store import Store
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.output.files import STAGE_PREFIX
 from generator.sheet.model import Settings
 

@@ -1,4 +1,4 @@
-"""A kind is one folder: outside generator/core/kinds/ nothing names a kind or branches on one."""
+"""A kind is one folder: outside generator/kinds/ nothing names a kind or branches on one."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from generator.core.kinds import KINDS
+from generator.core.registry import kinds
 
 PACKAGE = ROOT / "generator"
-KINDS_FOLDER = PACKAGE / "core" / "kinds"
+KINDS_FOLDER = PACKAGE / "kinds"
 # Words that are only ever kind names (attention is also the product's word: its name as a
 # string or an identifier is what gives a branch away, so that is what is checked for it).
-NAMES_ONLY = tuple(k for k in KINDS if k != "attention")
+NAMES_ONLY = tuple(k for k in kinds() if k != "attention")
 
 
 def outside_kinds(pattern: str, root: Path) -> list[Path]:
@@ -24,9 +24,9 @@ def outside_kinds(pattern: str, root: Path) -> list[Path]:
 def kind_names_in(source: str) -> list[str]:
     """Where Python source names a kind: a string that is a kind's name, an identifier with one in it."""
     found = []
-    word = re.compile(rf"(^|_)({'|'.join(KINDS)})($|_)", re.IGNORECASE)
+    word = re.compile(rf"(^|_)({'|'.join(kinds())})($|_)", re.IGNORECASE)
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in KINDS:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in kinds():
             found.append(f"line {node.lineno}: the string {node.value!r}")
         name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
                 else node.arg if isinstance(node, ast.arg)

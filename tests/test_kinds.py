@@ -15,10 +15,10 @@ from strategies import int_matrix
 from generator.core.answers import parse_answers_json
 from generator.core.errors import ProblemError
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
-from generator.core.kinds import grade, grid_shapes, solve
-from generator.core.kinds.ffn.steps import FFNProblem
-from generator.core.kinds.transformer.steps import BlockProblem
-from generator.core.kinds.attention.problem import Head, Problem
+from generator.core.registry import grade, grid_shapes, solve
+from generator.kinds.ffn.steps import FFNProblem
+from generator.kinds.transformer.steps import BlockProblem
+from generator.kinds.attention.problem import Head, Problem
 from generator.core.problem import Rules
 
 FFN = parse_problems((EXAMPLES / "ffn.json").read_text())[0]
@@ -261,7 +261,7 @@ def test_a_computed_blocks_attention_is_the_attention_kinds(p):
 
 # --- the draw -------------------------------------------------------------------------------------
 
-from generator.core.kinds.ffn.draw import LAYER_PRESETS  # noqa: E402
+from generator.kinds.ffn.draw import LAYER_PRESETS  # noqa: E402
 from generator.draw.choose import kind_options  # noqa: E402
 from generator.draw.rebuild import rebuild  # noqa: E402
 from generator.draw.search import draw  # noqa: E402

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from generator.core.kinds import solve
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.core.registry import solve
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
-from generator.core.kinds.attention.sheet.final import final_matrices
-from generator.core.kinds.attention.sheet.views import head_matrices
+from generator.kinds.attention.sheet.final import final_matrices
+from generator.kinds.attention.sheet.views import head_matrices
 
 SHAPES = {
     "default": DrawOptions(),
@@ -58,7 +58,7 @@ def test_query_columns_and_key_rows_are_labelled(convention):
 def test_a_sheet_measured_as_empty_boxes_has_the_keys_sizes(shape):
     # A batch checks every sheet's fit up front from its empty boxes (no text formatted): the
     # sizes must be the key's, or a sheet could pass the check and then not fit.
-    from generator.core.kinds.attention.sheet.views import head_layout
+    from generator.kinds.attention.sheet.views import head_layout
 
     for problem in draw(SHAPES[shape], 9, 6):
         solution = solve(problem)

@@ -17,9 +17,9 @@ from test_pages import pages
 from generator.core.answers import parse_answers_json
 from generator.core.errors import ProblemError
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json
-from generator.core.kinds import grade, grid_shapes, solve
-from generator.core.kinds.moe.draw import PRESETS
-from generator.core.kinds.moe.steps import Expert, MoEProblem
+from generator.core.registry import grade, grid_shapes, solve
+from generator.kinds.moe.draw import PRESETS
+from generator.kinds.moe.steps import Expert, MoEProblem
 from generator.draw.choose import kind_options
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw

@@ -9,10 +9,10 @@ from collections import Counter
 from conftest import EXAMPLES
 from pypdf import PdfReader
 
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.app.batches import blank_problem
 from generator.sheet.i18n import translations
-from generator.core.kinds.attention.sheet.rules import rules_lines
+from generator.kinds.attention.sheet.rules import rules_lines
 
 CLASSIC = EXAMPLES / "classic.json"
 

@@ -62,10 +62,10 @@ def test_the_default_sheet_is_one_page_inside_its_margins(run, tmp_path, convent
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_path, convention, lang):
-    from generator.core.kinds import solve
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.core.registry import solve
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
-    from generator.core.kinds.attention.sheet.rules import worked_example
+    from generator.kinds.attention.sheet.rules import worked_example
 
     args = ("--seed", "11", "--convention", convention, "--lang", lang, "--worked")
     assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
@@ -171,9 +171,9 @@ def test_pages_after_the_first_carry_the_name_line(run, tmp_path):
 
 
 def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legible(run, tmp_path):
-    from generator.core.kinds import solve
+    from generator.core.registry import solve
     from generator.core.student import Student
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.model import Settings
     from generator.sheet.sheets import sheet_view

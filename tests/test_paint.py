@@ -11,9 +11,9 @@ import pytest
 from PIL import Image, ImageChops
 from pypdf import PdfReader
 
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output.html import document_html, page_css_text
 from generator.output.paint import Painter, PanelMark

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from generator.core.problem import same_numbers
 from generator.draw.codes import CodeError
 from generator.draw.choose import kind_options
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.private import MAX_TAG, SecretError, new_secret, private_coder, read_private
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw

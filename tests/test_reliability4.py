@@ -31,11 +31,11 @@ from generator.core.answers import parse_answers_json, skeleton
 from generator.core.cells import read_cell
 from generator.core.formats import problem_from_json
 from generator.core.grade import matches
-from generator.core.kinds import grade, solve
+from generator.core.registry import grade, solve
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.draw.choose import kind_options
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output.files import STAGE_PREFIX, owner_tag
 from generator.output.gradebook import class_report

@@ -16,9 +16,9 @@ from test_pages import pages
 from generator.core.answers import parse_answers_json
 from generator.core.errors import ProblemError
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
-from generator.core.kinds import grade, grid_shapes, solve
-from generator.core.kinds.rnn.draw import PRESETS
-from generator.core.kinds.rnn.steps import RNNProblem
+from generator.core.registry import grade, grid_shapes, solve
+from generator.kinds.rnn.draw import PRESETS
+from generator.kinds.rnn.steps import RNNProblem
 from generator.draw.choose import kind_options
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw

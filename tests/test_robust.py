@@ -275,7 +275,7 @@ def mutated_problem():
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(JSON, mutated_problem()))
 def test_fuzzed_problems_give_a_clean_error_or_a_solution(value):
-    from generator.core.kinds import solve
+    from generator.core.registry import solve
 
     try:
         problems = parse_problems(json.dumps(value))

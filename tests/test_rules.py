@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import pytest
 
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.numbers import sheet_value
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
-from generator.core.kinds.attention.sheet.rules import rules_lines, worked_example
+from generator.kinds.attention.sheet.rules import rules_lines, worked_example
 
 EN, ES = "en", "es"
 

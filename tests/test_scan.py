@@ -21,9 +21,9 @@ import pytest
 
 from generator.core.answers import put_cell
 from generator.core.cells import read_cell_text
-from generator.core.kinds import grid_shapes, heads_of, solve
+from generator.core.registry import grid_shapes, heads_of, solve
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 from generator.output.boxes import worksheet_boxes
 from generator.scan.locate import read_qr

@@ -128,7 +128,7 @@ def test_examples_are_the_characters_of_boxes_whose_count_is_the_key_s():
 
 
 def test_a_sheet_is_read_in_its_hand_once_and_its_shapes_let_go():
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.scan.adapt import in_own_hand
     from generator.scan.pipeline import SheetScan, Source, in_hand
@@ -171,7 +171,7 @@ def test_a_student_who_went_wrong_early_is_read_by_what_they_wrote_not_by_the_ke
     import random
 
     from generator.core.cells import read_cell_text
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.scan.adapt import in_own_hand
     from generator.scan.handwriting import Writer
@@ -199,7 +199,7 @@ def test_a_student_who_went_wrong_early_is_read_by_what_they_wrote_not_by_the_ke
 def test_a_student_who_wrote_the_key_is_named_by_it_both_times_whatever_the_rules():
     # Under the exact rules a third of the boxes hold decimals (e^x, not 3^x): verifying the
     # sheet names them as the key does, so the second reading is the first.
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.core.numbers import sheet_value
     from generator.draw.search import draw
     from generator.scan.adapt import in_own_hand

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw
 from generator.output.html import sheet_html
@@ -190,10 +190,10 @@ def test_default_shapes_keep_the_one_page_layout(preset, extra):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_panels_place_every_value_and_caption_without_collisions(layout):
-    from generator.core.kinds.attention.sheet.arrangement import arrangement
+    from generator.kinds.attention.sheet.arrangement import arrangement
     from generator.sheet.grid import grid
     from generator.sheet.panel import grid_panel, side_by_side
-    from generator.core.kinds.attention.sheet.views import head_matrices
+    from generator.kinds.attention.sheet.views import head_matrices
 
     for problem in draw(LAYOUTS[layout], 31, 25):
         solution = solve(problem)
@@ -240,7 +240,7 @@ def test_a_key_shows_each_unreduced_fraction_that_reduces_beside_its_value(conve
     from fractions import Fraction
 
     from generator.core.problem import transpose
-    from generator.core.kinds.attention.sheet.unreduced import unreduced_forms
+    from generator.kinds.attention.sheet.unreduced import unreduced_forms
 
     shown = 0
     for problem in draw(DrawOptions(convention=convention), 3, 40):  # whole powers (no 3^-1)

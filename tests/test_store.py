@@ -19,9 +19,9 @@ from conftest import ROOT
 from generator.app.classroom import create_batch, grade_sheet, save_sheet
 from generator.app.database import Database, DatabaseError
 from generator.app.store import MIGRATIONS, NotFound, Store
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
-from generator.core.kinds.attention.draw.presets import DrawOptions
+from generator.kinds.attention.draw.presets import DrawOptions
 from generator.app.batches import make_sheets
 from generator.output.batch import Batch
 from generator.sheet.model import Settings

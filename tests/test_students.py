@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from generator.app.store import Store
 from generator.core.formats import problem_from_json
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.numbers import sheet_value
 from generator.web.app import create_app
 
@@ -150,7 +150,7 @@ def test_a_server_batchs_worksheets_open_each_students_link_and_print_the_pin(tm
 
     from generator.app.classroom import create_batch
     from generator.core.student import Student
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.app.batches import make_sheets
     from generator.output.batch import Batch
     from generator.output.svg import qr_svg

@@ -219,7 +219,7 @@ def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_pat
     import signal
 
     from generator.core.student import Student
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.app.batches import make_sheets
     from generator.output.batch import Batch, generate, warm_renderer
     from generator.output.jobs import Workers
@@ -285,8 +285,8 @@ def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
 
 
 def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():
-    from generator.core.kinds import solve
-    from generator.core.kinds.attention.draw.presets import DrawOptions
+    from generator.core.registry import solve
+    from generator.kinds.attention.draw.presets import DrawOptions
     from generator.draw.search import draw
     from generator.sheet.entry import form
 

@@ -145,7 +145,7 @@ def test_practice_never_states_a_value_before_the_student_has_worked_for_it(web)
     and every box of the grids it is made from (whatever is typed, right or wrong)."""
     import random
 
-    from generator.core.kinds import solve, step_inputs
+    from generator.core.registry import solve, step_inputs
     from generator.draw.rebuild import rebuild
 
     code = web.get("/practice?preset=easy").headers["location"].rsplit("/", 1)[1]

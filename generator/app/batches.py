@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Collection, Optional, Sequence
 
 from generator.core.errors import AttnsheetError, BatchError
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Sheet, Student
 from generator.core.usertext import MAX_TITLE
@@ -173,7 +173,7 @@ def blank_sheets(options, students: Sequence[Student]) -> tuple[Sheet, ...]:
 def blank_problem(options) -> Problem:
     """A problem of the shape and rules of `options` (any kind's) with every entry 0: what a blank
     template is laid out from (none of its numbers is printed)."""
-    from generator.core.kinds import part
+    from generator.core.registry import part
 
     return part(options.kind, "draw").blank(options)
 

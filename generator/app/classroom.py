@@ -14,7 +14,7 @@ from generator.app.store import Store, StoredBatch
 from generator.core.answers import parse_answers_json
 from generator.core.formats import problem_from_json
 from generator.core.grades import cells_json, grade_to_json
-from generator.core.kinds import grade
+from generator.core.registry import grade
 from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.output.batch import Batch, generate

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generator.core.kinds import kind_of, metrics
+from generator.core.registry import kind_of, metrics
 from generator.core.metrics import stats_text
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.rebuild import rebuild

@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 from generator.core.answers import AnswersError, Pending, parse_answers, skeleton
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps
-from generator.core.kinds import grade
+from generator.core.registry import grade
 from generator.core.problem import Exercise as Problem
 from generator.core.problem import same_numbers
 from generator.core.student import Student

@@ -7,7 +7,7 @@ import json
 from generator.core.answers import parse_answers_json
 from generator.core.errors import AttnsheetError
 from generator.core.grades import grade_to_json
-from generator.core.kinds import DEFAULT_KIND, KINDS, grade, solve
+from generator.core.registry import default_kind, kinds, grade, solve
 from generator.core.student import Student
 from generator.draw.choose import kind_options
 from generator.draw.rebuild import rebuild
@@ -18,10 +18,10 @@ from generator.sheet.explain import explanations
 from generator.sheet.present import frames, frames_json
 
 
-def practice_code(kind: str = DEFAULT_KIND, preset: str = "medium") -> str:
+def practice_code(kind: str = default_kind(), preset: str = "medium") -> str:
     """The code of a fresh sheet to practise on (drawn now: the code opens it again, and can be shared)."""
-    if preset not in PRESET_NAMES or kind not in KINDS:
-        raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(KINDS)}")
+    if preset not in PRESET_NAMES or kind not in kinds():
+        raise AttnsheetError(f"--preset: one of {', '.join(PRESET_NAMES)}; --kind: one of {', '.join(kinds())}")
     return draw(kind_options(kind, preset=preset), fresh_seed())[0].code
 
 

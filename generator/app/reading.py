@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 from generator.core.errors import InputError
 from generator.core.formats import dumps
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
 from generator.draw.rebuild import rebuild
 from generator.draw.sheetcodes import read_own_code

@@ -22,7 +22,7 @@ from generator.app.store import NotFound, Store, StoredBatch
 from generator.core.answers import cell_at, put_cell
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
 from generator.core.grade import step_label
 from generator.output.files import ensure_folder, owner_tag, reason, tag_alive, write_atomic

@@ -5,7 +5,7 @@ from __future__ import annotations
 from generator.core.formats import problem_from_json
 from generator.core.grade import step_label
 from generator.core.grades import grade_to_json
-from generator.core.kinds import grade, solve
+from generator.core.registry import grade, solve
 from generator.output.html import document_html, environment, report_html, stylesheet_text
 from generator.sheet.assets import templates_dir
 from generator.sheet.entry import form

@@ -66,17 +66,17 @@ WORDS = {name: (s.words, s.group) for name, s in SETTINGS.items()}
 
 def kind_titles() -> dict[str, str]:
     """Each kind's name in words, for a teacher (message ids), in the registry's order."""
-    from generator.core.kinds import KINDS, part
+    from generator.core.registry import kinds, part
 
-    return {kind: part(kind, "settings").TITLE for kind in KINDS}
+    return {kind: part(kind, "settings").TITLE for kind in kinds()}
 
 
 def kind_choice_words() -> dict[str, dict[str, str]]:
     """The choices of the kinds' own settings in words (message ids), by setting and choice."""
-    from generator.core.kinds import KINDS, part
+    from generator.core.registry import kinds, part
 
     words: dict[str, dict[str, str]] = {}
-    for kind in KINDS:
+    for kind in kinds():
         for name, choices in getattr(part(kind, "settings"), "CHOICE_WORDS", {}).items():
             words.setdefault(name, {}).update(choices)
     return words
@@ -91,13 +91,13 @@ def kinds_taking(name: str) -> tuple[str, ...]:
 
 def help_of(name: str) -> str:
     """A setting's help for the command line, with the kinds that take it where not every kind does."""
-    from generator.core.kinds import KINDS
+    from generator.core.registry import kinds
 
     s = SETTINGS[name]
     if name == "kind":
         return f"{s.help.rstrip('.')}: " + ", ".join(f"{kind} ({title.lower()})" for kind, title in kind_titles().items()) + "."
     some = kinds_taking(name)
-    return s.help if not some or len(some) == len(KINDS) else f"{s.help.rstrip('.')} (--kind {' or '.join(some)})."
+    return s.help if not some or len(some) == len(kinds()) else f"{s.help.rstrip('.')} (--kind {' or '.join(some)})."
 
 
 def shown_default(name: str):

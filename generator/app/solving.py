@@ -6,7 +6,7 @@ Light by design: `attnsheet solve` loads neither numpy, Jinja nor WeasyPrint (a 
 from __future__ import annotations
 
 from generator.core.formats import dumps, parse_problems, problem_to_json, solution_to_json
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.usertext import decode
 from generator.sheet.text import solution_text
 

@@ -137,9 +137,9 @@ class StoredBatch:
     @property
     def kind(self) -> str:
         """The exercise its sheets are of (problem@1's kind; attention for files of before kinds)."""
-        from generator.core.kinds import DEFAULT_KIND
+        from generator.core.registry import default_kind
 
-        return self.sheets[0]["problem"].get("kind", DEFAULT_KIND) if self.sheets else DEFAULT_KIND
+        return self.sheets[0]["problem"].get("kind", default_kind()) if self.sheets else default_kind()
 
     @property
     def sheets(self) -> list[dict]:

@@ -11,7 +11,9 @@ from generator.core.cells import read_cell, read_cell_text
 from generator.core.errors import AttnsheetError
 from generator.core.formats import problem_from_json, problem_to_json
 from generator.core.grade import BLANK, Answers, Entry, Grid
-from generator.core.kinds import FINAL_STEPS, FLAT_STEPS, HEAD_STEPS, grid_shapes, heads_of, step_names
+from generator.core.registry import final_steps as every_final_step
+from generator.core.registry import flat_steps, grid_shapes, heads_of, step_names
+from generator.core.registry import head_steps as every_head_step
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.core.table import Row, Table, TableError, header_line, read_table
@@ -21,7 +23,11 @@ ANSWERS_FORMAT = "attnsheet/answers@1"
 CSV_COLUMNS = ("code", "head", "step", "row", "col", "value")
 """The long CSV's required columns; `name`, `id` and `group` may follow."""
 
-_KEYS = ("format", "code", "problem", "student", "heads", *FINAL_STEPS)
+def _keys() -> tuple[str, ...]:
+    """answers@1's keys: its own, and every registered kind's grids outside the heads."""
+    return ("format", "code", "problem", "student", "heads", *every_final_step())
+
+
 _STUDENT_KEYS = ("name", "id", "group")
 
 
@@ -105,9 +111,9 @@ def pending_from_json(value: Any, where: str) -> Pending:
     """One answers@1 object, its cells not yet checked against the sheet."""
     if not isinstance(value, dict):
         raise AnswersError(f"{where}: expected an answers@1 object, got {_kind(value)}")
-    unknown = [k for k in value if k not in _KEYS]
+    unknown = [k for k in value if k not in _keys()]
     if unknown:
-        raise AnswersError(f"{where}: unknown key {unknown[0][:60]!r} (allowed: {', '.join(_KEYS)})")
+        raise AnswersError(f"{where}: unknown key {unknown[0][:60]!r} (allowed: {', '.join(_keys())})")
     if value.get("format") != ANSWERS_FORMAT:
         raise AnswersError(f"{where}.format: expected {ANSWERS_FORMAT!r}")
     code = value.get("code")
@@ -143,10 +149,10 @@ def _answers_from_json(value: dict, problem: Problem, student: Student, code: Op
         if unknown:
             raise AnswersError(f"{where}.heads[{h}]: unknown step {unknown[0][:60]!r} "
                                f"(steps: {', '.join(head_steps)})")
-        heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name in FLAT_STEPS)
+        heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name in flat_steps())
                       for name in head_steps if head.get(name) is not None})
     final = {}
-    for name in FINAL_STEPS:
+    for name in every_final_step():
         if value.get(name) is None:
             continue
         if name not in final_shapes:
@@ -161,7 +167,7 @@ def skeleton(problem: Problem, code: Optional[str], student: Student = Student()
     shapes, final_shapes = grid_shapes(problem)
 
     def empty(name: str, shape: tuple[int, int]) -> list:
-        return [None] * shape[1] if name in FLAT_STEPS else [[None] * shape[1] for _ in range(shape[0])]
+        return [None] * shape[1] if name in flat_steps() else [[None] * shape[1] for _ in range(shape[0])]
 
     out: dict[str, Any] = {"format": ANSWERS_FORMAT}
     if code:
@@ -230,13 +236,13 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
             raise AnswersError(f"{label}: line {line} has no code")
         head_text, step = cell("head"), cell("step")
         head = _positive(head_text, label, line, "head") if head_text else None
-        allowed = HEAD_STEPS if head is not None else FINAL_STEPS
+        allowed = every_head_step() if head is not None else every_final_step()
         if step not in allowed:
             scope = "a head" if head is not None else "a blank head (the concatenation and output)"
             raise AnswersError(f"{label}: line {line}: unknown step {clean_text(step, 40)!r} for {scope} "
                                f"(steps: {', '.join(allowed)})")
         r_text, c_text = cell("row"), cell("col")
-        r = _positive(r_text, label, line, "row") if r_text or step not in FLAT_STEPS else 1
+        r = _positive(r_text, label, line, "row") if r_text or step not in flat_steps() else 1
         c = _positive(c_text, label, line, "col")
         value = cell("value")
         if _THOUSANDS.fullmatch(value.replace("\u2212", "-")):
@@ -294,7 +300,7 @@ def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: O
         if head is None and step not in final_shapes:
             raise AnswersError(f"{where}: line {line}: this sheet has no {step} after the heads")
         rows, cols = (shapes if head is not None else final_shapes)[step]
-        if step in FLAT_STEPS and r != 1 and c == 1:
+        if step in flat_steps() and r != 1 and c == 1:
             r, c = 1, r  # a flat grid written as a column, as the row convention prints sums
         if not (1 <= r <= rows and 1 <= c <= cols):
             raise AnswersError(f"{where}: line {line}: row {r}, col {c} is outside {step} ({rows}×{cols})")
@@ -323,13 +329,13 @@ def cell_at(answers: dict, head: Optional[int], step: str, row: int, col: int) -
     """One cell of an answers@1 object (or of grade@1's `cells`, shaped alike), 0-based in the
     sheet's layout; a flat grid is a flat list, `head` None outside the heads."""
     grids = answers if head is None else answers["heads"][head - 1]
-    return grids[step][col] if step in FLAT_STEPS else grids[step][row][col]
+    return grids[step][col] if step in flat_steps() else grids[step][row][col]
 
 
 def put_cell(answers: dict, head: Optional[int], step: str, row: int, col: int, value: Any) -> None:
     """Sets one cell of an answers@1 object, in place (see `cell_at`)."""
     grids = answers if head is None else answers["heads"][head - 1]
-    if step in FLAT_STEPS:
+    if step in flat_steps():
         grids[step][col] = value
     else:
         grids[step][row][col] = value

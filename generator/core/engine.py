@@ -2,7 +2,7 @@
 
 Pure: no I/O, no randomness. Under the hand rules (floor + base3) every value is an int or
 a Fraction; floats appear only where the rules make a value irrational. The steps that use
-them are declared by each kind (core/kinds).
+them are declared by each kind (generator/kinds).
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ SOLUTION_FORMAT = "attnsheet/solution@1"
 def problem_from_json(value: Any, where: str = "problem"):
     """A problem of any kind from a parsed attnsheet/problem@1 JSON value, every field checked
     by its kind (a value without `kind` is the first kind's: every file written before kinds)."""
-    from generator.core.kinds import DEFAULT_KIND, KINDS, steps_of
+    from generator.core.registry import default_kind, kinds, steps_of
 
     prefix = "" if where == "problem" else where + "."
-    kind = value.get("kind", DEFAULT_KIND) if isinstance(value, dict) else DEFAULT_KIND
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ProblemError(f"{prefix}kind: expected one of {', '.join(KINDS)}, got {_kind(kind)}")
+    kind = value.get("kind", default_kind()) if isinstance(value, dict) else default_kind()
+    if not isinstance(kind, str) or kind not in kinds():
+        raise ProblemError(f"{prefix}kind: expected one of {', '.join(kinds())}, got {_kind(kind)}")
     return steps_of(kind).from_json(value, prefix)  # each kind checks its fields (`check_format` too)
 
 
@@ -39,14 +39,14 @@ def _format(obj: dict, prefix: str) -> None:
 
 def problem_to_json(problem) -> dict:
     """A problem of any kind as attnsheet/problem@1 JSON, with every default filled in (by its kind)."""
-    from generator.core.kinds import kind_of
+    from generator.core.registry import kind_of
 
     return kind_of(problem).to_json(problem)
 
 
 def solution_to_json(solution) -> dict:
     """A solution of any kind as attnsheet/solution@1 JSON: ints, "p/q" strings, and floats only when irrational."""
-    from generator.core.kinds import kind_of
+    from generator.core.registry import kind_of
 
     return kind_of(solution.problem).solution_to_json(solution)
 

@@ -1,6 +1,6 @@
 """Grades and how a written cell is judged: verdicts, points per step and in total, the carried chain.
 
-Pure: no I/O. What each step computes is its kind's (core/kinds); `graph.evaluate` runs the
+Pure: no I/O. What each step computes is its kind's (generator/kinds); `graph.evaluate` runs the
 steps and, cell by cell, asks the `Chain` here for a verdict and the value later steps use.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from generator.core.grade import Grade, StepGrade
-from generator.core.kinds import FLAT_STEPS
+from generator.core.registry import flat_steps
 
 GRADE_FORMAT = "attnsheet/grade@1"
 
@@ -17,7 +17,7 @@ def cells_json(grade: Grade, cell: Callable[[StepGrade, int, int], Any]) -> dict
     final: dict[str, list] = {}
     for s in grade.steps:
         grid = [[cell(s, i, j) for j in range(len(row))] for i, row in enumerate(s.verdicts)]
-        values = grid[0] if s.step in FLAT_STEPS else grid
+        values = grid[0] if s.step in flat_steps() else grid
         if s.head is None:
             final[s.step] = values
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Collection
 
-from generator.core.kinds import DEFAULT_KIND, KINDS, part
+from generator.core.registry import default_kind, kinds, part
 from generator.draw.options import DrawError
 from generator.draw.settings import draw_settings, takers
 
@@ -13,9 +13,9 @@ def options_for(values: dict, given: Collection[str] = ()):
     """The chosen kind's options from `values` (every setting by name, the defaults filled in)
     and `given` (the settings the user chose): a kind's shape defaults to its own where none was
     given; a setting another kind takes is refused (a switch left at its default says nothing)."""
-    kind = values.get("kind") or DEFAULT_KIND
-    if kind not in KINDS:
-        raise DrawError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    kind = values.get("kind") or default_kind()
+    if kind not in kinds():
+        raise DrawError(f"--kind: expected one of {', '.join(kinds())}, got {kind!r}")
     settings, takes = draw_settings(), part(kind, "settings").TAKES
     stray = [name for name in given if name in settings and name != "kind" and name not in takes
              and not (settings[name].kind == "switch" and values.get(name) == settings[name].default)]

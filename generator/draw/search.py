@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 
-from generator.core.kinds import part
+from generator.core.registry import part
 from generator.draw.options import MAX_COUNT, MAX_SEED, DrawError, Infeasible
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Optional, Union
 
 from generator.core.errors import AttnsheetError
-from generator.core.kinds import DEFAULT_KIND, KINDS, part
+from generator.core.registry import default_kind, kinds, part
 
 
 class SettingError(AttnsheetError):
@@ -61,9 +61,13 @@ class Setting:
     """The form's group it shows in: class, exercise, shape, rules, sheets, students, advanced."""
 
 
+def kind_setting() -> Setting:
+    """The kind to draw: one of the kinds registered (known only once the registry has loaded them)."""
+    return Setting("kind", "--kind", N_("The exercise, each worked by hand on a sheet of its own."), "choice",
+                   default_kind(), choices=kinds(), words=N_("Exercise"), group="exercise")
+
+
 SHARED = (
-    Setting("kind", "--kind", N_("The exercise, each worked by hand on a sheet of its own."), "choice", DEFAULT_KIND,
-            choices=KINDS, words=N_("Exercise"), group="exercise"),
     Setting("preset", "--preset", N_("Value ranges and guarantees: how hard the arithmetic is."), "choice", "medium",
             choices=PRESET_NAMES, words=N_("Difficulty"), group="exercise"),
     Setting("tokens", "--tokens", N_("Tokens n."), "number", 4, lo=1, hi=12, words=N_("Tokens"), group="shape"),
@@ -72,14 +76,14 @@ SHARED = (
     Setting("convention", "--convention", N_("column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
             "choice", "column", choices=("column", "row"), words=N_("Tokens as columns or rows"), group="rules"),
 )
-"""The settings every kind's draw takes (a kind's own shape defaults stand where none is given)."""
+"""The settings every kind's draw takes besides its kind (a kind's own shape defaults stand where none is given)."""
 
 
 @lru_cache(maxsize=1)
 def draw_settings() -> dict[str, Setting]:
     """Every draw setting by name: the shared ones, then each kind's own, in the registry's order."""
-    found = {s.name: s for s in SHARED}
-    for kind in KINDS:
+    found = {s.name: s for s in (kind_setting(), *SHARED)}
+    for kind in kinds():
         for s in part(kind, "settings").DECLARED:
             found.setdefault(s.name, s)
     return found
@@ -88,7 +92,7 @@ def draw_settings() -> dict[str, Setting]:
 @lru_cache(maxsize=None)
 def takers(name: str) -> tuple[str, ...]:
     """The kinds whose draw takes setting `name`."""
-    return tuple(kind for kind in KINDS if name in part(kind, "settings").TAKES)
+    return tuple(kind for kind in kinds() if name in part(kind, "settings").TAKES)
 
 
 def shape_defaults(name: str) -> str:

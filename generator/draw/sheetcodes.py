@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 from generator.core.formats import problem_to_json
-from generator.core.kinds import KINDS, part
+from generator.core.registry import by_code, kinds, part
 from generator.core.problem import Exercise as Problem
 from generator.draw.codes import BitWriter, CodeError, pack, unpack
 from generator.draw.options import MAX_COUNT, MAX_SEED, DrawError
@@ -65,16 +65,18 @@ def _indexed(prefix: list[int]) -> Callable[[int], str]:
 
 def _owner(version: int, r) -> ModuleType:
     """The draw of the kind whose code this is, its head's kind field read."""
-    faces = [part(kind, "draw") for kind in KINDS]
+    if version == KINDS_VERSION:
+        number = r.gamma()
+        owner = by_code(number)
+        if owner is None:
+            raise UnknownKind(f"a kind this attnsheet does not know (kind number {number}); "
+                              "use the attnsheet that printed it (or install the package of that kind)")
+        return owner.draw
+    # The codes printed before kinds had numbers name theirs in their own ways.
+    faces = [part(kind, "draw") for kind in kinds()]
     if version == KIND_VERSION:
         index = r.uint(2)
         found = [f for f in faces if getattr(f, "LEGACY_INDEX", None) == index]
-    elif version == KINDS_VERSION:
-        number = r.gamma()
-        found = [f for f in faces if getattr(f, "CODE_NUMBER", None) == number]
-        if not found:
-            raise UnknownKind(f"a kind this attnsheet does not know (kind number {number}); "
-                              "use the attnsheet that printed it")
     else:
         found = [f for f in faces if version in getattr(f, "CODE_VERSIONS", ())]
     if not found:

@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 from generator.core.errors import AttnsheetError
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
-from generator.core.kinds import heads_of, solve
+from generator.core.registry import heads_of, solve
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Student
 from generator.core.usertext import clean_text

@@ -10,7 +10,7 @@ from generator import __version__
 from generator.core.answers import AnswersError
 from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps, problem_from_json, problem_to_json, solution_to_json
-from generator.core.kinds import metrics, part
+from generator.core.registry import metrics, part
 from generator.core.problem import Exercise as Problem
 from generator.core.student import Sheet, Student
 from generator.core.usertext import clean_text

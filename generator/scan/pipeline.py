@@ -19,7 +19,7 @@ from typing import BinaryIO, Callable, Iterable, Optional, Sequence
 import cv2
 import numpy as np
 
-from generator.core.kinds import solve
+from generator.core.registry import solve
 from generator.core.student import Student
 from generator.output.boxes import worksheet_boxes
 from generator.output.manifest import code_key

@@ -73,7 +73,7 @@ def _parts(v, split: bool, rng: random.Random, decimals: float) -> tuple[str, ..
 def work(problem, boxes: dict[Key, bool], student: Student, rng: random.Random) -> dict[Key, tuple[str, ...]]:
     """What a student writes in each box (`boxes`: each box with whether it has two lines): their
     own values, step by step, carried from their earlier mistakes."""
-    from generator.core.kinds import grade
+    from generator.core.registry import grade
 
     grids = empty_grids(problem)
     written: dict[Key, tuple[str, ...]] = {}
@@ -269,7 +269,7 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
     rng, r = np.random.default_rng(seed), random.Random(seed)
     try:
         for item, entry in zip(listed, sheets):
-            from generator.core.kinds import solve
+            from generator.core.registry import solve
 
             geometry = worksheet_boxes(item.problem, solve(item.problem), Who(), settings)
             boxes = {(b.head, b.step, b.row - 1, b.col - 1): b.split is not None for p in geometry for b in p.boxes}

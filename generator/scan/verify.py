@@ -27,7 +27,7 @@ import numpy as np
 
 from generator.core.cells import read_cell_text
 from generator.core.grade import BLANK, Answers, Entry, matches
-from generator.core.kinds import grade, grid_shapes, heads_of, kind_of
+from generator.core.registry import grade, grid_shapes, heads_of, kind_of
 from generator.core.numbers import normalize, sheet_value
 from generator.core.student import Student
 

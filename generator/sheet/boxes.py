@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from generator.core.kinds import FLAT_STEPS
+from generator.core.registry import flat_steps
 from generator.sheet.pages import PageLayout
 
 
@@ -65,7 +65,7 @@ def page_boxes(layouts: Sequence[PageLayout]) -> tuple[PageBoxes, ...]:
         boxes = []
         for place in layout.panels:
             for b in place.panel.boxes:
-                row, col = (0, b.row) if b.step in FLAT_STEPS and _column_sums(place.panel.boxes, b) else (b.row, b.col)
+                row, col = (0, b.row) if b.step in flat_steps() and _column_sums(place.panel.boxes, b) else (b.row, b.col)
                 key = (b.head, b.step, row, col)
                 if key in seen:
                     continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.kinds import grid_shapes, heads_of, part
+from generator.core.registry import grid_shapes, heads_of, part
 from generator.sheet.grid import GridView, MatrixView
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 

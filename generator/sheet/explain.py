@@ -20,7 +20,7 @@ from generator.core.faces import (
 )
 from generator.core.grade import Grade, StepGrade
 from generator.core.grades import cells_json
-from generator.core.kinds import FLAT_STEPS, kind_of
+from generator.core.registry import flat_steps, kind_of
 from generator.core.numbers import sheet_value
 from generator.sheet.i18n import translations
 
@@ -56,7 +56,7 @@ def _formula(step, symbols: list[str], row: bool, i: int, j: int, _) -> str:
         weights, inputs = symbols[:-1:2], symbols[1:-1:2]
         symbols = [(" ; " if row else " | ").join(weights), (" | " if row else " ; ").join(inputs), symbols[-1]]
     names = {"i": i + 1, "j": j + 1, **{k: v for k, v in zip("abc", symbols)}}
-    if op.name == SUM and row and step.key[1] not in FLAT_STEPS:
+    if op.name == SUM and row and step.key[1] not in flat_steps():
         names["j"] = i + 1  # a sum per row, written as a column in the row convention: its place is i
     if op.name == RULE:
         return _(op.words) % {"x": symbols[0], **op.params}

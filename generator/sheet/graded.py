@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from generator.core.grade import Entry, Grade, StepGrade, step_label
-from generator.core.kinds import heads_of, kind_of
+from generator.core.registry import heads_of, kind_of
 from generator.core.numbers import decimal_str, sheet_value
 from generator.sheet.grid import Marking
 from generator.sheet.i18n import translations

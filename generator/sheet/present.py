@@ -27,7 +27,7 @@ from generator.core.faces import (
     TRANSPOSE,
 )
 from generator.core.graph import Key, evaluate, route_of
-from generator.core.kinds import kind_of, part
+from generator.core.registry import kind_of, part
 from generator.core.numbers import sheet_value
 from generator.sheet.i18n import translations
 from generator.sheet.worked import dot, factor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from generator.core.kinds import part
+from generator.core.registry import part
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
 from generator.sheet.model import Settings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from generator.core.faces import AFFINE, COPY, DIVIDE, RULE, SUM, TRANSPOSE
 from generator.core.graph import evaluate
-from generator.core.kinds import kind_of
+from generator.core.registry import kind_of
 from generator.core.numbers import Matrix, cell_str, decimal_str, normalize
 from generator.core.problem import transpose
 

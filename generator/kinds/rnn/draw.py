@@ -1,0 +1,220 @@
+"""The recurrent layer's draw: its options and presets, its guarantees (hand-sized, ReLU matters, the state never dies), its seeded draw and code.
+
+Problem `index` of a batch drawn with `seed` reads its own streams: X from
+PCG64(SeedSequence(seed, spawn_key=(index,))), the weights from spawn_key (index, 1), entries
+through the presets' tables from `random_raw` words, so a printed code rebuilds its sheet.
+Each round draws CANDIDATES weight sets at once and runs the recurrence on all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import ClassVar, Collection
+
+import numpy as np
+
+from generator.kinds.rnn.settings import DEFAULT_SHAPE
+from generator.kinds.rnn.steps import RNNProblem
+from generator.core.problem import transpose
+from generator.draw.options import PRESET_NAMES, DrawError, Table
+from generator.draw.streams import as_matrix, keyed, sample, shape_of, stream
+
+CANDIDATES = 64
+"""Weight sets drawn and checked at once."""
+ROUNDS = 64
+"""Rounds of candidates before a fresh X is drawn."""
+RETRIES = 16
+"""Fresh X before the draw gives up on a problem."""
+CODE_NUMBER = 3
+"""Its kind number in a version-6 code (never reused): its Kind.code (kind.py)."""
+MAX_PRE = 60
+"""No preset lets a pre-activation pass ±60: beyond it no step is worked by hand."""
+
+GUARANTEES = {
+    "x": "no input step all zero, no input feature zero at every step",
+    "steps": "every |a_t| within the preset's bound, ReLU zeroes an entry, no h_t all zero, the recurrence "
+             "changes some a_t, and every y_t within the preset's bound",
+}
+
+SHAPE_LIMITS = {"tokens": (2, 5), "d_model": (1, 4), "d_h": (2, 4), "readout": (0, 3)}
+"""Shapes a recurrent layer is unrolled by hand in (tokens: the time steps; a state of one unit that ReLU zeroes dies)."""
+
+
+@dataclass(frozen=True)
+class RNNPreset:
+    """Value ranges and bounds that keep a recurrent layer's arithmetic hand-sized."""
+
+    x: Table
+    """Distribution of the inputs' entries."""
+    w: Table
+    """Distribution of W_x's, W_h's and W_y's entries."""
+    b: Table
+    """Distribution of the bias's entries."""
+    pre: int
+    """Largest |entry| of any a_t."""
+    out: int
+    """Largest |entry| of any y_t."""
+
+
+PRESETS = {
+    "easy": RNNPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
+                      pre=6, out=8),
+    "medium": RNNPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+                        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), pre=12, out=16),
+    "hard": RNNPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+                      b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), pre=24, out=30),
+}
+assert tuple(PRESETS) == PRESET_NAMES and all(p.pre <= MAX_PRE for p in PRESETS.values())
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that shapes a recurrent layer's draw; a sheet code carries all of it."""
+
+    kind: ClassVar[str] = "rnn"
+    """The kind these options draw."""
+    preset: str = "medium"
+    """easy, medium or hard."""
+    tokens: int = 3
+    """Time steps T."""
+    d_model: int = 2
+    """Entries of each input x_t (d_x)."""
+    d_h: int = 2
+    """Units of the state h."""
+    readout: int = 1
+    """Outputs per step y_t (0: no readout)."""
+    convention: str = "column"
+    """column (by hand) or row (PyTorch)."""
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise DrawError(f"--preset: expected one of {', '.join(PRESETS)}, got {self.preset!r}")
+        for name, (lo, hi) in SHAPE_LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise DrawError(f"--{name.replace('_', '-')}: {self.kind} sheets take {lo} to {hi}, got {value}")
+        if self.convention not in ("column", "row"):
+            raise DrawError(f"--convention: expected column or row, got {self.convention!r}")
+
+    def limits(self) -> RNNPreset:
+        """The preset's values and bounds."""
+        return PRESETS[self.preset]
+
+    def check_drawable(self) -> None:
+        """Every shape within the limits draws (the guarantees are met by search)."""
+
+
+OPTIONS = Options
+"""The kind's options: everything that shapes its draw."""
+
+
+def options(values: dict, given: Collection[str] = ()) -> Options:
+    """The options of the settings by name; its shape its own where none was given."""
+    return Options(**shape_of(values, given, DEFAULT_SHAPE), preset=values["preset"], convention=values["convention"])
+
+
+def draw_x(bits: np.random.PCG64, o: Options, lim: RNNPreset) -> np.ndarray:
+    """X (d_x × T): no step all zero, no feature zero at every step."""
+    for _ in range(ROUNDS):
+        for X in sample(bits, lim.x, (CANDIDATES, o.d_model, o.tokens)):
+            if X.any(axis=0).all() and X.any(axis=1).all():
+                return X
+    raise DrawError(f"cannot draw X: {GUARANTEES['x']}")
+
+
+def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarray) -> tuple | None:
+    """W_x, W_h, b and W_y whose recurrence on X meets every guarantee; None if no round does."""
+    k, h_units, T = CANDIDATES, o.d_h, o.tokens
+    for _ in range(ROUNDS):
+        W_x = sample(bits, lim.w, (k, h_units, o.d_model))
+        W_h = sample(bits, lim.w, (k, h_units, h_units))
+        b = sample(bits, lim.b, (k, h_units))
+        W_y = sample(bits, lim.w, (k, max(o.readout, 1), h_units))
+        h = np.zeros((k, h_units), dtype=np.int64)
+        ok = W_x.any(axis=2).all(axis=1) & (W_y.any(axis=2).all(axis=1) if o.readout else True)
+        negative = np.zeros(k, dtype=bool)
+        recurs = np.zeros(k, dtype=bool)
+        for t in range(T):
+            carried = np.einsum("kij,kj->ki", W_h, h)
+            recurs |= carried.any(axis=1)
+            a = np.einsum("kij,j->ki", W_x, X[:, t]) + carried + b
+            ok &= (np.abs(a) <= lim.pre).all(axis=1)
+            negative |= (a < 0).any(axis=1)
+            h = np.maximum(a, 0)
+            ok &= h.any(axis=1)  # a state all zero forgets everything before it
+            if o.readout:
+                ok &= (np.abs(np.einsum("kij,kj->ki", W_y, h)) <= lim.out).all(axis=1)
+        hits = np.flatnonzero(ok & negative & recurs)
+        if hits.size:
+            i = hits[0]
+            return W_x[i], W_h[i], b[i], W_y[i] if o.readout else None
+    return None
+
+
+def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
+    """Problem `index` of the batch drawn with `seed`, with its code."""
+    lim = o.limits()
+    bits, weight_bits = stream(seed, index), stream(seed, index, 1)
+    for _ in range(RETRIES):
+        X = draw_x(bits, o, lim)
+        found = draw_weights(weight_bits, o, lim, X)
+        if found is not None:
+            W_x, W_h, b, W_y = found
+            p = RNNProblem(X=as_matrix(X), W_x=as_matrix(W_x), W_h=as_matrix(W_h), b=tuple(int(x) for x in b),
+                           W_y=None if W_y is None else as_matrix(W_y), code=code)
+            return to_row(p) if o.convention == "row" else p
+    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['steps']}; "
+                    "try another preset, fewer --tokens or a smaller --d-h")
+
+
+def to_row(p: RNNProblem) -> RNNProblem:
+    """The row-convention twin of a drawn column-convention problem (every matrix transposed)."""
+    from dataclasses import replace
+
+    t = transpose
+    return replace(p, X=t(p.X), W_x=t(p.W_x), W_h=t(p.W_h), W_y=None if p.W_y is None else t(p.W_y),
+                   convention="row")
+
+
+def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
+    """The problems for (seed, index) pairs, in order, each with its sheet code."""
+    return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
+
+
+def code_head(o: Options, w) -> None:
+    """The code's head: version 6 (3 bits), its kind number, preset (2 bits), T-2, d_x-1, d_h-1
+    and the readout (Elias gamma), row convention (1 bit)."""
+    from generator.draw.sheetcodes import KINDS_VERSION
+
+    w.uint(KINDS_VERSION, 3)
+    w.gamma(CODE_NUMBER)
+    w.uint(PRESET_NAMES.index(o.preset), 2)
+    w.gamma(o.tokens - 2)
+    w.gamma(o.d_model - 1)
+    w.gamma(o.d_h - 1)
+    w.gamma(o.readout)
+    w.flag(o.convention == "row")
+
+
+def read_code(version: int, r, code: str) -> Options:
+    """The options a version-6 recurrent code holds (its kind number read)."""
+    from generator.draw.codes import CodeError
+
+    preset = r.uint(2)
+    if preset >= len(PRESET_NAMES):
+        raise CodeError(f"{code[:40]!r} is not a sheet code")
+    return Options(preset=PRESET_NAMES[preset], tokens=r.gamma() + 2, d_model=r.gamma() + 1, d_h=r.gamma() + 1,
+                   readout=r.gamma(), convention="row" if r.flag() else "column")
+
+
+def manifest(o: Options) -> dict:
+    """The options as a manifest records them."""
+    return {"kind": o.kind, **asdict(o)}
+
+
+def blank(o: Options) -> RNNProblem:
+    """A blank recurrent layer of the shape of `o` (a blank template prints none of its numbers)."""
+    zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
+    p = RNNProblem(X=zeros(o.d_model, o.tokens), W_x=zeros(o.d_h, o.d_model), W_h=zeros(o.d_h, o.d_h),
+                   b=(0,) * o.d_h, W_y=zeros(o.readout, o.d_h) if o.readout else None)
+    return to_row(p) if o.convention == "row" else p
