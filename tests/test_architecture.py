@@ -150,3 +150,40 @@ def test_the_core_imports_nothing_above_it_and_nothing_loads_a_module_by_name():
     by_name = [name for name, path in modules().items() if name != "generator.cli"
                and re.search(r"\bimport_module\(|__import__\(", path.read_text(encoding="utf-8"))]
     assert not by_name, by_name
+
+
+def _asks_which_operation(node: ast.AST, constants: set[str]) -> bool:
+    """Whether an expression is an operation's name or one of the operations' constants."""
+    if isinstance(node, ast.Attribute) and node.attr == "name":
+        inner = node.value
+        return (isinstance(inner, ast.Name) and inner.id == "op") or (isinstance(inner, ast.Attribute)
+                                                                     and inner.attr in ("op", "operation"))
+    return isinstance(node, ast.Name) and node.id in constants
+
+
+def test_nothing_outside_an_operations_module_asks_which_operation_a_step_has():
+    # The sheet, the metrics and the grader ask the operation itself (core/ops): a new operation is one file.
+    import generator.core.ops as ops
+    from generator.core.ops import OPERATIONS
+
+    constants = {name for name in vars(ops) if name.isupper() and name != "OPERATIONS"}
+    names = {op.name for op in OPERATIONS}
+    wrong = []
+    for name, path in modules().items():
+        if name.startswith("generator.core.ops"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                sides += [e for s in sides if isinstance(s, (ast.Tuple, ast.Set, ast.List)) for e in s.elts]
+                if any(_asks_which_operation(s, constants) for s in sides) or any(
+                        isinstance(s, ast.Constant) and s.value in names for s in sides) and any(
+                        isinstance(s, ast.Attribute) and s.attr == "name" for s in sides):
+                    wrong.append(f"{name}:{node.lineno}")
+            if isinstance(node, ast.Dict) and any(k is not None and _asks_which_operation(k, constants)
+                                                  for k in node.keys):
+                wrong.append(f"{name}:{node.lineno}")
+    assert not wrong, wrong
+    assert len(names) == len(OPERATIONS), "two operations share a name"
+    modules_of = [type(op).__module__ for op in OPERATIONS]
+    assert len(set(modules_of)) == len(modules_of), "one operation per module"

@@ -10,13 +10,11 @@ from hypothesis import strategies as st
 
 from generator.core.cells import read_cell_text
 from generator.core.faces import AFFINE, ARGMAX, PRODUCT, ROUTED, RULE, Op
-from generator.core.graph import (
-    Skip,
-    Step,
+from generator.core.graph import Skip, Step, evaluate
+from generator.core.ops import (
     affine,
     affine_pairs,
     argmax_rows,
-    evaluate,
     picked,
     product,
     relu,

@@ -10,24 +10,20 @@ Pure: no I/O. Grids are in the column convention, rows first; a kind transposes 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from fractions import Fraction
-from operator import mul
 from typing import Callable, Mapping, Optional, Sequence
 
 from generator.core.degenerate import NONE, Degenerate, repeated
 from generator.core.degenerate import trivial as degenerate_where_true_is_not
 from generator.core.faces import N_, Face, Op
+from generator.core.ops.base import Values
 from generator.core.grade import BLANK, Chain, Grid, StepGrade
-from generator.core.numbers import Number, normalize
+from generator.core.numbers import Number
 
 Key = tuple[Optional[int], str]
 """A grid's place: (head, name), head 1-based or None for a grid outside the heads (the givens
 of a head are keyed by their head too: (2, "W_Q"))."""
 
-Values = list[list[Optional[Number]]]
-"""A grid of values, None where a value cannot be had (a factor missing, or out of range)."""
 
 
 @dataclass(frozen=True)
@@ -163,144 +159,3 @@ def same_values(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Op
 
 def _frozen(grid: Sequence[Sequence]) -> tuple[tuple, ...]:
     return tuple(map(tuple, grid))
-
-
-# --- the arithmetic every kind's steps share: None wherever a value is missing ---------------
-
-
-def guarded(compute: Callable, *args) -> Optional[Number]:
-    """compute(*args), or None where a student's numbers leave the range of floats."""
-    try:
-        return compute(*args)
-    except (OverflowError, ZeroDivisionError):
-        return None
-
-
-def dot(row: Sequence[Optional[Number]], col: Sequence[Optional[Number]]) -> Optional[Number]:
-    """row · col, normalized; None when a factor is missing."""
-    if None in row or None in col:
-        return None
-    return guarded(lambda: normalize(sum(map(mul, row, col))))
-
-
-def product(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """a·b, None wherever a factor is missing."""
-    columns = list(zip(*b))
-    if all(type(x) is int for r in a for x in r) and all(type(x) is int for c in columns for x in c):
-        # Whole numbers throughout (the key's projections and scores): the hot path of every sheet.
-        return [[sum(map(mul, row, col)) for col in columns] for row in a]
-    if all(type(x) is int for r in a for x in r) and all(type(x) in (int, Fraction) for c in columns for x in c):
-        # Whole numbers times exact fractions (V·A): each column over one denominator, so a cell is
-        # an integer dot product and one division, not a Fraction per term (the same exact value).
-        out = [[0] * len(columns) for _ in a]
-        for j, col in enumerate(columns):
-            den = math.lcm(*(x.denominator for x in col if type(x) is Fraction)) if any(
-                type(x) is Fraction for x in col) else 1
-            scaled = [x * den if type(x) is int else x.numerator * (den // x.denominator) for x in col]
-            for i, row in enumerate(a):
-                t = sum(map(mul, row, scaled))
-                out[i][j] = t // den if t % den == 0 else Fraction(t, den)
-        return out
-    return [[dot(row, col) for col in columns] for row in a]
-
-
-def affine(w: Sequence[Sequence[Optional[Number]]], x: Sequence[Sequence[Optional[Number]]],
-           bias: Sequence[Optional[Number]]) -> Values:
-    """w·x + bias, the bias added to every column: [w | b]·[x ; 1], as by hand."""
-    ones = [1] * len(x[0]) if x else []
-    return product([list(r) + [b] for r, b in zip(w, bias)], [list(r) for r in x] + [ones])
-
-
-def affine_pairs(*grids: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """w1·x1 + w2·x2 + … + bias (`grids`: w1, x1, w2, x2, …, the bias as a column): by hand one
-    row · column, [w1 | w2 | … | b]·[x1 ; x2 ; … ; 1]."""
-    *pairs, bias = grids
-    weights = [sum((list(pairs[k][i]) for k in range(0, len(pairs), 2)), []) + [bias[i][0]]
-               for i in range(len(bias))]
-    inputs = [list(r) for k in range(1, len(pairs), 2) for r in pairs[k]]
-    return product(weights, inputs + [[1] * len(pairs[1][0])])
-
-
-def argmax_rows(a: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """One row: for each column, the row (1-based) of its largest cell, a tie going to the first;
-    None where the column has a missing cell."""
-    out = []
-    for col in zip(*a):
-        out.append(None if None in col else 1 + max(range(len(col)), key=lambda i: (col[i], -i)))
-    return [out]
-
-
-def route_of(route: Sequence[Sequence[Optional[Number]]], j: int, choices: int) -> Optional[int]:
-    """Column j's choice in a route's one row, 0-based; None where it names none of `choices`."""
-    r = route[0][j] if route and j < len(route[0]) else None
-    return int(r) - 1 if r is not None and r == int(r) and 1 <= r <= choices else None
-
-
-def picked(route: Sequence[Sequence[Optional[Number]]], a: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """One row: for each column, its cell in the row its route names (None for no such row)."""
-    out = []
-    for j in range(len(a[0])):
-        r = route_of(route, j, len(a))
-        out.append(None if r is None else a[r][j])
-    return [out]
-
-
-def routed(route: Sequence[Sequence[Optional[Number]]], w: Sequence[Sequence[Optional[Number]]],
-           x: Sequence[Sequence[Optional[Number]]], blocks: int) -> Values:
-    """w·x with each column's sum over the block of x's rows its route names (and w's matching
-    columns): x's rows are `blocks` equal blocks, one per choice; None where the route names none."""
-    size = len(x) // blocks
-    out = [[None] * len(x[0]) for _ in w]
-    for j in range(len(x[0])):
-        r = route_of(route, j, blocks)
-        if r is None:
-            continue
-        col = [x[k][j] for k in range(r * size, (r + 1) * size)]
-        for i, row in enumerate(w):
-            out[i][j] = dot(list(row[r * size:(r + 1) * size]), col)
-    return out
-
-
-def scaled_columns(a: Sequence[Sequence[Optional[Number]]], s: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """Each column of a times its weight in s's one row; None where either is missing."""
-    return [[None if x is None or s[0][j] is None else guarded(lambda: normalize(x * s[0][j]))
-             for j, x in enumerate(r)] for r in a]
-
-
-def routed_cells(route: Sequence[Sequence[Optional[Number]]], true: Sequence[Sequence[Optional[Number]]],
-                 rows: int, blocks: int) -> frozenset:
-    """The cells (row, col) of a grid of `blocks` blocks of rows (`rows` in all) that a route leaves
-    empty: in each column every block but the one it names (the true route's where it names none)."""
-    size = rows // blocks
-    out = set()
-    for j in range(len(true[0])):
-        r = route_of(route, j, blocks)
-        r = route_of(true, j, blocks) if r is None else r
-        out |= {(i, j) for i in range(rows) if not r * size <= i < (r + 1) * size}
-    return frozenset(out)
-
-
-def add(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """a + b, cell by cell; None where either is missing."""
-    return [[None if x is None or y is None else guarded(lambda: normalize(x + y)) for x, y in zip(r, s)]
-            for r, s in zip(a, b)]
-
-
-def relu(a: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """max(0, x), cell by cell."""
-    return [[None if x is None else (x if x > 0 else 0) for x in r] for r in a]
-
-
-def copy(a: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """The grid as it is (a copy a student writes out again)."""
-    return [list(r) for r in a]
-
-
-def transposed(a: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """The grid's transpose."""
-    return [list(r) for r in zip(*a)]
-
-
-def stacked(*grids: Sequence[Sequence[Optional[Number]]]) -> Values:
-    """The grids' rows, one grid after another (heads concatenated along the features)."""
-    return [list(r) for g in grids for r in g]

@@ -12,7 +12,6 @@ import statistics
 from fractions import Fraction
 from typing import Iterable
 
-from generator.core.faces import AFFINE, COPY, PRODUCT, ROUTED, STACK, TRANSPOSE
 from generator.core.graph import evaluate
 
 
@@ -31,32 +30,15 @@ def worked(kind, problem) -> tuple[list, dict]:
 def largest_number(steps, values: dict, leave_out: Iterable[str] = ()) -> int:
     """The largest integer a student writes (for a fraction, its numerator or denominator), over
     every step they compute (copies, transposes and stacks write nothing new)."""
-    skip = {COPY, TRANSPOSE, STACK}
-    return max((size(x) for s in steps if s.op is not None and s.op.name not in skip and s.key[1] not in leave_out
+    return max((size(x) for s in steps if s.op is not None and s.op.operation.new_numbers and s.key[1] not in leave_out
                 for row in values[s.key] for x in row), default=0)
 
 
 def multiplications(steps, values: dict) -> int:
-    """Scalar multiplications a student works out: each product's terms (a masked factor's left
-    out: a masked weight is 0), each affine map's but the bias's (a 1 times the bias is no work)."""
+    """Scalar multiplications a student works out, each step's operation counting its own
+    (a product's terms, an affine map's but the bias's, a masked factor's left out)."""
     masks = {s.key: s.masked for s in steps}
-    total = 0
-    for s in steps:
-        if s.op is None or s.op.name not in (PRODUCT, AFFINE, ROUTED):
-            continue
-        if s.op.name == ROUTED:  # a block's terms per cell written (None: left empty by the route)
-            size = len(values[s.inputs[2]]) // s.op.params["blocks"]
-            total += size * sum(x is not None for r in values[s.key] for x in r)
-            continue
-        # A product's one pair of factors; an affine map's pairs before its bias (w1, x1, w2, x2, …).
-        pairs = zip(s.inputs[0:-1:2], s.inputs[1:-1:2]) if s.op.name == AFFINE else [(s.inputs[0], s.inputs[1])]
-        for left, top in pairs:
-            lm, tm = masks.get(left, frozenset()), masks.get(top, frozenset())
-            rows, inner, cols = len(values[left]), len(values[top]), len(values[top][0])
-            total += sum(1 for i in range(rows) for j in range(cols) if (i, j) not in s.masked
-                         and values[s.key][i][j] is not None
-                         for k in range(inner) if (i, k) not in lm and (k, j) not in tm)
-    return total
+    return sum(s.op.operation.multiplications(s, values, masks) for s in steps if s.op is not None)
 
 
 def size(x) -> int:

@@ -1,8 +1,8 @@
 """A sheet of any kind worked in front of a class, one cell at a time: which factors to light up, the arithmetic, the value.
 
-Derived from the kind's graph alone: each step's op says how a cell is made (a product lights
-the row of its left factor and the column of the one above; a rule the same cell of its input;
-a sum a column...), its face what it is called. The graph is in the column convention; a
+Derived from the kind's graph alone: each step's operation says how a cell is made (core/ops: a
+product lights the row of its left factor and the column of the one above; a rule the same cell
+of its input; a sum a column...), its face what it is called. The graph is in the column convention; a
 row-convention sheet shows every grid transposed, so every frame is transposed with it.
 """
 
@@ -11,26 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from generator.core.faces import (
-    ADD,
-    AFFINE,
-    ARGMAX,
-    COPY,
-    DIVIDE,
-    PICK,
-    PRODUCT,
-    ROUTED,
-    RULE,
-    SCALE,
-    STACK,
-    SUM,
-    TRANSPOSE,
-)
-from generator.core.graph import Key, evaluate, route_of
+from generator.core.graph import Key, evaluate
 from generator.core.registry import kind_of, part
 from generator.core.numbers import sheet_value
 from generator.sheet.i18n import translations
-from generator.sheet.worked import dot, factor
 
 Lit = tuple[Optional[int], str, Optional[int], Optional[int]]
 """A grid lit up: (head, its name, a row or None for every row, a column or None for every column)."""
@@ -79,8 +63,7 @@ def _step_frames(step, values: dict, row: bool, _, shown_in: dict, skipped: froz
     """One step's frames, in the sheet's layout (`skipped`: the cells its route leaves empty;
     `symbols`: the steps' symbols, by key)."""
     head, name = step.key
-    op, result, symbol = step.op, values[step.key], step.face.symbol
-    ins = [values[k] for k in step.inputs]
+    op, result = step.op, values[step.key]
     frames: list[Frame] = []
 
     def place(k: Key) -> tuple[Optional[int], str]:
@@ -96,52 +79,14 @@ def _step_frames(step, values: dict, row: bool, _, shown_in: dict, skipped: froz
             here = [(h, n, c, r) for h, n, r, c in here]
         frames.append(Frame((head, name), (i, j), tuple(here), f"{text} = {value}", value, name))
 
-    if op.name in (COPY, TRANSPOSE, STACK):
+    if op.operation.whole:
         lit = tuple((*place(k), None, None) for k in step.inputs)
-        return [Frame((head, name), (-1, -1), lit, _(step.face.caption_in(row)), "", name, op.name == TRANSPOSE)]
+        return [Frame((head, name), (-1, -1), lit, _(step.face.caption_in(row)), "", name, op.operation.transposes)]
     for i, r in enumerate(result):
         for j, x in enumerate(r):
             if (i, j) in step.masked or (i, j) in skipped or x is None:
                 continue  # struck out by the causal mask, or left empty by the route: nothing to work
-            if op.name == PRODUCT:
-                a, b = ins
-                add(i, j, [(step.inputs[0], i, None), (step.inputs[1], None, j)],
-                    f"{symbol}: {dot(list(a[i]), [q[j] for q in b])}")
-            elif op.name == AFFINE:  # [w1 | w2 | … | b]·[x1 ; x2 ; … ; 1]
-                pairs, bias = list(zip(step.inputs[:-1:2], step.inputs[1:-1:2])), step.inputs[-1]
-                ws = [x for w, _k in pairs for x in values[w][i]]
-                xs = [q[j] for _w, k in pairs for q in values[k]]
-                lit = [(w, i, None) for w, _k in pairs] + [(bias, i, None)] + [(k, None, j) for _w, k in pairs]
-                add(i, j, lit, f"{symbol}: {dot(ws + [values[bias][i][0]], xs + [1])}")
-            elif op.name == RULE:
-                add(i, j, [(step.inputs[0], i, j)], _(op.words) % {"x": factor(ins[0][i][j], True), **op.params})
-            elif op.name == SUM:
-                terms = [q[j] for k, q in enumerate(ins[0]) if (k, j) not in step.masked and q[j] is not None]
-                add(i, j, [(step.inputs[0], None, j)], f"{symbol} = " + " + ".join(factor(t, True) for t in terms))
-            elif op.name == DIVIDE:
-                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
-                    f"{factor(ins[0][i][j], True)} ÷ {factor(ins[1][0][j], True)}")
-            elif op.name == ADD:
-                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], i, j)],
-                    f"{factor(ins[0][i][j], True)} + {factor(ins[1][i][j])}")
-            elif op.name == SCALE:
-                add(i, j, [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
-                    f"{factor(ins[0][i][j], True)}·{factor(ins[1][0][j])}")
-            elif op.name == ARGMAX:
-                column = [q[j] for q in ins[0]]
-                add(i, j, [(step.inputs[0], None, j)],
-                    f"{symbol}: " + _("the row of the largest of %(xs)s") % {
-                        "xs": ", ".join(factor(t, True) for t in column)})
-            elif op.name == PICK:
-                r = route_of(ins[0], j, len(ins[1]))
-                add(i, j, [(step.inputs[0], 0, j), (step.inputs[1], r, j)],
-                    f"{symbol}: " + _("row %(r)s of %(a)s") % {"r": r + 1, "a": (symbols or {}).get(step.inputs[1], step.inputs[1][1])})
-            elif op.name == ROUTED:
-                blocks = op.params["blocks"]
-                r, size = route_of(ins[0], j, blocks), len(ins[2]) // blocks
-                part_rows = range(r * size, (r + 1) * size)
-                add(i, j, [(step.inputs[0], 0, j), (step.inputs[1], i, None), (step.inputs[2], None, j)],
-                    f"{symbol}: {dot([ins[1][i][k] for k in part_rows], [ins[2][k][j] for k in part_rows])}")
+            add(i, j, *op.operation.work(op, step, values, i, j, symbols or {}, _))
     return frames
 
 

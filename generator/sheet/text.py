@@ -1,14 +1,13 @@
 """A solution of any kind as readable plain text: aligned matrices, step by step, in the order a student works, decimals beside fractions.
 
 Derived from the kind's graph: each step's face names it (its label in the problem's
-convention), its op says what to add to the title (a rule's formula, a division's terms); the
+convention), its operation what to add to the title (core/ops: a rule's formula, a division's terms); the
 copies a student writes out again are left out; a given weight is shown beside the first product
 it makes. Only the header is the kind's own words (its steps' `describe`).
 """
 
 from __future__ import annotations
 
-from generator.core.faces import AFFINE, COPY, DIVIDE, RULE, SUM, TRANSPOSE
 from generator.core.graph import evaluate
 from generator.core.registry import kind_of
 from generator.core.numbers import Matrix, cell_str, decimal_str, normalize
@@ -75,44 +74,31 @@ def solution_text(solution, places: int = 3) -> str:
     heads = max((s.key[0] or 0 for s in steps), default=0)
     head = None
     for step in steps:
-        if step.op is None or step.op.name in (COPY, TRANSPOSE):
+        if step.op is None or step.op.operation.written_again:
             continue  # the student's own re-writing of a grid
         if heads > 1 and step.key[0] is not None and step.key[0] != head:
             parts.append(f"=== Head {step.key[0]} ===")
         head = step.key[0]
         face, op = step.face, step.op
-        label = face.label[row]
         symbols = [by_key[k].face.symbol if k in by_key else (faces[k[1]].symbol if k[1] in faces else k[1])
                    for k in step.inputs]
-        if op.name == RULE and "=" not in label:
-            label = f"{label} = {op.words % {'x': symbols[0], **op.params}}"
-        elif op.name == DIVIDE:
-            label = f"{label} = {symbols[0]} / {symbols[1]}"
-        elif "=" not in label and label != face.symbol:
-            label = f"{face.symbol} = {label}"  # a product named by its factors alone on the sheet (S = Kᵀ·Q)
+        label = op.operation.title(op, face, face.label[row], symbols)
         note = face.note[row]
         title = f"{label}   {note}" if note else label
         result = values[step.key]
-        if op.name == SUM:
-            parts.append(f"{face.caption_in(row)} of {symbols[0]}: " + ", ".join(cell_str(x, places) for x in result[0]))
+        line = op.operation.line(face, row, symbols, result, places)
+        if line is not None:
+            parts.append(line)
             continue
         givens = [k for k in step.inputs if k not in by_key and k not in seen]
         beside = []
         if givens and givens[0] == step.inputs[0]:
             first = givens.pop(0)
             seen.add(first)
-            weights = values[first]
-            if op.name == AFFINE:  # [w1 | w2 | … | b]: the bias as one more column (row, in the row convention)
-                parts_of = [k for k in step.inputs[:-1:2] if k in givens or k == first] + [step.inputs[-1]]
-                weights = [sum((list(values[k][i]) for k in parts_of[:-1]), []) + [values[parts_of[-1]][i][0]]
-                           for i in range(len(weights))]
-                seen.update(parts_of)
-                givens = [k for k in givens if k not in parts_of]
-                names = [symbols[step.inputs.index(k)] for k in parts_of]
-                beside = ["[" + (" ; " if row else " | ").join(names) + "]"]
-            else:
-                beside = [symbols[0]]
-            title = f"{beside[0]} and {title}"
+            weights, name, taken = op.operation.beside(step, values, first, givens, symbols, row)
+            seen.update(taken)
+            givens = [k for k in givens if k not in taken]
+            title = f"{name} and {title}"
             beside = matrix_lines(shown(weights))
         for k in givens:
             seen.add(k)

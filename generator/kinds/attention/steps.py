@@ -10,7 +10,8 @@ from typing import Optional, Sequence
 from generator.core.engine import MAX_EXPONENT, hand_divisor, power, scale
 from generator.core.errors import ProblemError
 from generator.core.faces import COPY, DIVIDE, PRODUCT, RULE, STACK, SUM, TRANSPOSE, N_, Face, Op
-from generator.core.graph import Key, Step, Values, copy, evaluate, guarded, product, stacked, transposed
+from generator.core.graph import Key, Step, Values, evaluate
+from generator.core.ops import copy, guarded, product, stacked, transposed
 from generator.core.numbers import Number, divide, normalize
 from generator.kinds.attention.problem import (  # noqa: F401  (problem@1 and solution@1: the kind's own)
     Head,

@@ -17,7 +17,8 @@ from generator.core.fields import (
     prefixed,
     with_code_and_metrics,
 )
-from generator.core.graph import Key, Step, Values, add, affine, evaluate, relu
+from generator.core.graph import Key, Step, Values, evaluate
+from generator.core.ops import add, affine, relu
 from generator.core.numbers import Matrix, encode_matrix
 from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
 
@@ -240,7 +241,7 @@ def metrics(problem, solution=None, leave_out: tuple = ()) -> dict:
     from generator.core.metrics import largest_number, multiplications, worked
 
     steps, values = worked(kind_of(problem), problem)
-    written = [x for s in steps if s.op is not None and s.op.name not in ("copy", "transpose", "stack")
+    written = [x for s in steps if s.op is not None and s.op.operation.new_numbers
                and s.key[1] not in leave_out for row in values[s.key] for x in row]
     return {
         "largest_number": largest_number(steps, values, leave_out),

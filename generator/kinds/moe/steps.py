@@ -24,14 +24,10 @@ from generator.core.fields import (
     prefixed,
     with_code_and_metrics,
 )
-from generator.core.graph import (
-    Key,
-    Skip,
-    Step,
-    Values,
+from generator.core.graph import Key, Skip, Step, Values, evaluate
+from generator.core.ops import (
     affine_pairs,
     argmax_rows,
-    evaluate,
     guarded,
     picked,
     product,

@@ -8,7 +8,8 @@ from typing import Any, ClassVar, Optional
 from generator.core.errors import ProblemError
 from generator.core.faces import AFFINE, COPY, PRODUCT, RULE, N_, Face, Op
 from generator.core.fields import checked_object, code_and_metrics, int_matrix, int_vector, prefixed, with_code_and_metrics
-from generator.core.graph import Key, Step, Values, affine_pairs, copy, evaluate, product, relu
+from generator.core.graph import Key, Step, Values, evaluate
+from generator.core.ops import affine_pairs, copy, product, relu
 from generator.core.numbers import Matrix, encode_matrix
 from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
 

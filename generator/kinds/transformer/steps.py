@@ -18,7 +18,8 @@ from generator.core.fields import (
     rules_from_json,
     with_code_and_metrics,
 )
-from generator.core.graph import Key, Step, Values, add, evaluate, product
+from generator.core.graph import Key, Step, Values, evaluate
+from generator.core.ops import add, product
 from generator.kinds.attention.problem import (
     MAX_HEADS,
     Head,
