@@ -5,7 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from generator.core.registry import Kind
-from generator.kinds.rnn.kind import part as rnn_part
+from generator.kinds.rnn.kind import KIND as RNN
+
+rnn_part = RNN.load
 
 
 def _steps_without_solve(which: str):

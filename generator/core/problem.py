@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Optional, Protocol
 
 from generator.core.errors import ProblemError
@@ -55,6 +55,23 @@ def transpose(m: Matrix) -> Matrix:
     return tuple(zip(*m))
 
 
+def check_convention(convention: str, prefix: str = "") -> None:
+    """ProblemError unless `convention` is one of CONVENTIONS."""
+    if convention not in CONVENTIONS:
+        raise ProblemError(f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}")
+
+
+def check_shaped(name: str, column: Matrix, want: tuple[int, int], words: tuple[str, str], row: bool) -> None:
+    """ProblemError unless a matrix (`column`: in the column convention) is `want` (rows, columns,
+    named by `words`), said in the problem's own convention (`row`: every matrix transposed)."""
+    got = shape(column)
+    if got != want:
+        r, c = (want[1], want[0]) if row else want
+        g = (got[1], got[0]) if row else got
+        a, z = (words[1], words[0]) if row else words
+        raise ProblemError(f"{name}: expected {r}×{c} ({a} × {z}), got {g[0]}×{g[1]}")
+
+
 class Exercise(Protocol):
     """Any kind's problem, as the code that serves every kind sees it."""
 
@@ -87,6 +104,21 @@ class Tokens:
     def d_model(self) -> int:
         """Features per token."""
         return len(self.X[0]) if self.convention == "row" else len(self.X)
+
+
+@dataclass(frozen=True)
+class Drawn(Tokens):
+    """A kind's problem, its numbers declared by the kind after what every problem carries: its
+    convention, the code it was drawn from and its metrics (keywords only, so the numbers come
+    first when the problem is written out in full)."""
+
+    _: KW_ONLY
+    convention: str = "column"
+    """column: a token (a time step) is a column; row: it is a row (every matrix transposed)."""
+    code: Optional[str] = None
+    """The sheet code this problem was drawn from, if any."""
+    metrics: Optional[dict] = field(default=None, compare=False, hash=False)
+    """Difficulty metrics recorded when the problem was drawn, if any."""
 
 
 def same_numbers(a: "Exercise", b: "Exercise") -> bool:

@@ -16,12 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 class Steps(Protocol):
     """A kind's arithmetic (pure): its problem, the graph of its steps, problem@1 and solution@1."""
 
-    HEAD_STEPS: tuple[str, ...]
-    """The grids of a head, in working order (empty for a kind without heads)."""
     FINAL_STEPS: tuple[str, ...]
     """The grids outside the heads, in working order: answers@1's keys."""
-    FLAT: tuple[str, ...]
-    """Grids written as one row in both conventions (a flat list in answers@1)."""
 
     def from_json(self, value: Any, prefix: str = "") -> Any:
         """problem@1 (a parsed JSON object) read into the kind's problem; ProblemError if malformed."""
@@ -116,6 +112,8 @@ class Settings(Protocol):
 PROTOCOLS = {"steps": Steps, "draw": Draw, "sheet": Sheet, "settings": Settings}
 """Each part's protocol, by the part's name in registry.Kind."""
 OPTIONAL = {
+    "steps.HEAD_STEPS": "the grids of a head, in working order (none: a kind without heads)",
+    "steps.FLAT": "grids written as one row in both conventions, a flat list in answers@1 (none by default)",
     "steps.FACES": "how each grid shows (graph.Face by name), for the solve text and the explanations",
     "steps.notes": "notes(all_metrics) -> lines `draw --stats` adds to its figures",
     "draw.remedy": "remedy(error, options, seed, count) -> what to say when a draw is infeasible",

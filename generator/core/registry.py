@@ -85,6 +85,17 @@ class Kind:
         return self.part("settings")
 
 
+def parted(steps: Any, settings: Any, heavy: Callable[[], tuple[Any, Any]]) -> Callable[[str], Any]:
+    """A kind's `load` from its light parts, at hand, and `heavy()`, which loads its draw and its
+    sheet (numpy and the layout, which solving a problem never needs) when first asked for."""
+    def load(which: str) -> Any:
+        if which in ("steps", "settings"):
+            return steps if which == "steps" else settings
+        draw, sheet = heavy()
+        return draw if which == "draw" else sheet
+    return load
+
+
 _lock = threading.Lock()
 _kinds: Optional[dict[str, Kind]] = None
 _refused: list[str] = []
@@ -193,7 +204,7 @@ def steps_of(name: str):
 
 
 def _names(member: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(n for k in _load().values() for n in getattr(k.steps, member)))
+    return tuple(dict.fromkeys(n for k in _load().values() for n in getattr(k.steps, member, ())))
 
 
 def head_steps() -> tuple[str, ...]:
@@ -273,7 +284,7 @@ def has_final(problem) -> bool:
 def step_names(problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The names of a kind's head steps and of its steps outside the heads, in working order."""
     kind_ = kind_of(problem)
-    return kind_.HEAD_STEPS, kind_.FINAL_STEPS
+    return getattr(kind_, "HEAD_STEPS", ()), kind_.FINAL_STEPS
 
 
 def step_inputs(problem) -> dict[Key, tuple[Key, ...]]:

@@ -22,6 +22,20 @@ def sample(bits: np.random.PCG64, table: Table, shape: tuple[int, ...]) -> np.nd
     return table.sample(bits.random_raw(words_for(count)), count).astype(np.int64).reshape(shape)
 
 
+def draw_inputs(bits: np.random.PCG64, table: Table, d: int, n: int, distinct: bool, refusal: str,
+                candidates: int = 64, rounds: int = 64) -> np.ndarray:
+    """X (d × n), a round of `candidates` at a time: no token all zero, no feature zero for every
+    token, and, where `distinct`, no two tokens alike; DrawError (`refusal`) if no round gives one."""
+    from generator.draw.options import DrawError
+
+    for _ in range(rounds):
+        for X in sample(bits, table, (candidates, d, n)):
+            if X.any(axis=0).all() and X.any(axis=1).all() and (
+                    not distinct or len({tuple(c) for c in X.T.tolist()}) == n):
+                return X
+    raise DrawError(refusal)
+
+
 def as_matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
     """An array as a problem's matrix of ints."""
     return tuple(tuple(int(x) for x in r) for r in a.tolist())

@@ -10,13 +10,16 @@ sheet around it (heads before it, the rules box, the worked example, the score).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from generator.core.errors import LayoutError
+from generator.core.words import N_
 from generator.sheet.fit import CONTENT_WIDTH_PT, FRAME_WIDTH_PT, MIN_SCALE, MIN_SIDE_BY_SIDE_SCALE, worked_panel_for
+from generator.sheet.entry import Block
 from generator.sheet.fit import rules_width
 from generator.sheet.graded import GradedSheet, score_panel
+from generator.sheet.i18n import translations
 from generator.sheet.grid import GridView, grid, marked
 from generator.sheet.look import SCORE_GAP_PT
 from generator.sheet.model import Settings
@@ -27,6 +30,10 @@ from generator.sheet.style import raster_width
 Rows = list[tuple[list, bool]]
 """A layer grid's rows, each with whether it holds a factor of the next row's product (a page may
 not end after it)."""
+
+
+PRODUCT_RULE = N_("Each entry of a product = the row of the factor on its left · the column of the factor above it.")
+"""The rules box's line on products, on every sheet with one (a message id)."""
 
 
 def with_bias(w, b, row: bool) -> tuple:
@@ -95,3 +102,48 @@ def score_height(graded: Optional[GradedSheet], lang: str) -> float:
     """How much a graded sheet's score takes of its first page's header."""
     score = score_panel(graded, CONTENT_WIDTH_PT, lang) if graded else None
     return score.height_pt + SCORE_GAP_PT if score else 0.0
+
+
+@dataclass(frozen=True)
+class OneGrid:
+    """A kind's sheet that is one grid of layers (the by-hand layout), from the kind's own words:
+    its matrices, its rows, its rules box and its worked example; the protocol's view, check_fits
+    and form_blocks written once for every such kind."""
+
+    matrices: Callable[..., dict]
+    """matrices(problem, solution, key, lang, blank, marks) -> every matrix of the sheet, by name."""
+    rows: Callable[[object, dict], Callable[[bool], Rows]]
+    """rows(problem, matrices) -> rows(stacked): the grid's rows, each with whether it keeps with the next."""
+    rules: Callable[..., list]
+    """rules(problem, key, lang) -> the rules box's lines."""
+    worked: Callable[..., list]
+    """worked(problem, solution, lang) -> a key's worked example, line by line."""
+    title: str
+    """The sheet's title where the batch gives none (a message id)."""
+
+    def layout(self, problem, solution, key: bool, lang: str = "en", blank: bool = False,
+               marks: Optional[dict] = None) -> tuple[dict, GridView, bool]:
+        """The sheet's matrices by name, the grid as printed, and whether it is stacked."""
+        m = self.matrices(problem, solution, key, lang, blank, marks)
+        g, stacked = layer_layout(m, self.rows(problem, m), problem.kind)
+        return m, g, stacked
+
+    def view(self, problem, solution, student, settings: Settings, key: bool,
+             graded: Optional[GradedSheet] = None) -> SheetView:
+        """Everything the template needs for the worksheet, key or graded sheet."""
+        marks = graded.marks.get(None) if graded else None
+        m, g, stacked = self.layout(problem, solution, key, settings.lang, settings.blank, marks)
+        layer = layer_head(g, self.rows(problem, m)(stacked))
+        lines = self.worked(problem, solution, settings.lang) if key and settings.worked else None
+        return layer_sheet(problem, student, settings, key, graded, (), layer,
+                           self.rules(problem, key, settings.lang), lines, (),
+                           translations(settings.lang).gettext(self.title))
+
+    def check_fits(self, problem, solution, settings: Settings) -> None:
+        """Raise LayoutError now if the sheet cannot be printed legibly (checked on empty boxes)."""
+        self.layout(problem, solution, False, settings.lang, True)
+
+    def form_blocks(self, problem, solution, lang: str = "en") -> list:
+        """The sheet's grid as the printed sheet places it, at full size, for a screen form."""
+        m, g, _ = self.layout(problem, solution, False, lang)
+        return [Block(None, "", (replace(g, scale=1.0),), m)]

@@ -1,20 +1,14 @@
-"""The attention kind as the registry takes it (pyproject.toml's attnsheet.kinds): its parts, each loaded when first asked for."""
+"""The attention kind as the registry takes it (pyproject.toml's attnsheet.kinds): its steps and settings, its draw and its sheet once asked for."""
 
-from generator.core.registry import Kind
-
-
-def part(which: str):
-    """One part of the kind (steps, draw, sheet, settings): the draw and the sheet load numpy and the
-    layout, which solving a problem never needs."""
-    if which == "steps":
-        from generator.kinds.attention import steps as found
-    elif which == "draw":
-        from generator.kinds.attention import draw as found
-    elif which == "sheet":
-        from generator.kinds.attention import sheet as found
-    else:
-        from generator.kinds.attention import settings as found
-    return found
+from generator.core.registry import Kind, parted
+from generator.kinds.attention import settings, steps
 
 
-KIND = Kind("attention", code=0, load=part, order=0, default=True)
+def heavy():
+    """Its draw and its sheet: numpy and the layout, which solving a problem never needs."""
+    from generator.kinds.attention import draw, sheet
+
+    return draw, sheet
+
+
+KIND = Kind("attention", code=0, load=parted(steps, settings, heavy), order=0, default=True)

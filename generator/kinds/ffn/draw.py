@@ -19,7 +19,7 @@ import numpy as np
 from generator.kinds.ffn.steps import FFNProblem
 from generator.core.problem import transpose
 from generator.draw.options import PRESET_NAMES, DrawError, Table
-from generator.draw.streams import as_matrix, keyed, sample, shape_of, stream
+from generator.draw.streams import as_matrix, draw_inputs, keyed, sample, shape_of, stream
 from generator.kinds.ffn.settings import DEFAULT_SHAPE, TAKES
 
 CANDIDATES = 64
@@ -147,13 +147,8 @@ def options(values: dict, given: Collection[str] = ()) -> Options:
 
 def draw_x(bits: np.random.PCG64, o, lim: LayerPreset) -> np.ndarray:
     """X (d_model × n): tokens all different, none all zero, no feature zero throughout."""
-    for _ in range(ROUNDS):
-        xs = sample(bits, lim.x, (CANDIDATES, o.d_model, o.tokens))
-        for X in xs:
-            cols = {tuple(c) for c in X.T.tolist()}
-            if len(cols) == o.tokens and X.any(axis=0).all() and X.any(axis=1).all():
-                return X
-    raise DrawError(f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
+    return draw_inputs(bits, lim.x, o.d_model, o.tokens, True,
+                       f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
 
 
 def scaled_source(source) -> tuple[np.ndarray, np.ndarray]:

@@ -13,12 +13,9 @@ from typing import Optional
 from generator.core.faces import N_
 from generator.kinds.ffn.steps import FINAL_STEPS
 from generator.core.numbers import sheet_value
-from generator.core.student import Student
-from generator.sheet.graded import GradedSheet
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import Rows, layer_head, layer_layout, layer_sheet, ones, stepped, with_bias
-from generator.sheet.model import Settings
+from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, ones, stepped, with_bias
 from generator.sheet.worked import dot, equals, factor
 
 TITLE = N_("The feed-forward layer by hand")
@@ -108,13 +105,6 @@ def _rows(problem, m: dict):
                                       else [], [m["Xa"], None])
 
 
-def layout(problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None):
-    """The layer grid's matrices by name, the grid as printed, and whether it is stacked."""
-    m = _matrices(problem, solution, key, lang, blank, marks)
-    g, stacked = layer_layout(m, _rows(problem, m), problem.kind)
-    return m, g, stacked
-
-
 def rules(problem, key: bool, lang: str = "en", first: tuple = (), last: tuple = ()) -> list[str]:
     """The rules box's lines, true for the sheet (`first` and `last`: a kind built on it adds its own)."""
     _ = translations(lang).gettext
@@ -126,8 +116,7 @@ def rules(problem, key: bool, lang: str = "en", first: tuple = (), last: tuple =
                  _("A bias is its weights' last row, and a column of 1s goes beside the input, so each product is "
                    "still row · column."))
     lines.append(_("ReLU: every negative entry becomes 0; the others stay."))
-    lines.append(_("Each entry of a product = the row of the factor on its left · the column of the factor above "
-                   "it."))
+    lines.append(_(PRODUCT_RULE))
     return ["• " + line for line in lines + list(last)]
 
 
@@ -157,25 +146,6 @@ def worked(problem, solution, lang: str = "en", source=None, source_name: str = 
     return lines
 
 
-def view(problem, solution, student: Student, settings: Settings, key: bool, graded: Optional[GradedSheet] = None):
-    """Everything the template needs for an FFN's worksheet, key or graded sheet."""
-    _ = translations(settings.lang).gettext
-    marks = graded.marks.get(None) if graded else None
-    m, g, stacked = layout(problem, solution, key, settings.lang, settings.blank, marks)
-    layer = layer_head(g, _rows(problem, m)(stacked))
-    lines = worked(problem, solution, settings.lang) if key and settings.worked else None
-    return layer_sheet(problem, student, settings, key, graded, (), layer, rules(problem, key, settings.lang), lines,
-                       (), _(TITLE))
-
-
-def check_fits(problem, solution, settings: Settings) -> None:
-    """Raise LayoutError now if the sheet cannot be printed legibly (checked on empty boxes)."""
-    layout(problem, solution, False, settings.lang, True)
-
-
-def form_blocks(problem, solution, lang: str = "en") -> list:
-    """The sheet's grids as the printed sheet places them, at full size, for a screen form."""
-    from generator.sheet.entry import Block
-
-    m, g, _ = layout(problem, solution, False, lang)
-    return [Block(None, "", (replace(g, scale=1.0),), m)]
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+"""Its sheet: one grid of layers (sheet/layers)."""
+view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

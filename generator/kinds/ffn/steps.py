@@ -20,7 +20,7 @@ from generator.core.fields import (
 from generator.core.graph import Key, Step, Values, evaluate
 from generator.core.ops import add, affine, relu
 from generator.core.numbers import Matrix, encode_matrix
-from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
+from generator.core.problem import IntMatrix, Tokens, check_convention, check_shaped, shape, transpose
 
 KIND = "ffn"
 HEAD_STEPS: tuple[str, ...] = ()
@@ -73,20 +73,13 @@ class FFNProblem(Layers):
 
 def check_ffn(p: Any, prefix: str) -> None:
     """Check the FFN part of a problem (an FFN, or a transformer block's): every shape agrees."""
-    if p.convention not in CONVENTIONS:
-        raise ProblemError(f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {p.convention!r}")
+    check_convention(p.convention, prefix)
     row = p.convention == "row"
     t = transpose if row else (lambda m: m)
     d_model, _ = shape(t(p.X))
     d_ff = len(p.b1)
-    for name, want in (("W1", (d_ff, d_model)), ("W2", (d_model, d_ff))):
-        got = shape(t(getattr(p, name)))
-        if got != want:
-            r, c = (want[1], want[0]) if row else want
-            g = (got[1], got[0]) if row else got
-            words = {"W1": ("d_ff", "d_model"), "W2": ("d_model", "d_ff")}[name]
-            words = (words[1], words[0]) if row else words
-            raise ProblemError(f"{prefix}{name}: expected {r}×{c} ({words[0]} × {words[1]}), got {g[0]}×{g[1]}")
+    check_shaped(f"{prefix}W1", t(p.W1), (d_ff, d_model), ("d_ff", "d_model"), row)
+    check_shaped(f"{prefix}W2", t(p.W2), (d_model, d_ff), ("d_model", "d_ff"), row)
     if len(p.b2) != d_model:
         raise ProblemError(f"{prefix}b2: expected {d_model} entries (d_model), got {len(p.b2)}")
 

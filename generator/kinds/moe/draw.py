@@ -10,8 +10,8 @@ their second layers.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import ClassVar, Collection, Optional
+from dataclasses import dataclass
+from typing import ClassVar, Optional
 
 import numpy as np
 
@@ -19,7 +19,9 @@ from generator.kinds.moe.settings import DEFAULT_SHAPE
 from generator.kinds.moe.steps import Expert, MoEProblem
 from generator.core.problem import transpose
 from generator.draw.options import PRESET_NAMES, DrawError, Table
-from generator.draw.streams import as_matrix, keyed, sample, shape_of, stream
+from generator.draw.shaped import Shaped, code_reader, options_for
+from generator.draw import shaped
+from generator.draw.streams import as_matrix, draw_inputs, keyed, sample, stream
 
 CANDIDATES = 64
 """Candidates drawn and checked at once."""
@@ -28,8 +30,6 @@ ROUNDS = 64
 RETRIES = 64
 """Fresh X before the draw gives up on a problem (a gate that routes to every expert without a tie
 needs the right X: a few in ten do, at the smallest shapes)."""
-CODE_NUMBER = 4
-"""Its kind number in a version-6 code (never reused): its Kind.code (kind.py)."""
 
 GUARANTEES = {
     "x": "X's tokens all differ, none all zero, no feature zero for every token",
@@ -83,13 +83,14 @@ assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(Shaped):
     """Everything that shapes a mixture of experts' draw; a sheet code carries all of it."""
 
     kind: ClassVar[str] = "moe"
-    """The kind these options draw."""
-    preset: str = "medium"
-    """easy, medium or hard."""
+    PRESETS: ClassVar[dict] = PRESETS
+    SHAPE_LIMITS: ClassVar[dict] = SHAPE_LIMITS
+    CODE: ClassVar[tuple] = (("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2))
+    FLAGS: ClassVar[tuple] = ("weighted", "ties")
     tokens: int = 4
     """Tokens n."""
     d_model: int = 3
@@ -105,20 +106,6 @@ class Options:
     ties: bool = False
     """Give one token a tie at the gate (else none has one)."""
 
-    def __post_init__(self) -> None:
-        if self.preset not in PRESETS:
-            raise DrawError(f"--preset: expected one of {', '.join(PRESETS)}, got {self.preset!r}")
-        for name, (lo, hi) in SHAPE_LIMITS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise DrawError(f"--{name.replace('_', '-')}: {self.kind} sheets take {lo} to {hi}, got {value}")
-        if self.convention not in ("column", "row"):
-            raise DrawError(f"--convention: expected column or row, got {self.convention!r}")
-
-    def limits(self) -> MoEPreset:
-        """The preset's values and bounds."""
-        return PRESETS[self.preset]
-
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape in which every expert cannot have a token."""
         if self.tokens < self.experts:
@@ -128,21 +115,14 @@ class Options:
 
 OPTIONS = Options
 """The kind's options: everything that shapes its draw."""
-
-
-def options(values: dict, given: Collection[str] = ()) -> Options:
-    """The options of the settings by name; its shape its own where none was given."""
-    return Options(**shape_of(values, given, DEFAULT_SHAPE), preset=values["preset"], convention=values["convention"],
-                   weighted=values["weighted"], ties=values["ties"])
+options, read_code = options_for(Options, DEFAULT_SHAPE), code_reader(Options)
+code_head, manifest = shaped.code_head, shaped.manifest
 
 
 def draw_x(bits: np.random.PCG64, o: Options, lim: MoEPreset) -> np.ndarray:
     """X (d × n): tokens all different, none all zero, no feature zero throughout."""
-    for _ in range(ROUNDS):
-        for X in sample(bits, lim.x, (CANDIDATES, o.d_model, o.tokens)):
-            if len({tuple(c) for c in X.T.tolist()}) == o.tokens and X.any(axis=0).all() and X.any(axis=1).all():
-                return X
-    raise DrawError(f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
+    return draw_inputs(bits, lim.x, o.d_model, o.tokens, True,
+                       f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
 
 
 def draw_gate(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarray) -> Optional[tuple]:
@@ -230,39 +210,6 @@ def to_row(p: MoEProblem) -> MoEProblem:
 def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
     """The problems for (seed, index) pairs, in order, each with its sheet code."""
     return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
-
-
-def code_head(o: Options, w) -> None:
-    """The code's head: version 6 (3 bits), its kind number, preset (2 bits), tokens-2, d-1,
-    d_ff-1 and experts-2 (Elias gamma), row convention, weighted and ties (1 bit each)."""
-    from generator.draw.sheetcodes import KINDS_VERSION
-
-    w.uint(KINDS_VERSION, 3)
-    w.gamma(CODE_NUMBER)
-    w.uint(PRESET_NAMES.index(o.preset), 2)
-    w.gamma(o.tokens - 2)
-    w.gamma(o.d_model - 1)
-    w.gamma(o.d_ff - 1)
-    w.gamma(o.experts - 2)
-    w.flag(o.convention == "row")
-    w.flag(o.weighted)
-    w.flag(o.ties)
-
-
-def read_code(version: int, r, code: str) -> Options:
-    """The options a version-6 mixture-of-experts code holds (its kind number read)."""
-    from generator.draw.codes import CodeError
-
-    preset = r.uint(2)
-    if preset >= len(PRESET_NAMES):
-        raise CodeError(f"{code[:40]!r} is not a sheet code")
-    return Options(preset=PRESET_NAMES[preset], tokens=r.gamma() + 2, d_model=r.gamma() + 1, d_ff=r.gamma() + 1,
-                   experts=r.gamma() + 2, convention="row" if r.flag() else "column", weighted=r.flag(), ties=r.flag())
-
-
-def manifest(o: Options) -> dict:
-    """The options as a manifest records them."""
-    return {"kind": o.kind, **asdict(o)}
 
 
 def blank(o: Options) -> MoEProblem:

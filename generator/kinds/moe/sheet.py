@@ -15,12 +15,9 @@ from typing import Optional
 from generator.core.faces import N_
 from generator.kinds.moe.steps import column_twin, steps
 from generator.core.numbers import sheet_value
-from generator.core.student import Student
-from generator.sheet.graded import GradedSheet
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import Rows, layer_head, layer_layout, layer_sheet, stepped
-from generator.sheet.model import Settings
+from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, stepped
 from generator.sheet.worked import dot, equals, factor
 
 TITLE = N_("The mixture of experts by hand")
@@ -104,13 +101,6 @@ def _rows(problem, m: dict):
     return rows
 
 
-def layout(problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None):
-    """The sheet's matrices by name, the grid as printed, and whether it is stacked."""
-    m = _matrices(problem, solution, key, lang, blank, marks)
-    g, stacked = layer_layout(m, _rows(problem, m), problem.kind)
-    return m, g, stacked
-
-
 def rules(problem, key: bool, lang: str = "en") -> list[str]:
     """The rules box's lines, true for the sheet."""
     _ = translations(lang).gettext
@@ -132,8 +122,7 @@ def rules(problem, key: bool, lang: str = "en") -> list[str]:
                _("Y = H · W2, the empty cells left out: each token's output is its own expert's."))]
     if problem.weighted:
         lines.append(_("out = Y · g: each token's output times its g."))
-    lines.append(_("Each entry of a product = the row of the factor on its left · the column of the factor above "
-                   "it."))
+    lines.append(_(PRODUCT_RULE))
     return ["• " + line for line in lines]
 
 
@@ -165,25 +154,6 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     return lines
 
 
-def view(problem, solution, student: Student, settings: Settings, key: bool, graded: Optional[GradedSheet] = None):
-    """Everything the template needs for a mixture of experts' worksheet, key or graded sheet."""
-    _ = translations(settings.lang).gettext
-    marks = graded.marks.get(None) if graded else None
-    m, g, stacked = layout(problem, solution, key, settings.lang, settings.blank, marks)
-    layer = layer_head(g, _rows(problem, m)(stacked))
-    lines = worked(problem, solution, settings.lang) if key and settings.worked else None
-    return layer_sheet(problem, student, settings, key, graded, (), layer, rules(problem, key, settings.lang), lines,
-                       (), _(TITLE))
-
-
-def check_fits(problem, solution, settings: Settings) -> None:
-    """Raise LayoutError now if the sheet cannot be printed legibly (checked on empty boxes)."""
-    layout(problem, solution, False, settings.lang, True)
-
-
-def form_blocks(problem, solution, lang: str = "en") -> list:
-    """The sheet's grids as the printed sheet places them, at full size, for a screen form."""
-    from generator.sheet.entry import Block
-
-    m, g, _ = layout(problem, solution, False, lang)
-    return [Block(None, "", (replace(g, scale=1.0),), m)]
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+"""Its sheet: one grid of layers (sheet/layers)."""
+view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

@@ -37,7 +37,7 @@ from generator.core.ops import (
     scaled_columns,
 )
 from generator.core.numbers import Matrix, divide, encode_matrix, normalize
-from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
+from generator.core.problem import IntMatrix, Tokens, check_convention, check_shaped, shape, transpose
 
 KIND = "moe"
 HEAD_STEPS: tuple[str, ...] = ()
@@ -84,18 +84,17 @@ class MoEProblem(Tokens):
     """Difficulty metrics recorded when the problem was drawn, if any."""
 
     def __post_init__(self) -> None:
-        if self.convention not in CONVENTIONS:
-            raise ProblemError(f"convention: expected one of {', '.join(CONVENTIONS)}, got {self.convention!r}")
+        check_convention(self.convention)
         row = self.convention == "row"
         t = transpose if row else (lambda m: m)
         d, _ = shape(t(self.X))
         if not 1 <= len(self.experts) <= 4:
             raise ProblemError(f"experts: a sheet takes 1 to 4 experts, got {len(self.experts)}")
-        self._shaped("W_g", t(self.W_g), (len(self.experts), d), ("E", "d"), row)
+        check_shaped("W_g", t(self.W_g), (len(self.experts), d), ("E", "d"), row)
         f = len(self.experts[0].b1)
         for e, expert in enumerate(self.experts, start=1):
-            self._shaped(f"experts[{e - 1}].W1", t(expert.W1), (f, d), ("d_ff", "d"), row)
-            self._shaped(f"experts[{e - 1}].W2", t(expert.W2), (d, f), ("d", "d_ff"), row)
+            check_shaped(f"experts[{e - 1}].W1", t(expert.W1), (f, d), ("d_ff", "d"), row)
+            check_shaped(f"experts[{e - 1}].W2", t(expert.W2), (d, f), ("d", "d_ff"), row)
             if len(expert.b1) != f:
                 raise ProblemError(f"experts[{e - 1}].b1: expected {f} entries (d_ff, as expert 1's), got {len(expert.b1)}")
         if self.weighted:
@@ -103,15 +102,6 @@ class MoEProblem(Tokens):
             if top > MAX_POWER:
                 raise ProblemError(f"W_g: a gate score of {top} is too large to raise 3 to by hand "
                                    f"(at most {MAX_POWER}); use smaller entries, or no --weighted")
-
-    @staticmethod
-    def _shaped(name: str, got_matrix, want: tuple[int, int], words: tuple[str, str], row: bool) -> None:
-        got = shape(got_matrix)
-        if got != want:
-            r, c = (want[1], want[0]) if row else want
-            g = (got[1], got[0]) if row else got
-            a, z = (words[1], words[0]) if row else words
-            raise ProblemError(f"{name}: expected {r}×{c} ({a} × {z}), got {g[0]}×{g[1]}")
 
     @property
     def E(self) -> int:

@@ -8,16 +8,18 @@ Each round draws CANDIDATES weight sets at once and runs the recurrence on all o
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import ClassVar, Collection
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from generator.kinds.rnn.settings import DEFAULT_SHAPE
-from generator.kinds.rnn.steps import RNNProblem
-from generator.core.problem import transpose
+from generator.kinds.rnn.steps import GIVENS, RNNProblem
+from generator.core.schema import blank_problem, twin
 from generator.draw.options import PRESET_NAMES, DrawError, Table
-from generator.draw.streams import as_matrix, keyed, sample, shape_of, stream
+from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
+from generator.draw import shaped
+from generator.draw.streams import as_matrix, draw_inputs, sample, stream
 
 CANDIDATES = 64
 """Weight sets drawn and checked at once."""
@@ -25,8 +27,6 @@ ROUNDS = 64
 """Rounds of candidates before a fresh X is drawn."""
 RETRIES = 16
 """Fresh X before the draw gives up on a problem."""
-CODE_NUMBER = 3
-"""Its kind number in a version-6 code (never reused): its Kind.code (kind.py)."""
 MAX_PRE = 60
 """No preset lets a pre-activation pass ±60: beyond it no step is worked by hand."""
 
@@ -68,17 +68,13 @@ assert tuple(PRESETS) == PRESET_NAMES and all(p.pre <= MAX_PRE for p in PRESETS.
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(Shaped):
     """Everything that shapes a recurrent layer's draw; a sheet code carries all of it."""
 
     kind: ClassVar[str] = "rnn"
-    """The kind these options draw."""
-    preset: str = "medium"
-    """easy, medium or hard."""
-    tokens: int = 3
-    """Time steps T."""
-    d_model: int = 2
-    """Entries of each input x_t (d_x)."""
+    PRESETS: ClassVar[dict] = PRESETS
+    SHAPE_LIMITS: ClassVar[dict] = SHAPE_LIMITS
+    CODE: ClassVar[tuple] = (("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0))
     d_h: int = 2
     """Units of the state h."""
     readout: int = 1
@@ -86,40 +82,16 @@ class Options:
     convention: str = "column"
     """column (by hand) or row (PyTorch)."""
 
-    def __post_init__(self) -> None:
-        if self.preset not in PRESETS:
-            raise DrawError(f"--preset: expected one of {', '.join(PRESETS)}, got {self.preset!r}")
-        for name, (lo, hi) in SHAPE_LIMITS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise DrawError(f"--{name.replace('_', '-')}: {self.kind} sheets take {lo} to {hi}, got {value}")
-        if self.convention not in ("column", "row"):
-            raise DrawError(f"--convention: expected column or row, got {self.convention!r}")
-
-    def limits(self) -> RNNPreset:
-        """The preset's values and bounds."""
-        return PRESETS[self.preset]
-
-    def check_drawable(self) -> None:
-        """Every shape within the limits draws (the guarantees are met by search)."""
-
 
 OPTIONS = Options
 """The kind's options: everything that shapes its draw."""
-
-
-def options(values: dict, given: Collection[str] = ()) -> Options:
-    """The options of the settings by name; its shape its own where none was given."""
-    return Options(**shape_of(values, given, DEFAULT_SHAPE), preset=values["preset"], convention=values["convention"])
+options, read_code = options_for(Options, DEFAULT_SHAPE), code_reader(Options)
+code_head, manifest = shaped.code_head, shaped.manifest
 
 
 def draw_x(bits: np.random.PCG64, o: Options, lim: RNNPreset) -> np.ndarray:
     """X (d_x × T): no step all zero, no feature zero at every step."""
-    for _ in range(ROUNDS):
-        for X in sample(bits, lim.x, (CANDIDATES, o.d_model, o.tokens)):
-            if X.any(axis=0).all() and X.any(axis=1).all():
-                return X
-    raise DrawError(f"cannot draw X: {GUARANTEES['x']}")
+    return draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
 
 
 def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarray) -> tuple | None:
@@ -162,59 +134,15 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
             W_x, W_h, b, W_y = found
             p = RNNProblem(X=as_matrix(X), W_x=as_matrix(W_x), W_h=as_matrix(W_h), b=tuple(int(x) for x in b),
                            W_y=None if W_y is None else as_matrix(W_y), code=code)
-            return to_row(p) if o.convention == "row" else p
+            return twin(p, GIVENS, o.convention)
     raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['steps']}; "
                     "try another preset, fewer --tokens or a smaller --d-h")
 
 
-def to_row(p: RNNProblem) -> RNNProblem:
-    """The row-convention twin of a drawn column-convention problem (every matrix transposed)."""
-    from dataclasses import replace
-
-    t = transpose
-    return replace(p, X=t(p.X), W_x=t(p.W_x), W_h=t(p.W_h), W_y=None if p.W_y is None else t(p.W_y),
-                   convention="row")
-
-
-def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
-    """The problems for (seed, index) pairs, in order, each with its sheet code."""
-    return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
-
-
-def code_head(o: Options, w) -> None:
-    """The code's head: version 6 (3 bits), its kind number, preset (2 bits), T-2, d_x-1, d_h-1
-    and the readout (Elias gamma), row convention (1 bit)."""
-    from generator.draw.sheetcodes import KINDS_VERSION
-
-    w.uint(KINDS_VERSION, 3)
-    w.gamma(CODE_NUMBER)
-    w.uint(PRESET_NAMES.index(o.preset), 2)
-    w.gamma(o.tokens - 2)
-    w.gamma(o.d_model - 1)
-    w.gamma(o.d_h - 1)
-    w.gamma(o.readout)
-    w.flag(o.convention == "row")
-
-
-def read_code(version: int, r, code: str) -> Options:
-    """The options a version-6 recurrent code holds (its kind number read)."""
-    from generator.draw.codes import CodeError
-
-    preset = r.uint(2)
-    if preset >= len(PRESET_NAMES):
-        raise CodeError(f"{code[:40]!r} is not a sheet code")
-    return Options(preset=PRESET_NAMES[preset], tokens=r.gamma() + 2, d_model=r.gamma() + 1, d_h=r.gamma() + 1,
-                   readout=r.gamma(), convention="row" if r.flag() else "column")
-
-
-def manifest(o: Options) -> dict:
-    """The options as a manifest records them."""
-    return {"kind": o.kind, **asdict(o)}
-
-
 def blank(o: Options) -> RNNProblem:
     """A blank recurrent layer of the shape of `o` (a blank template prints none of its numbers)."""
-    zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
-    p = RNNProblem(X=zeros(o.d_model, o.tokens), W_x=zeros(o.d_h, o.d_model), W_h=zeros(o.d_h, o.d_h),
-                   b=(0,) * o.d_h, W_y=zeros(o.readout, o.d_h) if o.readout else None)
-    return to_row(p) if o.convention == "row" else p
+    return blank_problem(RNNProblem, GIVENS, {"d_x": o.d_model, "T": o.tokens, "d_h": o.d_h, "d_y": o.readout},
+                         o.convention)
+
+
+draw_keys = keys_drawn_by(draw_one)

@@ -14,12 +14,9 @@ from typing import Optional
 from generator.core.faces import N_
 from generator.kinds.rnn.steps import column_twin, steps
 from generator.core.numbers import sheet_value
-from generator.core.student import Student
-from generator.sheet.graded import GradedSheet
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import Rows, layer_head, layer_layout, layer_sheet, stepped
-from generator.sheet.model import Settings
+from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, stepped, with_bias
 from generator.sheet.worked import dot, equals
 
 TITLE = N_("The recurrent layer by hand")
@@ -27,11 +24,6 @@ TITLE = N_("The recurrent layer by hand")
 
 SHOWN_IN = {"W_x": "W", "W_h": "W", "b": "W"}
 """Givens drawn inside another grid: the weights side by side, the bias last."""
-
-
-def _column(values) -> tuple:
-    """A column vector as the sheet writes it in its convention (a row, in the row convention)."""
-    return tuple(map(tuple, values))
 
 
 def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optional[dict]) -> dict:
@@ -45,12 +37,10 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     x_of = (lambda t: (tuple(problem.X[t]),)) if row else (lambda t: tuple((r[t],) for r in problem.X))
     h0 = ((0,) * problem.d_h,) if row else tuple((0,) for _ in range(problem.d_h))
     one = ((1,),)
-    if row:
-        w = tuple(map(tuple, problem.W_x)) + tuple(map(tuple, problem.W_h)) + (tuple(problem.b),)
-        split = {"split_rows": (problem.d_model, problem.d_model + problem.d_h)}
-    else:
-        w = tuple(tuple(a) + tuple(h) + (b,) for a, h, b in zip(problem.W_x, problem.W_h, problem.b))
-        split = {"split_cols": (problem.d_model, problem.d_model + problem.d_h)}
+    joined = (tuple(map(tuple, problem.W_x)) + tuple(map(tuple, problem.W_h)) if row else
+              tuple(tuple(a) + tuple(h) for a, h in zip(problem.W_x, problem.W_h)))
+    w = with_bias(joined, problem.b, row)
+    split = {"split_rows" if row else "split_cols": (problem.d_model, problem.d_model + problem.d_h)}
     # In the row convention the weights stand above the a column: a caption would push the h column away.
     m = {"W": replace(matrix("W_x ; W_h ; b" if row else "W_x | W_h | b", "" if row else _("weights, bias last"), w,
                              tone="weight",
@@ -64,7 +54,7 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
         m[f"x{t}"] = matrix(f"x{t}", "", x_of(t - 1), tone="input", given=given, cell_w=width)
         m[f"one{t}"] = matrix("1", "", one, tone="input", given=True, cell_w=width)
     for name, face in faces.items():
-        m[name] = matrix(face.symbol, "", _column(grids[name]), tone=face.tone, key=key, cell_w=width)
+        m[name] = matrix(face.symbol, "", tuple(map(tuple, grids[name])), tone=face.tone, key=key, cell_w=width)
     return stepped(m, tuple(faces), marks)
 
 
@@ -92,13 +82,6 @@ def _rows(problem, m: dict):
     return rows
 
 
-def layout(problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None):
-    """The sheet's matrices by name, the grid as printed, and whether it is stacked."""
-    m = _matrices(problem, solution, key, lang, blank, marks)
-    g, stacked = layer_layout(m, _rows(problem, m), problem.kind)
-    return m, g, stacked
-
-
 def rules(problem, key: bool, lang: str = "en") -> list[str]:
     """The rules box's lines, true for the sheet."""
     _ = translations(lang).gettext
@@ -110,8 +93,7 @@ def rules(problem, key: bool, lang: str = "en") -> list[str]:
              _("ReLU: the step's state h is its a with every negative entry made 0.")]
     if problem.W_y is not None:
         lines.append(_("Each step's output y = W_y · h.") if column else _("Each step's output y = h · W_y."))
-    lines.append(_("Each entry of a product = the row of the factor on its left · the column of the factor above "
-                   "it."))
+    lines.append(_(PRODUCT_RULE))
     return ["• " + line for line in lines]
 
 
@@ -138,25 +120,6 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     return lines
 
 
-def view(problem, solution, student: Student, settings: Settings, key: bool, graded: Optional[GradedSheet] = None):
-    """Everything the template needs for a recurrent layer's worksheet, key or graded sheet."""
-    _ = translations(settings.lang).gettext
-    marks = graded.marks.get(None) if graded else None
-    m, g, stacked = layout(problem, solution, key, settings.lang, settings.blank, marks)
-    layer = layer_head(g, _rows(problem, m)(stacked))
-    lines = worked(problem, solution, settings.lang) if key and settings.worked else None
-    return layer_sheet(problem, student, settings, key, graded, (), layer, rules(problem, key, settings.lang), lines,
-                       (), _(TITLE))
-
-
-def check_fits(problem, solution, settings: Settings) -> None:
-    """Raise LayoutError now if the sheet cannot be printed legibly (checked on empty boxes)."""
-    layout(problem, solution, False, settings.lang, True)
-
-
-def form_blocks(problem, solution, lang: str = "en") -> list:
-    """The sheet's grids as the printed sheet places them, at full size, for a screen form."""
-    from generator.sheet.entry import Block
-
-    m, g, _ = layout(problem, solution, False, lang)
-    return [Block(None, "", (replace(g, scale=1.0),), m)]
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+"""Its sheet: one grid of layers (sheet/layers)."""
+view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

@@ -2,35 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from dataclasses import dataclass
+from typing import ClassVar, Optional
 
 from generator.core.errors import ProblemError
 from generator.core.faces import AFFINE, COPY, PRODUCT, RULE, N_, Face, Op
-from generator.core.fields import checked_object, code_and_metrics, int_matrix, int_vector, prefixed, with_code_and_metrics
-from generator.core.graph import Key, Step, Values, evaluate
+from generator.core.graph import Key, Step, Values
 from generator.core.ops import affine_pairs, copy, product, relu
-from generator.core.numbers import Matrix, encode_matrix
-from generator.core.problem import CONVENTIONS, IntMatrix, Tokens, shape, transpose
+from generator.core.problem import Drawn, IntMatrix, check_convention, check_shaped, shape, transpose
+from generator.core.metrics import figures_of
+from generator.core.schema import Given, declared
 
-KIND = "rnn"
 MAX_STEPS = 5
 """The longest sequence a sheet unrolls (answers@1 names every step's grids)."""
-HEAD_STEPS: tuple[str, ...] = ()
-"""A recurrent layer has no heads."""
 FINAL_STEPS = tuple(name for t in range(1, MAX_STEPS + 1)
                     for name in ((f"h{t - 1}_copy",) if t > 1 else ()) + (f"a{t}", f"h{t}", f"y{t}"))
 """Its grids, in the order a student works them, step by step: h_{t−1} copied into step t's
 input, a_t, h_t, and y_t with a readout."""
-FLAT: tuple[str, ...] = ()
-"""Every grid is a matrix."""
 
 
 @dataclass(frozen=True)
-class RNNProblem(Tokens):
+class RNNProblem(Drawn):
     """A recurrent exercise: the inputs (a column per time step), the weights, the bias and an optional readout."""
 
-    kind: ClassVar[str] = KIND
+    kind: ClassVar[str] = "rnn"
     """problem@1's `kind`."""
     X: IntMatrix
     """The inputs: d_x × T (column convention: x_t is column t) or T × d_x (row)."""
@@ -42,32 +37,19 @@ class RNNProblem(Tokens):
     """The bias: d_h entries."""
     W_y: Optional[IntMatrix] = None
     """The readout: d_y × d_h, or None for none."""
-    convention: str = "column"
-    """column: x_t is a column; row: x_t is a row (every matrix transposed)."""
-    code: Optional[str] = None
-    """The sheet code this problem was drawn from, if any."""
-    metrics: Optional[dict] = field(default=None, compare=False, hash=False)
-    """Difficulty metrics recorded when the problem was drawn, if any."""
 
     def __post_init__(self) -> None:
-        if self.convention not in CONVENTIONS:
-            raise ProblemError(f"convention: expected one of {', '.join(CONVENTIONS)}, got {self.convention!r}")
+        check_convention(self.convention)
         row = self.convention == "row"
         t = transpose if row else (lambda m: m)
         d_x, steps = shape(t(self.X))
         if not 1 <= steps <= MAX_STEPS:
             raise ProblemError(f"X: a sheet unrolls 1 to {MAX_STEPS} time steps, got {steps}")
         d_h = len(self.b)
-        wants = {"W_x": ((d_h, d_x), ("d_h", "d_x")), "W_h": ((d_h, d_h), ("d_h", "d_h"))}
+        check_shaped("W_x", t(self.W_x), (d_h, d_x), ("d_h", "d_x"), row)
+        check_shaped("W_h", t(self.W_h), (d_h, d_h), ("d_h", "d_h"), row)
         if self.W_y is not None:
-            wants["W_y"] = ((len(t(self.W_y)), d_h), ("d_y", "d_h"))
-        for name, (want, words) in wants.items():
-            got = shape(t(getattr(self, name)))
-            if got != want:
-                r, c = (want[1], want[0]) if row else want
-                g = (got[1], got[0]) if row else got
-                a, z = (words[1], words[0]) if row else words
-                raise ProblemError(f"{name}: expected {r}×{c} ({a} × {z}), got {g[0]}×{g[1]}")
+            check_shaped("W_y", t(self.W_y), (len(t(self.W_y)), d_h), ("d_y", "d_h"), row)
 
     @property
     def steps(self) -> int:
@@ -82,18 +64,12 @@ class RNNProblem(Tokens):
     @property
     def d_y(self) -> int:
         """Outputs per step (0: no readout)."""
-        if self.W_y is None:
-            return 0
-        return len(self.W_y[0]) if self.convention == "row" else len(self.W_y)
+        return 0 if self.W_y is None else len(self.W_y[0] if self.convention == "row" else self.W_y)
 
 
-def column_twin(problem: RNNProblem) -> RNNProblem:
-    """A row-convention problem rewritten in the column convention (every matrix transposed)."""
-    if problem.convention == "column":
-        return problem
-    t = transpose
-    return RNNProblem(X=t(problem.X), W_x=t(problem.W_x), W_h=t(problem.W_h), b=problem.b,
-                      W_y=None if problem.W_y is None else t(problem.W_y))
+GIVENS = (Given("X", ("d_x", "T")), Given("W_x", ("d_h", "d_x")), Given("W_h", ("d_h", "d_h")), Given("b", ("d_h",)),
+          Given("W_y", ("d_y", "d_h"), optional=True))
+"""Its givens in problem@1, in order."""
 
 
 def given(problem: RNNProblem) -> dict[Key, Values]:
@@ -126,6 +102,10 @@ def steps(problem: RNNProblem) -> list[Step]:
     return out
 
 
+column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(RNNProblem, GIVENS, steps, given)
+"""Its problem@1 and solution@1, its column twin and its solution, from its givens (core/schema)."""
+
+
 FACES = {
     "X": Face("X", ("X", "X"), N_("inputs, a time step each"), "input"),
     "W_x": Face("W_x", ("W_x", "W_x"), N_("input weights"), "weight"),
@@ -138,19 +118,6 @@ FACES = {
 """How the recurrent layer's givens show (its steps' faces are declared with them)."""
 
 
-@dataclass(frozen=True)
-class RNNSolution:
-    """A recurrent problem with every step of its answer, in the problem's convention."""
-
-    problem: RNNProblem
-    """The problem solved."""
-    grids: dict[str, Matrix]
-    """Every grid a student writes, by its step's name (h1_copy, a1, h1, y1, …)."""
-
-    def __getitem__(self, name: str) -> Matrix:
-        return self.grids[name]
-
-
 def describe(p: RNNProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     readout = f", a readout of {p.d_y}" if p.W_y is not None else ""
@@ -158,80 +125,17 @@ def describe(p: RNNProblem) -> list[str]:
             f"T = {p.steps} time steps, d_x = {p.d_model}, d_h = {p.d_h}, h0 = 0"]
 
 
-def solve(problem: RNNProblem) -> RNNSolution:
-    """Solve a recurrent problem exactly."""
-    work = column_twin(problem)
-    values = evaluate(steps(work), given(work)).values
-    t = transpose if problem.convention == "row" else (lambda m: tuple(map(tuple, m)))
-    return RNNSolution(problem, {s.key[1]: t(values[s.key]) for s in steps(work)})
-
-
-def grid_shapes(problem: RNNProblem) -> tuple[dict, dict[str, tuple[int, int]]]:
-    """(rows, columns) of every grid a student writes, in the sheet's layout (no heads)."""
-    sizes = {"a": problem.d_h, "h": problem.d_h, "y": problem.d_y}
-    final = {}
-    for s in steps(column_twin(problem)):
-        name = s.key[1]
-        rows = problem.d_h if name.endswith("_copy") else sizes[name[0]]
-        final[name] = (1, rows) if problem.convention == "row" else (rows, 1)
-    return {}, final
-
-
-# --- problem@1 and solution@1 -------------------------------------------------------------------
-
-KEYS = ("format", "kind", "convention", "X", "W_x", "W_h", "b", "W_y", "code", "metrics")
-
-
-def from_json(obj: dict, prefix: str) -> RNNProblem:
-    """A recurrent problem from a problem@1 object whose kind is rnn, every field checked."""
-    from generator.core.formats import check_format
-
-    check_format(obj, prefix)
-    checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
-    row = obj.get("convention", "column") == "row"
-    for key in ("X", "W_x", "W_h", "b"):
-        if key not in obj:
-            raise ProblemError(f"{prefix}{key}: missing")
-    code, metrics = code_and_metrics(obj, prefix)
-    readout = obj.get("W_y")
-    with prefixed(prefix):
-        return RNNProblem(X=int_matrix(obj["X"], prefix + "X", "T × d_x" if row else "d_x × T"),
-                          W_x=int_matrix(obj["W_x"], prefix + "W_x", "d_x × d_h" if row else "d_h × d_x"),
-                          W_h=int_matrix(obj["W_h"], prefix + "W_h", "d_h × d_h"),
-                          b=int_vector(obj["b"], prefix + "b", "d_h"),
-                          W_y=None if readout is None else int_matrix(readout, prefix + "W_y",
-                                                                      "d_h × d_y" if row else "d_y × d_h"),
-                          convention=obj.get("convention", "column"), code=code, metrics=metrics)
-
-
-def to_json(problem: RNNProblem) -> dict:
-    """A recurrent problem as problem@1, every default filled in."""
-    out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": KIND, "convention": problem.convention,
-                           "X": [list(r) for r in problem.X], "W_x": [list(r) for r in problem.W_x],
-                           "W_h": [list(r) for r in problem.W_h], "b": list(problem.b),
-                           "W_y": None if problem.W_y is None else [list(r) for r in problem.W_y]}
-    return with_code_and_metrics(out, problem)
-
-
-def solution_to_json(solution: RNNSolution) -> dict:
-    """A recurrent solution as solution@1: its kind and its steps by name."""
-    return {"format": "attnsheet/solution@1", "kind": KIND, "problem": to_json(solution.problem),
-            **{name: encode_matrix(grid) for name, grid in solution.grids.items()}}
-
-
 def metrics(problem, solution=None) -> dict:
     """Figures for one problem: the largest number written and the products to work out
     (core/metrics), the entries ReLU sets to 0, the largest |a|."""
+    from generator.core.metrics import shared
     from generator.core.registry import kind_of
-    from generator.core.metrics import largest_number, multiplications, worked
 
-    steps_, values = worked(kind_of(problem), problem)
+    steps_, values, out = shared(kind_of(problem), problem)
     pre = [x for s in steps_ if s.key[1].startswith("a") for row in values[s.key] for x in row]
-    return {"largest_number": largest_number(steps_, values), "multiplications": multiplications(steps_, values),
-            "relu_zeros": sum(1 for x in pre if x < 0), "largest_pre": max(abs(x) for x in pre)}
+    return {**out, "relu_zeros": sum(1 for x in pre if x < 0), "largest_pre": max(abs(x) for x in pre)}
 
 
 def figures(m: dict) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics."""
-    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
-            "cells ReLU sets to 0": m["relu_zeros"], "largest |a|": m["largest_pre"]}
+    return figures_of(m, {"cells ReLU sets to 0": "relu_zeros", "largest |a|": "largest_pre"})

@@ -1,20 +1,14 @@
-"""The transformer kind as the registry takes it (pyproject.toml's attnsheet.kinds): its parts, each loaded when first asked for."""
+"""The transformer block as the registry takes it (pyproject.toml's attnsheet.kinds): its steps and settings, its draw and its sheet once asked for."""
 
-from generator.core.registry import Kind
-
-
-def part(which: str):
-    """One part of the kind (steps, draw, sheet, settings): the draw and the sheet load numpy and the
-    layout, which solving a problem never needs."""
-    if which == "steps":
-        from generator.kinds.transformer import steps as found
-    elif which == "draw":
-        from generator.kinds.transformer import draw as found
-    elif which == "sheet":
-        from generator.kinds.transformer import sheet as found
-    else:
-        from generator.kinds.transformer import settings as found
-    return found
+from generator.core.registry import Kind, parted
+from generator.kinds.transformer import settings, steps
 
 
-KIND = Kind("transformer", code=2, load=part, order=2)
+def heavy():
+    """Its draw and its sheet: numpy and the layout, which solving a problem never needs."""
+    from generator.kinds.transformer import draw, sheet
+
+    return draw, sheet
+
+
+KIND = Kind("transformer", code=2, load=parted(steps, settings, heavy), order=2)

@@ -8,6 +8,7 @@ from generator.core.engine import hand_divisor
 from generator.kinds.attention.problem import Problem, Solution
 from generator.core.numbers import Cell, sheet_value
 from generator.sheet.i18n import translations
+from generator.sheet.layers import PRODUCT_RULE
 from generator.sheet.worked import DECIMALS
 from generator.sheet.worked import dot as _dot
 from generator.sheet.worked import equals as _equals
@@ -38,8 +39,7 @@ def rules_lines(problem: Problem, key: bool, lang: str = "en") -> list[str]:
                  else _("Softmax: use e^x."))
     lines.append(_("Divide each power by its row sum Σ: each row of A sums to 1.") if problem.convention == "row"
                  else _("Divide each power by its column sum Σ: each column of A sums to 1."))
-    lines.append(_("Each entry of a product = the row of the factor on its left · the column of the factor "
-                   "above it."))
+    lines.append(_(PRODUCT_RULE))
     lines.append(_("Each product sits where its factors' rows and columns cross."))
     if problem.causal:
         lines.append(_("Causal mask: struck-out cells are hidden keys; their weight is 0."))

@@ -1,0 +1,111 @@
+"""Options of a kind drawn by its shape, and what the draw of every such kind shares: their checks, sheet codes and manifest.
+
+A kind whose options are a preset, its shape (whole numbers within limits), a convention and a few
+flags subclasses `Shaped` and declares its limits, its presets and its code's fields; the
+protocol's `options`, `code_head`, `read_code` and `manifest` are then written once, here. A
+version-6 code's head: the version (3 bits), the kind's number (its Kind.code, Elias gamma), the
+preset (2 bits), each shape field less its offset (Elias gamma, in `CODE`'s order), the row
+convention and each flag (1 bit each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, ClassVar, Collection
+
+from generator.draw.options import PRESET_NAMES, DrawError
+from generator.draw.streams import keyed, shape_of
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """Options that shape a kind's draw: a preset, its shape, a convention, its flags; a sheet code carries all of it."""
+
+    kind: ClassVar[str] = ""
+    """The kind these options draw."""
+    PRESETS: ClassVar[dict] = {}
+    """Its presets by name (PRESET_NAMES): value ranges and bounds that keep the arithmetic hand-sized."""
+    SHAPE_LIMITS: ClassVar[dict[str, tuple[int, int]]] = {}
+    """Each shape field's least and largest value."""
+    CODE: ClassVar[tuple[tuple[str, int], ...]] = ()
+    """The shape fields in the code's order, each with what is taken off before it is written."""
+    FLAGS: ClassVar[tuple[str, ...]] = ()
+    """Its yes-or-no fields, in the code's order after the convention."""
+    preset: str = "medium"
+    """easy, medium or hard."""
+    tokens: int = 3
+    """Tokens n (a recurrent layer's time steps)."""
+    d_model: int = 2
+    """Features per token."""
+
+    def __post_init__(self) -> None:
+        if self.preset not in self.PRESETS:
+            raise DrawError(f"--preset: expected one of {', '.join(self.PRESETS)}, got {self.preset!r}")
+        for name, (lo, hi) in self.SHAPE_LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise DrawError(f"--{name.replace('_', '-')}: {self.kind} sheets take {lo} to {hi}, got {value}")
+        if getattr(self, "convention", "column") not in ("column", "row"):
+            raise DrawError(f"--convention: expected column or row, got {getattr(self, 'convention')!r}")
+
+    def limits(self) -> Any:
+        """The preset's values and bounds."""
+        return self.PRESETS[self.preset]
+
+    def check_drawable(self) -> None:
+        """Refuse, before any draw, a shape no search can draw (every shape within the limits draws, by default)."""
+
+
+def options_for(cls: type, default_shape: dict) -> Callable[..., Any]:
+    """The protocol's `options(values, given)` of a kind whose options are `cls`: its shape its own
+    where none was given."""
+    def options(values: dict, given: Collection[str] = ()) -> Any:
+        """The options of the settings by name; its shape its own where none was given."""
+        return cls(**shape_of(values, given, default_shape), preset=values["preset"],
+                   convention=values["convention"], **{flag: values[flag] for flag in cls.FLAGS})
+    return options
+
+
+def code_head(o: Shaped, w) -> None:
+    """The options packed into a version-6 code's head (see the module's docstring)."""
+    from generator.core.registry import kind
+    from generator.draw.sheetcodes import KINDS_VERSION
+
+    w.uint(KINDS_VERSION, 3)
+    w.gamma(kind(o.kind).code)
+    w.uint(PRESET_NAMES.index(o.preset), 2)
+    for name, offset in o.CODE:
+        w.gamma(getattr(o, name) - offset)
+    w.flag(getattr(o, "convention") == "row")
+    for flag in o.FLAGS:
+        w.flag(getattr(o, flag))
+
+
+def code_reader(cls: type) -> Callable[..., Any]:
+    """The protocol's `read_code(version, reader, code)` of a kind whose options are `cls`."""
+    def read_code(version: int, r, code: str) -> Any:
+        """The options a version-6 code holds (its kind number read)."""
+        from generator.draw.codes import CodeError
+
+        preset = r.uint(2)
+        if preset >= len(PRESET_NAMES):
+            raise CodeError(f"{code[:40]!r} is not a sheet code")
+        shape = {name: r.gamma() + offset for name, offset in cls.CODE}
+        convention = "row" if r.flag() else "column"
+        return cls(preset=PRESET_NAMES[preset], **shape, convention=convention,
+                   **{flag: r.flag() for flag in cls.FLAGS})
+    return read_code
+
+
+def manifest(o: Shaped) -> dict:
+    """The options as a manifest records them."""
+    return {"kind": o.kind, **asdict(o)}
+
+
+def keys_drawn_by(draw_one: Callable[..., Any]) -> Callable[..., list]:
+    """The protocol's `draw_keys(options, keys)` of a kind that draws one problem by
+    `draw_one(options, seed, index, code)`."""
+    def draw_keys(o: Shaped, keys: list[tuple[int, int]]) -> list:
+        """The problems for (seed, index) pairs, in order, each with its sheet code."""
+        return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
+    return draw_keys
