@@ -62,11 +62,20 @@ def school(tmp_path_factory):
     app = create_app(store)
     teacher = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', teacher.get("/").text).group(1)
-    batches = {}
-    for kind in sorted(kinds()):
-        batches[kind] = made(teacher, teacher.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5",
-                                                                     "kind": kind}))
-    return store, app, teacher, csrf, batches
+    return store, app, teacher, csrf, Batches(teacher, csrf)
+
+
+class Batches(dict):
+    """Each kind's batch of two sheets, made when a test first asks for it (`-k` one kind: one batch)."""
+
+    def __init__(self, teacher, csrf: str) -> None:
+        super().__init__()
+        self.teacher, self.csrf = teacher, csrf
+
+    def __missing__(self, kind: str) -> str:
+        self[kind] = made(self.teacher, self.teacher.post("/batches", data={"csrf": self.csrf, "count": "2",
+                                                                            "seed": "5", "kind": kind}))
+        return self[kind]
 
 
 @pytest.mark.parametrize("kind", sorted(kinds()))

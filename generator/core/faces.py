@@ -62,6 +62,11 @@ class Face:
         return self.row_caption if row and self.row_caption else self.caption
 
 
+def given_faces(captions: dict[str, str], tone: str = "weight") -> dict[str, Face]:
+    """Faces of givens shown by their names, each with its caption (a message id), in one tone."""
+    return {name: Face(name, (name, name), caption, tone) for name, caption in captions.items()}
+
+
 @dataclass(frozen=True)
 class Op:
     """The arithmetic of each cell of a step, as a student works it."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, NamedTuple, Sequence
 
 from generator.core.errors import ProblemError
+from generator.core.faces import Face
 from generator.core.fields import (
     checked_object,
     code_and_metrics,
@@ -40,11 +41,29 @@ class Given:
     """("d_h", "d_x"): a matrix of d_h rows, d_x columns; ("d_h",): a vector of d_h entries."""
     optional: bool = False
     """It may be absent (null in problem@1, None in the problem)."""
+    caption: str = ""
+    """What it is, in a few words (a message id), for the solve text and the explanations."""
+    tone: str = "weight"
+    """Its colour family on a sheet (sheet/style.TONES)."""
+    items: tuple["Given", ...] = ()
+    """A list of objects, each of these givens (a mixture's experts, {W1, b1, W2} each): `shape` is ()."""
+    of: Any = None
+    """The type each object of the list is read into (its fields: `items`' names)."""
+
+    @property
+    def face(self) -> Face:
+        """How it shows: its name as its symbol and its label in both conventions."""
+        return Face(self.name, (self.name, self.name), self.caption, self.tone)
 
     @property
     def matrix(self) -> bool:
         """Whether it is a matrix (the row convention transposes it), not a vector."""
         return len(self.shape) == 2
+
+    @property
+    def listed(self) -> bool:
+        """Whether it is a list of objects of givens."""
+        return bool(self.items)
 
     def words(self, row: bool) -> str:
         """Its shape in words, in a convention: "d_h × d_x" (column), "d_x × d_h" (row)."""
@@ -54,14 +73,37 @@ class Given:
         """Its value from problem@1, checked (integers, rectangular)."""
         if value is None and self.optional:
             return None
+        if self.listed:
+            names = ", ".join(g.name for g in self.items)
+            if not isinstance(value, list) or not value:
+                raise ProblemError(f"{where}: expected a non-empty list of {self.name} ({{{names}}} each)")
+            return tuple(self._item(obj, f"{where}[{k}]", row) for k, obj in enumerate(value))
         reader = int_matrix if self.matrix else int_vector
         return reader(value, where, self.words(row))
+
+    def _item(self, obj: Any, where: str, row: bool) -> Any:
+        checked_object(obj, where, tuple(g.name for g in self.items))
+        for g in self.items:
+            if g.name not in obj and not g.optional:
+                raise ProblemError(f"{where}.{g.name}: missing")
+        return self.of(**{g.name: g.read(obj.get(g.name), f"{where}.{g.name}", row) for g in self.items})
 
     def written(self, value: Any) -> Any:
         """Its value as problem@1 writes it."""
         if value is None:
             return None
+        if self.listed:
+            return [{g.name: g.written(getattr(item, g.name)) for g in self.items} for item in value]
         return [list(r) for r in value] if self.matrix else list(value)
+
+    def turned(self, value: Any) -> Any:
+        """Its value written in the other convention (a matrix transposed; a list, each object's)."""
+        if value is None or not (self.matrix or self.listed):
+            return value
+        if self.listed:
+            return tuple(replace(item, **{g.name: g.turned(getattr(item, g.name)) for g in self.items})
+                         for item in value)
+        return transpose(value)
 
 
 def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
@@ -97,8 +139,7 @@ def twin(problem: Any, givens: Sequence[Given], convention: str) -> Any:
     if it is written in `convention` already)."""
     if problem.convention == convention:
         return problem
-    moved = {g.name: transpose(getattr(problem, g.name)) for g in givens
-             if g.matrix and getattr(problem, g.name) is not None}
+    moved = {g.name: g.turned(getattr(problem, g.name)) for g in givens}
     return replace(problem, **moved, convention=convention)
 
 

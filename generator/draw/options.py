@@ -10,7 +10,7 @@ import numpy as np
 from generator.core.errors import AttnsheetError
 from generator.draw.settings import PRESET_NAMES
 
-__all__ = ["PRESET_NAMES", "MAX_COUNT", "MAX_SEED", "DrawError", "Infeasible", "Table", "lanes", "words_for"]
+__all__ = ["PRESET_NAMES", "MAX_COUNT", "MAX_SEED", "DrawError", "Infeasible", "Table", "Tables", "lanes", "words_for"]
 
 MAX_COUNT = 100_000
 """Most problems in one batch."""
@@ -81,3 +81,13 @@ class Table:
         return Table(tuple(range(lo, hi + 1)), (1,) * (hi - lo + 1))
 
 
+@dataclass(frozen=True)
+class Tables:
+    """The tables a layer's entries are drawn through: a preset of a kind of layers adds its bounds."""
+
+    x: Table
+    """Distribution of the inputs' entries."""
+    w: Table
+    """Distribution of the weights' entries."""
+    b: Table
+    """Distribution of the biases' entries."""

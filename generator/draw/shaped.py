@@ -38,6 +38,16 @@ class Shaped:
     d_model: int = 2
     """Features per token."""
 
+    def __init_subclass__(cls, kind: str = "", presets: dict | None = None, limits: dict | None = None,
+                          code: tuple = (), flags: tuple = (), **rest: Any) -> None:
+        """A kind's options declared in their class line: `class Options(Shaped, kind="rnn", presets=PRESETS,
+        limits=SHAPE_LIMITS, code=(("tokens", 2), …), flags=("weighted",))`; what is not given is the parent's."""
+        super().__init_subclass__(**rest)
+        for name, value in (("kind", kind), ("PRESETS", presets), ("SHAPE_LIMITS", limits), ("CODE", code),
+                            ("FLAGS", flags)):
+            if value:
+                setattr(cls, name, value)
+
     def __post_init__(self) -> None:
         if self.preset not in self.PRESETS:
             raise DrawError(f"--preset: expected one of {', '.join(self.PRESETS)}, got {self.preset!r}")

@@ -23,7 +23,7 @@ PRIVATE_VERSION = 5
 
 KINDS_VERSION = 6
 """The layout of every later kind: version (3 bits), the kind's number (Elias gamma: its
-`CODE_NUMBER`, never reused), then its own fields; then the seed and the index. Room for any
+`Kind.code`, never reused), then its own fields; then the seed and the index. Room for any
 number of kinds, so no version is spent on a kind."""
 
 OWN_VERSION = 7

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable, Collection
+from typing import Callable, Collection, Optional
 
 import numpy as np
 
@@ -34,6 +34,12 @@ def draw_inputs(bits: np.random.PCG64, table: Table, d: int, n: int, distinct: b
                     not distinct or len({tuple(c) for c in X.T.tolist()}) == n):
                 return X
     raise DrawError(refusal)
+
+
+def first_hit(ok: np.ndarray) -> Optional[int]:
+    """The first of a round's candidates that meets every guarantee (`ok`: one flag each), or None."""
+    hits = np.flatnonzero(ok)
+    return int(hits[0]) if hits.size else None
 
 
 def as_matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:

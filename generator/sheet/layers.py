@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from generator.core.errors import LayoutError
 from generator.core.words import N_
@@ -34,6 +34,27 @@ not end after it)."""
 
 PRODUCT_RULE = N_("Each entry of a product = the row of the factor on its left · the column of the factor above it.")
 """The rules box's line on products, on every sheet with one (a message id)."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One line of a rules box: its words in the column convention, in the row convention where
+    they differ (message ids), and which sheets it is true for."""
+
+    column: str
+    row: str = ""
+    when: Callable[[Any], bool] = lambda problem: True
+
+
+def rules_box(*lines: Said) -> Callable[..., list[str]]:
+    """A kind's `rules(problem, key, lang)` from its lines: those true for the sheet, in its
+    convention and language, then the products' rule, each a bullet."""
+    def rules(problem, key: bool, lang: str = "en") -> list[str]:
+        _ = translations(lang).gettext
+        row = problem.convention == "row"
+        said = [_(line.row if row and line.row else line.column) for line in lines if line.when(problem)]
+        return ["• " + line for line in said + [_(PRODUCT_RULE)]]
+    return rules
 
 
 def with_bias(w, b, row: bool) -> tuple:

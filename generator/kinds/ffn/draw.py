@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Collection
+from typing import Collection
 
 import numpy as np
 
 from generator.kinds.ffn.steps import FFNProblem
 from generator.core.problem import transpose
-from generator.draw.options import PRESET_NAMES, DrawError, Table
+from generator.draw.shaped import Shaped
+from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
 from generator.draw.streams import as_matrix, draw_inputs, keyed, sample, shape_of, stream
 from generator.kinds.ffn.settings import DEFAULT_SHAPE, TAKES
 
@@ -47,15 +48,9 @@ LEGACY_INDEX = 1
 
 
 @dataclass(frozen=True)
-class LayerPreset:
-    """Value ranges and bounds that keep a feed-forward layer's arithmetic hand-sized."""
+class LayerPreset(Tables):
+    """Value ranges and bounds that keep a feed-forward layer's arithmetic hand-sized. (x, w and b: its tables)"""
 
-    x: Table
-    """Distribution of X's entries."""
-    w: Table
-    """Distribution of W1's and W2's entries."""
-    b: Table
-    """Distribution of the biases' entries."""
     hidden: int
     """Largest |entry| of H_pre."""
     out: int
@@ -78,15 +73,9 @@ assert tuple(LAYER_PRESETS) == PRESET_NAMES  # one preset name means one difficu
 
 
 @dataclass(frozen=True)
-class Options:
+class Options(Shaped, kind="ffn", presets=LAYER_PRESETS, limits=SHAPE_LIMITS):
     """Everything that shapes an FFN's draw; a sheet code carries all of it."""
 
-    kind: ClassVar[str] = "ffn"
-    """The kind these options draw."""
-    preset: str = "medium"
-    """easy, medium or hard."""
-    tokens: int = 3
-    """Tokens n."""
     d_model: int = 3
     """Features per token."""
     d_ff: int = 4
@@ -96,13 +85,6 @@ class Options:
     residual: bool = True
     """Add the input back (out = X + Y)."""
 
-    def __post_init__(self) -> None:
-        check_layers(self, SHAPE_LIMITS)
-
-    def limits(self) -> LayerPreset:
-        """The preset's values and bounds."""
-        return LAYER_PRESETS[self.preset]
-
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape whose tokens cannot all differ."""
         check_tokens(self)
@@ -110,18 +92,6 @@ class Options:
 
 OPTIONS = Options
 """The kind's options: everything that shapes its draw."""
-
-
-def check_layers(o, limits: dict) -> None:
-    """The checks every layer-drawing kind's options share: preset, shape within `limits`, convention."""
-    if o.preset not in LAYER_PRESETS:
-        raise DrawError(f"--preset: expected one of {', '.join(LAYER_PRESETS)}, got {o.preset!r}")
-    for name, (lo, hi) in limits.items():
-        value = getattr(o, name)
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise DrawError(f"--{name.replace('_', '-')}: {o.kind} sheets take {lo} to {hi}, got {value}")
-    if o.convention not in ("column", "row"):
-        raise DrawError(f"--convention: expected column or row, got {o.convention!r}")
 
 
 def check_tokens(o) -> None:

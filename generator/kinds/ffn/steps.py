@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
 from generator.core.errors import ProblemError
-from generator.core.faces import ADD, AFFINE, RULE, N_, Face, Op
+from generator.core.faces import ADD, AFFINE, RULE, N_, Face, Op, given_faces
 from generator.core.fields import (
     checked_object,
     code_and_metrics,
@@ -23,12 +23,8 @@ from generator.core.numbers import Matrix, encode_matrix
 from generator.core.problem import IntMatrix, Tokens, check_convention, check_shaped, shape, transpose
 
 KIND = "ffn"
-HEAD_STEPS: tuple[str, ...] = ()
-"""An FFN has no heads."""
 FINAL_STEPS = ("H_pre", "H", "Y", "out")
 """Its grids, in the order a student works them (out only with the residual)."""
-FLAT: tuple[str, ...] = ()
-"""Every grid is a matrix."""
 
 
 @dataclass(frozen=True)
@@ -118,13 +114,9 @@ def ffn_steps(source: Key, residual: bool) -> list[Step]:
     return steps
 
 
-FACES = {
-    "X": Face("X", ("X", "X"), N_("inputs"), "input"),
-    "W1": Face("W1", ("W1", "W1"), N_("weights, bias last"), "weight"),
-    "b1": Face("b1", ("b1", "b1"), N_("first bias"), "weight"),
-    "W2": Face("W2", ("W2", "W2"), N_("weights, bias last"), "weight"),
-    "b2": Face("b2", ("b2", "b2"), N_("second bias"), "weight"),
-}
+FACES = {**given_faces({"X": N_("inputs")}, "input"),
+         **given_faces({"W1": N_("weights, bias last"), "b1": N_("first bias"), "W2": N_("weights, bias last"),
+                        "b2": N_("second bias")})}
 """How the FFN's givens show (its steps' faces are declared with them: their labels name their input)."""
 
 

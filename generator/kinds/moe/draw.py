@@ -11,13 +11,13 @@ their second layers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import Optional
 
 import numpy as np
 
 from generator.kinds.moe.settings import DEFAULT_SHAPE
-from generator.kinds.moe.steps import Expert, MoEProblem
-from generator.core.problem import transpose
+from generator.kinds.moe.steps import GIVENS, Expert, MoEProblem
+from generator.core.schema import twin
 from generator.draw.options import PRESET_NAMES, DrawError, Table
 from generator.draw.shaped import Shaped, code_reader, options_for
 from generator.draw import shaped
@@ -83,14 +83,10 @@ assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Shaped):
+class Options(Shaped, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
+              code=(("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2)), flags=("weighted", "ties")):
     """Everything that shapes a mixture of experts' draw; a sheet code carries all of it."""
 
-    kind: ClassVar[str] = "moe"
-    PRESETS: ClassVar[dict] = PRESETS
-    SHAPE_LIMITS: ClassVar[dict] = SHAPE_LIMITS
-    CODE: ClassVar[tuple] = (("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2))
-    FLAGS: ClassVar[tuple] = ("weighted", "ties")
     tokens: int = 4
     """Tokens n."""
     d_model: int = 3
@@ -200,11 +196,7 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> MoEProblem:
 
 def to_row(p: MoEProblem) -> MoEProblem:
     """The row-convention twin of a drawn column-convention problem (every matrix transposed)."""
-    from dataclasses import replace
-
-    t = transpose
-    return replace(p, X=t(p.X), W_g=t(p.W_g), experts=tuple(Expert(t(e.W1), e.b1, t(e.W2)) for e in p.experts),
-                   convention="row")
+    return twin(p, GIVENS, "row")
 
 
 def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:

@@ -17,7 +17,7 @@ from generator.kinds.moe.steps import column_twin, steps
 from generator.core.numbers import sheet_value
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, stepped
+from generator.sheet.layers import OneGrid, Rows, Said, rules_box, stepped
 from generator.sheet.worked import dot, equals, factor
 
 TITLE = N_("The mixture of experts by hand")
@@ -101,29 +101,27 @@ def _rows(problem, m: dict):
     return rows
 
 
-def rules(problem, key: bool, lang: str = "en") -> list[str]:
-    """The rules box's lines, true for the sheet."""
-    _ = translations(lang).gettext
-    column = problem.convention == "column"
-    lines = [_("Gate: G = W_g · X. Each token goes to the expert of its largest score (a tie: the lower expert); "
-               "write that expert's number in r.") if column else
-             _("Gate: G = X · W_g. Each token goes to the expert of its largest score (a tie: the lower expert); "
-               "write that expert's number in r.")]
-    if problem.weighted:
-        lines.append(_("Softmax by hand: P = 3^G, Σ = each column's sum, A = P / Σ; g = the chosen expert's A.")
-                     if column else
-                     _("Softmax by hand: P = 3^G, Σ = each row's sum, A = P / Σ; g = the chosen expert's A."))
-    lines += [(_("Each token's column of H_pre and H is worked in its expert's rows only (e1, e2, … at the left of "
-                 "W1); leave the other experts' rows empty.") if column else
-               _("Each token's row of H_pre and H is worked in its expert's columns only (e1, e2, … above W1); "
-                 "leave the other experts' columns empty.")),
-              _("ReLU: every negative entry becomes 0; the others stay."),
-              (_("Y = W2 · H, the empty cells left out: each token's output is its own expert's.") if column else
-               _("Y = H · W2, the empty cells left out: each token's output is its own expert's."))]
-    if problem.weighted:
-        lines.append(_("out = Y · g: each token's output times its g."))
-    lines.append(_(PRODUCT_RULE))
-    return ["• " + line for line in lines]
+def _weighted(problem) -> bool:
+    return problem.weighted
+
+
+rules = rules_box(
+    Said(N_("Gate: G = W_g · X. Each token goes to the expert of its largest score (a tie: the lower expert); "
+            "write that expert's number in r."),
+         N_("Gate: G = X · W_g. Each token goes to the expert of its largest score (a tie: the lower expert); "
+            "write that expert's number in r.")),
+    Said(N_("Softmax by hand: P = 3^G, Σ = each column's sum, A = P / Σ; g = the chosen expert's A."),
+         N_("Softmax by hand: P = 3^G, Σ = each row's sum, A = P / Σ; g = the chosen expert's A."), _weighted),
+    Said(N_("Each token's column of H_pre and H is worked in its expert's rows only (e1, e2, … at the left of "
+            "W1); leave the other experts' rows empty."),
+         N_("Each token's row of H_pre and H is worked in its expert's columns only (e1, e2, … above W1); "
+            "leave the other experts' columns empty.")),
+    Said(N_("ReLU: every negative entry becomes 0; the others stay.")),
+    Said(N_("Y = W2 · H, the empty cells left out: each token's output is its own expert's."),
+         N_("Y = H · W2, the empty cells left out: each token's output is its own expert's.")),
+    Said(N_("out = Y · g: each token's output times its g."), when=_weighted),
+)
+"""The rules box's lines, true for the sheet."""
 
 
 def worked(problem, solution, lang: str = "en") -> list[list[str]]:

@@ -9,22 +9,13 @@ expert is judged by that expert's arithmetic on their numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Optional
+from typing import ClassVar
 
 from generator.core.errors import ProblemError
 from generator.core.faces import AFFINE, ARGMAX, DIVIDE, PICK, PRODUCT, ROUTED, RULE, SCALE, SUM, N_, Face, Op
-from generator.core.fields import (
-    checked_object,
-    code_and_metrics,
-    flag,
-    int_matrix,
-    int_vector,
-    prefixed,
-    with_code_and_metrics,
-)
-from generator.core.graph import Key, Skip, Step, Values, evaluate
+from generator.core.graph import Key, Skip, Step, Values
 from generator.core.ops import (
     affine_pairs,
     argmax_rows,
@@ -36,16 +27,12 @@ from generator.core.ops import (
     routed_cells,
     scaled_columns,
 )
-from generator.core.numbers import Matrix, divide, encode_matrix, normalize
-from generator.core.problem import IntMatrix, Tokens, check_convention, check_shaped, shape, transpose
+from generator.core.numbers import divide, normalize
+from generator.core.schema import Given, declared
+from generator.core.problem import Drawn, IntMatrix, check_convention, check_shaped, shape, transpose
 
-KIND = "moe"
-HEAD_STEPS: tuple[str, ...] = ()
-"""A mixture of experts has no heads."""
 FINAL_STEPS = ("G", "r", "powers", "totals", "A", "g", "H_pre", "H", "Y", "out")
 """Its grids, in the order a student works them (the softmax's and out only when weighted)."""
-FLAT: tuple[str, ...] = ()
-"""Every grid is a matrix (the route and the probabilities one row: a column, in the row convention)."""
 MAX_POWER = 12
 """The largest gate score a weighted sheet raises 3 to (a problem file's too)."""
 
@@ -63,10 +50,10 @@ class Expert:
 
 
 @dataclass(frozen=True)
-class MoEProblem(Tokens):
+class MoEProblem(Drawn):
     """A mixture-of-experts exercise: the tokens, the gate, the experts. Shapes are checked."""
 
-    kind: ClassVar[str] = KIND
+    kind: ClassVar[str] = "moe"
     """problem@1's `kind`."""
     X: IntMatrix
     """The tokens: d × n (column convention) or n × d (row)."""
@@ -76,12 +63,6 @@ class MoEProblem(Tokens):
     """The experts, 1-based as the route names them."""
     weighted: bool = False
     """Whether each token's output is scaled by its expert's gate probability (out = Y·g)."""
-    convention: str = "column"
-    """column: tokens are columns; row: tokens are rows (every matrix transposed)."""
-    code: Optional[str] = None
-    """The sheet code this problem was drawn from, if any."""
-    metrics: Optional[dict] = field(default=None, compare=False, hash=False)
-    """Difficulty metrics recorded when the problem was drawn, if any."""
 
     def __post_init__(self) -> None:
         check_convention(self.convention)
@@ -119,15 +100,6 @@ def gate_scores(p: MoEProblem) -> list[list[int]]:
     w = p.W_g if p.convention == "column" else transpose(p.W_g)
     x = p.X if p.convention == "column" else transpose(p.X)
     return product(w, x)
-
-
-def column_twin(problem: MoEProblem) -> MoEProblem:
-    """A row-convention problem rewritten in the column convention (every matrix transposed)."""
-    if problem.convention == "column":
-        return problem
-    t = transpose
-    return MoEProblem(X=t(problem.X), W_g=t(problem.W_g), weighted=problem.weighted,
-                      experts=tuple(Expert(t(e.W1), e.b1, t(e.W2)) for e in problem.experts))
 
 
 def given(problem: MoEProblem) -> dict[Key, Values]:
@@ -184,6 +156,15 @@ def steps(problem: MoEProblem) -> list[Step]:
     return out
 
 
+GIVENS = (Given("X", ("d", "n")), Given("W_g", ("E", "d")),
+          Given("experts", (), items=(Given("W1", ("d_ff", "d")), Given("b1", ("d_ff",)), Given("W2", ("d", "d_ff"))),
+                of=Expert))
+"""Its givens in problem@1, in order: the tokens, the gate, the experts ({W1, b1, W2} each)."""
+column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
+    MoEProblem, GIVENS, steps, given, {"weighted": False})
+"""Its problem@1 and solution@1, its column twin and its solution (None in the cells the route
+leaves empty), from its givens (core/schema)."""
+
 FACES = {
     "X": Face("X", ("X", "X"), N_("tokens"), "input"),
     "X_layers": Face("X", ("X", "X"), N_("tokens"), "input", within="X"),
@@ -195,106 +176,10 @@ FACES = {
 """How the mixture's givens show (its steps' faces are declared with them)."""
 
 
-@dataclass(frozen=True)
-class MoESolution:
-    """A mixture-of-experts problem with every step of its answer, in the problem's convention
-    (None in the cells the route leaves empty)."""
-
-    problem: MoEProblem
-    """The problem solved."""
-    grids: dict[str, Matrix]
-    """Every grid a student writes, by its step's name."""
-    empty: dict[str, frozenset]
-    """The cells the true route leaves empty, by step, in the problem's convention."""
-
-    def __getitem__(self, name: str) -> Matrix:
-        return self.grids[name]
-
-
 def describe(p: MoEProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     return [f"Mixture of experts (top-1 gate), {p.convention} convention" + (", weighted" if p.weighted else ""),
             f"n = {p.n_tokens} tokens, d = {p.d_model}, E = {p.E} experts of d_ff = {p.d_ff}"]
-
-
-def solve(problem: MoEProblem) -> MoESolution:
-    """Solve a mixture-of-experts problem exactly."""
-    work = column_twin(problem)
-    solved = evaluate(steps(work), given(work))
-    row = problem.convention == "row"
-    t = transpose if row else (lambda m: tuple(map(tuple, m)))
-    grids, empty = {}, {}
-    for s in steps(work):
-        name, skipped = s.key[1], solved.skipped.get(s.key, frozenset())
-        grids[name] = t([[None if (i, j) in skipped else x for j, x in enumerate(r)]
-                         for i, r in enumerate(solved.values[s.key])])
-        empty[name] = frozenset((j, i) for i, j in skipped) if row else skipped
-    return MoESolution(problem, grids, empty)
-
-
-def grid_shapes(problem: MoEProblem) -> tuple[dict, dict[str, tuple[int, int]]]:
-    """(rows, columns) of every grid a student writes, in the sheet's layout (no heads)."""
-    n, d, E, f = problem.n_tokens, problem.d_model, problem.E, problem.d_ff
-    final = {"G": (E, n), "r": (1, n)}
-    if problem.weighted:
-        final.update(powers=(E, n), totals=(1, n), A=(E, n), g=(1, n))
-    final.update(H_pre=(E * f, n), H=(E * f, n), Y=(d, n))
-    if problem.weighted:
-        final["out"] = (d, n)
-    if problem.convention == "row":
-        final = {k: (s[1], s[0]) for k, s in final.items()}
-    return {}, final
-
-
-# --- problem@1 and solution@1 -------------------------------------------------------------------
-
-KEYS = ("format", "kind", "convention", "X", "W_g", "experts", "weighted", "code", "metrics")
-
-
-def from_json(obj: dict, prefix: str) -> MoEProblem:
-    """A mixture-of-experts problem from a problem@1 object whose kind is moe, every field checked."""
-    from generator.core.formats import check_format
-
-    check_format(obj, prefix)
-    checked_object(obj, prefix.rstrip(".") or "problem", KEYS)
-    row = obj.get("convention", "column") == "row"
-    for key in ("X", "W_g", "experts"):
-        if key not in obj:
-            raise ProblemError(f"{prefix}{key}: missing")
-    if not isinstance(obj["experts"], list) or not obj["experts"]:
-        raise ProblemError(f"{prefix}experts: expected a non-empty list of experts ({{W1, b1, W2}} each)")
-    experts = []
-    for e, value in enumerate(obj["experts"]):
-        where = f"{prefix}experts[{e}]"
-        checked_object(value, where, ("W1", "b1", "W2"))
-        for key in ("W1", "b1", "W2"):
-            if key not in value:
-                raise ProblemError(f"{where}.{key}: missing")
-        experts.append(Expert(int_matrix(value["W1"], f"{where}.W1", "d × d_ff" if row else "d_ff × d"),
-                              int_vector(value["b1"], f"{where}.b1", "d_ff"),
-                              int_matrix(value["W2"], f"{where}.W2", "d_ff × d" if row else "d × d_ff")))
-    code, metrics = code_and_metrics(obj, prefix)
-    with prefixed(prefix):
-        return MoEProblem(X=int_matrix(obj["X"], prefix + "X", "n × d" if row else "d × n"),
-                          W_g=int_matrix(obj["W_g"], prefix + "W_g", "d × E" if row else "E × d"),
-                          experts=tuple(experts), weighted=flag(obj, "weighted", prefix, False),
-                          convention=obj.get("convention", "column"), code=code, metrics=metrics)
-
-
-def to_json(problem: MoEProblem) -> dict:
-    """A mixture-of-experts problem as problem@1, every default filled in."""
-    out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": KIND, "convention": problem.convention,
-                           "X": [list(r) for r in problem.X], "W_g": [list(r) for r in problem.W_g],
-                           "experts": [{"W1": [list(r) for r in e.W1], "b1": list(e.b1),
-                                        "W2": [list(r) for r in e.W2]} for e in problem.experts],
-                           "weighted": problem.weighted}
-    return with_code_and_metrics(out, problem)
-
-
-def solution_to_json(solution: MoESolution) -> dict:
-    """A mixture-of-experts solution as solution@1: its steps by name (null where the route leaves a cell empty)."""
-    return {"format": "attnsheet/solution@1", "kind": KIND, "problem": to_json(solution.problem),
-            **{name: encode_matrix(grid) for name, grid in solution.grids.items()}}
 
 
 def metrics(problem, solution=None) -> dict:

@@ -9,17 +9,16 @@ Each round draws CANDIDATES weight sets at once and runs the recurrence on all o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
 from generator.kinds.rnn.settings import DEFAULT_SHAPE
 from generator.kinds.rnn.steps import GIVENS, RNNProblem
 from generator.core.schema import blank_problem, twin
-from generator.draw.options import PRESET_NAMES, DrawError, Table
+from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
 from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
 from generator.draw import shaped
-from generator.draw.streams import as_matrix, draw_inputs, sample, stream
+from generator.draw.streams import as_matrix, draw_inputs, first_hit, sample, stream
 
 CANDIDATES = 64
 """Weight sets drawn and checked at once."""
@@ -41,15 +40,9 @@ SHAPE_LIMITS = {"tokens": (2, 5), "d_model": (1, 4), "d_h": (2, 4), "readout": (
 
 
 @dataclass(frozen=True)
-class RNNPreset:
-    """Value ranges and bounds that keep a recurrent layer's arithmetic hand-sized."""
+class RNNPreset(Tables):
+    """Value ranges and bounds that keep a recurrent layer's arithmetic hand-sized. (x, w and b: its tables)"""
 
-    x: Table
-    """Distribution of the inputs' entries."""
-    w: Table
-    """Distribution of W_x's, W_h's and W_y's entries."""
-    b: Table
-    """Distribution of the bias's entries."""
     pre: int
     """Largest |entry| of any a_t."""
     out: int
@@ -68,13 +61,10 @@ assert tuple(PRESETS) == PRESET_NAMES and all(p.pre <= MAX_PRE for p in PRESETS.
 
 
 @dataclass(frozen=True)
-class Options(Shaped):
+class Options(Shaped, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
+              code=(("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0))):
     """Everything that shapes a recurrent layer's draw; a sheet code carries all of it."""
 
-    kind: ClassVar[str] = "rnn"
-    PRESETS: ClassVar[dict] = PRESETS
-    SHAPE_LIMITS: ClassVar[dict] = SHAPE_LIMITS
-    CODE: ClassVar[tuple] = (("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0))
     d_h: int = 2
     """Units of the state h."""
     readout: int = 1
@@ -116,17 +106,15 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarra
             ok &= h.any(axis=1)  # a state all zero forgets everything before it
             if o.readout:
                 ok &= (np.abs(np.einsum("kij,kj->ki", W_y, h)) <= lim.out).all(axis=1)
-        hits = np.flatnonzero(ok & negative & recurs)
-        if hits.size:
-            i = hits[0]
+        i = first_hit(ok & negative & recurs)
+        if i is not None:
             return W_x[i], W_h[i], b[i], W_y[i] if o.readout else None
     return None
 
 
 def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
-    lim = o.limits()
-    bits, weight_bits = stream(seed, index), stream(seed, index, 1)
+    lim, bits, weight_bits = o.limits(), stream(seed, index), stream(seed, index, 1)
     for _ in range(RETRIES):
         X = draw_x(bits, o, lim)
         found = draw_weights(weight_bits, o, lim, X)

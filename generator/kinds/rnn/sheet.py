@@ -16,7 +16,7 @@ from generator.kinds.rnn.steps import column_twin, steps
 from generator.core.numbers import sheet_value
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, stepped, with_bias
+from generator.sheet.layers import OneGrid, Rows, Said, rules_box, stepped, with_bias
 from generator.sheet.worked import dot, equals
 
 TITLE = N_("The recurrent layer by hand")
@@ -82,19 +82,15 @@ def _rows(problem, m: dict):
     return rows
 
 
-def rules(problem, key: bool, lang: str = "en") -> list[str]:
-    """The rules box's lines, true for the sheet."""
-    _ = translations(lang).gettext
-    column = problem.convention == "column"
-    lines = [_("Step by step, from the first: copy the state h of the step before below the step's input x "
-               "(h0 = 0), then a = [W_x | W_h | b] · [x ; h ; 1], one row · column.") if column else
-             _("Step by step, from the first: copy the state h of the step before beside the step's input x "
-               "(h0 = 0), then a = [x | h | 1] · [W_x ; W_h ; b], one row · column."),
-             _("ReLU: the step's state h is its a with every negative entry made 0.")]
-    if problem.W_y is not None:
-        lines.append(_("Each step's output y = W_y · h.") if column else _("Each step's output y = h · W_y."))
-    lines.append(_(PRODUCT_RULE))
-    return ["• " + line for line in lines]
+rules = rules_box(
+    Said(N_("Step by step, from the first: copy the state h of the step before below the step's input x "
+            "(h0 = 0), then a = [W_x | W_h | b] · [x ; h ; 1], one row · column."),
+         N_("Step by step, from the first: copy the state h of the step before beside the step's input x "
+            "(h0 = 0), then a = [x | h | 1] · [W_x ; W_h ; b], one row · column.")),
+    Said(N_("ReLU: the step's state h is its a with every negative entry made 0.")),
+    Said(N_("Each step's output y = W_y · h."), N_("Each step's output y = h · W_y."), lambda p: p.W_y is not None),
+)
+"""The rules box's lines, true for the sheet."""
 
 
 def worked(problem, solution, lang: str = "en") -> list[list[str]]:

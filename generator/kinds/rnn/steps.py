@@ -67,8 +67,10 @@ class RNNProblem(Drawn):
         return 0 if self.W_y is None else len(self.W_y[0] if self.convention == "row" else self.W_y)
 
 
-GIVENS = (Given("X", ("d_x", "T")), Given("W_x", ("d_h", "d_x")), Given("W_h", ("d_h", "d_h")), Given("b", ("d_h",)),
-          Given("W_y", ("d_y", "d_h"), optional=True))
+GIVENS = (Given("X", ("d_x", "T"), caption=N_("inputs, a time step each"), tone="input"),
+          Given("W_x", ("d_h", "d_x"), caption=N_("input weights")),
+          Given("W_h", ("d_h", "d_h"), caption=N_("recurrent weights")), Given("b", ("d_h",), caption=N_("bias")),
+          Given("W_y", ("d_y", "d_h"), optional=True, caption=N_("readout weights")))
 """Its givens in problem@1, in order."""
 
 
@@ -107,11 +109,7 @@ column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared
 
 
 FACES = {
-    "X": Face("X", ("X", "X"), N_("inputs, a time step each"), "input"),
-    "W_x": Face("W_x", ("W_x", "W_x"), N_("input weights"), "weight"),
-    "W_h": Face("W_h", ("W_h", "W_h"), N_("recurrent weights"), "weight"),
-    "b": Face("b", ("b", "b"), N_("bias"), "weight"),
-    "W_y": Face("W_y", ("W_y", "W_y"), N_("readout weights"), "weight"),
+    **{g.name: g.face for g in GIVENS},
     "h0": Face("h0", ("h0", "h0"), N_("the state before the first step: 0"), "k"),
     **{f"x{t}": Face(f"x{t}", (f"x{t}", f"x{t}"), N_("input"), "input", within="X") for t in range(1, MAX_STEPS + 1)},
 }

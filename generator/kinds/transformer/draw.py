@@ -9,19 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import ClassVar, Collection
+from typing import Collection
 
 import numpy as np
 
 from generator.core.registry import part
 from generator.kinds.attention.problem import Head
 from generator.kinds.ffn.draw import (
-    LAYER_PRESETS,
     RETRIES,
     ROUNDS,
     LayerPreset,
     blank_layers,
-    check_layers,
     check_tokens,
     draw_layers,
     draw_x,
@@ -30,6 +28,7 @@ from generator.kinds.ffn.draw import (
     read_layers,
 )
 from generator.kinds.ffn.draw import GUARANTEES as LAYER_GUARANTEES
+from generator.kinds.ffn.draw import Options as LayerOptions
 from generator.kinds.transformer.steps import BlockProblem
 from generator.core.problem import Rules, transpose
 from generator.draw.options import DrawError, Infeasible, lanes, words_for
@@ -49,23 +48,9 @@ LEGACY_INDEX = 2
 
 
 @dataclass(frozen=True)
-class Options:
-    """Everything that shapes a block's draw; a sheet code carries all of it."""
+class Options(LayerOptions, kind="transformer", limits=SHAPE_LIMITS):
+    """Everything that shapes a block's draw; a sheet code carries all of it (the FFN's, then its attention's)."""
 
-    kind: ClassVar[str] = "transformer"
-    """The kind these options draw."""
-    preset: str = "medium"
-    """easy, medium or hard."""
-    tokens: int = 3
-    """Tokens n."""
-    d_model: int = 3
-    """Features per token."""
-    d_ff: int = 4
-    """Hidden units of the FFN (the settings' default is the kind's DEFAULT_SHAPE)."""
-    convention: str = "column"
-    """column (by hand) or row (PyTorch)."""
-    residual: bool = True
-    """A block always adds its input back (kept for its code and manifest)."""
     attention: str = "given"
     """given (A printed, Z = X·A) or computed (from a head, as the attention sheet)."""
     d_k: int = 3
@@ -78,7 +63,7 @@ class Options:
     """Computed attention: the causal mask."""
 
     def __post_init__(self) -> None:
-        check_layers(self, SHAPE_LIMITS)
+        super().__post_init__()
         if self.attention not in ("given", "computed"):
             raise DrawError(f"--attention: expected given or computed, got {self.attention!r}")
         if not self.residual:
@@ -99,10 +84,6 @@ class Options:
     def d_v(self) -> int:
         """Computed attention's value size: d_model, so Z (or W_O's output) adds to X."""
         return self.d_model
-
-    def limits(self) -> LayerPreset:
-        """The preset's values and bounds."""
-        return LAYER_PRESETS[self.preset]
 
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape whose tokens cannot all differ (computed attention: a
