@@ -72,7 +72,7 @@ def test_a_part_that_breaks_the_protocol_is_refused_when_first_asked_for():
 
 def test_refusals_are_logged_once_each(caplog, monkeypatch):
     monkeypatch.setattr(registry, "_kinds", None)
-    monkeypatch.setattr(registry, "entry_points", lambda group: BUILT_IN + [point("broken", "kindfailing:KIND")])
+    monkeypatch.setattr(registry, "_points", lambda: BUILT_IN + [point("broken", "kindfailing:KIND")])
     with caplog.at_level(logging.WARNING, logger="attnsheet.kinds"):
         assert registry.kinds() == ("attention", "ffn", "transformer", "rnn", "moe")
         registry.kinds()

@@ -8,7 +8,6 @@ own (its steps' `metrics`), and names what `draw --stats` shows of them (its `fi
 
 from __future__ import annotations
 
-import statistics
 from fractions import Fraction
 from typing import Iterable
 
@@ -67,6 +66,8 @@ def size(x) -> int:
 
 def spread(all_metrics: list[dict], figures) -> list[tuple[str, float, float, float]]:
     """(name, min, median, max) of each figure over a batch (`figures(metrics)`: the kind's, by name)."""
+    import statistics  # a batch's spread only: a problem's figures need none of it
+
     found: dict[str, list] = {}
     for m in all_metrics:
         for name, value in figures(m).items():

@@ -15,15 +15,12 @@ The code that serves every kind asks for a kind's part (`part`) and never names 
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from generator.core.errors import ProblemError
 from generator.core.grade import Answers, Grade, Grid, StepGrade
-from generator.core.graph import Key, evaluate
 from generator.core.problem import transpose
 
 GROUP = "attnsheet.kinds"
@@ -31,7 +28,8 @@ GROUP = "attnsheet.kinds"
 PARTS = ("steps", "draw", "sheet", "settings")
 """A kind's parts, each a module (or any object) with its layer's members (kinds.protocol)."""
 
-log = logging.getLogger("attnsheet.kinds")
+if TYPE_CHECKING:
+    from generator.core.graph import Key
 
 
 @dataclass(frozen=True)
@@ -85,12 +83,16 @@ class Kind:
         return self.part("settings")
 
 
-def parted(steps: Any, settings: Any, heavy: Callable[[], tuple[Any, Any]]) -> Callable[[str], Any]:
-    """A kind's `load` from its light parts, at hand, and `heavy()`, which loads its draw and its
-    sheet (numpy and the layout, which solving a problem never needs) when first asked for."""
+def parted(settings: Any, steps: Callable[[], Any], heavy: Callable[[], tuple[Any, Any]]) -> Callable[[str], Any]:
+    """A kind's `load` from its settings, at hand (what a teacher chooses: every start reads them),
+    `steps()`, which loads its problem and graph when first asked for (solving loads no other
+    kind's), and `heavy()`, which loads its draw and its sheet (numpy and the layout, which solving
+    never needs)."""
     def load(which: str) -> Any:
-        if which in ("steps", "settings"):
-            return steps if which == "steps" else settings
+        if which == "settings":
+            return settings
+        if which == "steps":
+            return steps()
         draw, sheet = heavy()
         return draw if which == "draw" else sheet
     return load
@@ -108,10 +110,13 @@ def _load() -> dict[str, Kind]:
         return _kinds
     with _lock:
         if _kinds is None:
-            found, refused = _found(entry_points(group=GROUP))
+            found, refused = _found(_points())
             _refused[:] = refused
-            for line in refused:
-                log.warning(line)
+            if refused:
+                import logging  # only to say a kind was refused: the tool starts without it
+
+                for line in refused:
+                    logging.getLogger("attnsheet.kinds").warning(line)
             _kinds = found
     return _kinds
 
@@ -155,7 +160,14 @@ def _found(points) -> tuple[dict[str, Kind], list[str]]:
 def registered(points=None) -> tuple[dict[str, Kind], list[str]]:
     """The kinds given entry points would register, and the lines refusing the others (for a test,
     or a teacher's check of their own package)."""
-    return _found(entry_points(group=GROUP) if points is None else points)
+    return _found(_points() if points is None else points)
+
+
+def _points():
+    """The entry points of GROUP: read when a kind is first asked for (the metadata reader is not light)."""
+    from importlib.metadata import entry_points
+
+    return entry_points(group=GROUP)
 
 
 def refused() -> list[str]:
@@ -257,6 +269,8 @@ def grade(problem, answers: Answers, carry: bool = True, trivial: str = "none") 
     cells: dict[Key, Grid] = {(None, name): twin(name, grid) for name, grid in answers.final.items()}
     for h, grids in enumerate(answers.heads[:heads_of(problem)], start=1):
         cells.update({(h, name): twin(name, grid) for name, grid in grids.items()})
+    from generator.core.graph import evaluate  # the graph and its operations load once there is work
+
     graded = evaluate(kind_.steps(work), kind_.given(work), cells, carry, trivial).grades
     if row:
         graded = tuple(_row_layout(g, flat) for g in graded)

@@ -1,7 +1,14 @@
-"""The feed-forward layer as the registry takes it (pyproject.toml's attnsheet.kinds): its steps and settings, its draw and its sheet once asked for."""
+"""The feed-forward layer as the registry takes it (pyproject.toml's attnsheet.kinds): its settings at hand, its steps, draw and sheet once asked for."""
 
 from generator.core.registry import Kind, parted
-from generator.kinds.ffn import settings, steps
+from generator.kinds.ffn import settings
+
+
+def steps():
+    """Its problem and its graph of steps (pure): all that solving a problem loads."""
+    from generator.kinds.ffn import steps
+
+    return steps
 
 
 def heavy():
@@ -11,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("ffn", code=1, load=parted(steps, settings, heavy), order=1)
+KIND = Kind("ffn", code=1, load=parted(settings, steps, heavy), order=1)

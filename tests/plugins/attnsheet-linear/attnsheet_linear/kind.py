@@ -1,8 +1,15 @@
-"""The linear layer as attnsheet registers it (this package's pyproject.toml, attnsheet.kinds): its steps and settings, its draw and its sheet once asked for."""
+"""The linear layer as attnsheet registers it (this package's pyproject.toml, attnsheet.kinds): its settings at hand, its steps, draw and sheet once asked for."""
 
 from generator.core.registry import Kind, parted
 
-from attnsheet_linear import settings, steps
+from attnsheet_linear import settings
+
+
+def steps():
+    """Its problem and its graph of steps (pure): all that solving a problem loads."""
+    from attnsheet_linear import steps
+
+    return steps
 
 
 def heavy():
@@ -12,4 +19,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("linear", code=100, load=parted(steps, settings, heavy), order=100)
+KIND = Kind("linear", code=100, load=parted(settings, steps, heavy), order=100)
