@@ -117,7 +117,7 @@ def test_a_relu_that_zeroes_nothing_earns_no_carried_credit(rnn):
     shapes = kind.grid_shapes(rnn)[1]
     a_steps = [s.key for s in steps if s.key[1][0] == "a"]
     rows, cols = shapes[a_steps[0][1]]
-    vector = [[2 + i + j for j in range(cols)] for i in range(rows)]  # positive, not one value
+    vector = [[20 + i + j for j in range(cols)] for i in range(rows)]  # positive, not one value, every cell wrong
     result = played(rnn, {key: vector for key in a_steps})
     true = {s.step: s.expected for s in result.steps}
     zeroing = [f"h{key[1][1:]}" for key in a_steps if any(x <= 0 for row in true[key[1]] for x in row)]

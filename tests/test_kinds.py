@@ -96,7 +96,7 @@ def test_a_file_without_kind_is_attention_and_writes_none():
 
 
 BAD = [
-    ({"kind": "mlp"}, "kind: expected one of attention, ffn, transformer"),
+    ({"kind": "perceptron"}, "kind: expected one of attention, ffn, transformer"),
     ({"kind": "ffn", "W1": [[1, 2, 3]]}, "W1: expected 3×2 (d_ff × d_model), got 1×3"),
     ({"kind": "ffn", "b2": [1]}, "b2: expected 2 entries (d_model), got 1"),
     ({"kind": "ffn", "residual": "yes"}, "residual: expected true or false"),

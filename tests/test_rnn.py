@@ -265,3 +265,37 @@ def test_draw_stats_and_a_code_key(run, tmp_path):
     code = parse_problems(r.out)[0].code
     assert run("key", code, "--out", str(tmp_path / "k")).code == 0
     assert (tmp_path / "k").is_dir()
+
+
+# --- the second draw: every unit of the state alive; the first draw's codes rebuild as printed ----
+
+
+def test_codes_of_the_first_draw_rebuild_what_it_drew():
+    # Drawn by the attnsheet of before the second draw (tests/golden/rnn-draw1.json): each code
+    # still rebuilds its problem, its options saying which draw made it.
+    for doc in json.loads((ROOT / "tests" / "golden" / "rnn-draw1.json").read_text()):
+        assert rebuild(doc["code"]) == problem_from_json(doc)
+        assert decode_code(doc["code"]).options.draw_version == 1
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_second_draw_keeps_every_unit_of_the_state_alive(preset):
+    for shape in ((3, 2, 2, 1), (5, 4, 4, 3), (2, 1, 3, 0)):
+        n, d, h, y = shape
+        o = kind_options("rnn", preset=preset, tokens=n, d_model=d, d_h=h, readout=y)
+        assert o.draw_version == 2
+        for p in draw(o, 31, count=40):
+            steps = unrolled(p)
+            assert all(any(steps[f"h{k}"][unit] > 0 for k in range(1, n + 1)) for unit in range(h)), p
+            assert decode_code(p.code).options.draw_version == 2 and rebuild(p.code) == p
+
+
+def test_the_first_draw_let_units_die_and_a_code_says_its_draw():
+    from dataclasses import replace
+
+    o = replace(kind_options("rnn", preset="medium", tokens=3, d_model=2, d_h=4, readout=1), draw_version=1)
+    problems = draw(o, 31, count=40)
+    dead = [p for p in problems if not all(any(unrolled(p)[f"h{k}"][u] > 0 for k in (1, 2, 3)) for u in range(4))]
+    assert dead  # what the second draw mends
+    assert all(decode_code(p.code).options == o and rebuild(p.code) == p for p in problems[:5])
+    assert decode_code(problems[0].code).options.draw_version == 1

@@ -90,7 +90,7 @@ def checked_object(value: Any, where: str, keys: tuple[str, ...]) -> dict:
     return value
 
 
-def _choice(obj: dict, key: str, where: str, default: str) -> str:
+def choice(obj: dict, key: str, where: str, default: str) -> str:
     """A string option that must be a string; its value is checked by the dataclass."""
     value = obj.get(key, default)
     if not isinstance(value, str):
@@ -101,8 +101,8 @@ def _choice(obj: dict, key: str, where: str, default: str) -> str:
 def rules_from_json(value: Any, prefix: str) -> Rules:
     """A problem's `rules` object (scale, softmax), each a string the Rules type checks."""
     obj = checked_object(value, prefix + "rules", _RULE_KEYS)
-    scale, softmax = (_choice(obj, "scale", prefix + "rules.scale", "floor"),
-                      _choice(obj, "softmax", prefix + "rules.softmax", "base3"))
+    scale, softmax = (choice(obj, "scale", prefix + "rules.scale", "floor"),
+                      choice(obj, "softmax", prefix + "rules.softmax", "base3"))
     try:
         return Rules(scale=scale, softmax=softmax)
     except ProblemError as error:

@@ -48,7 +48,15 @@ class Kind:
     """Where the form and `--kind` list it (the built-in ones first, a plug-in after them)."""
     default: bool = False
     """The kind of a problem@1 that names none (every file written before there were kinds)."""
+    later: tuple[int, ...] = ()
+    """The numbers its later draws' codes carry, in order (`code` is its first draw's): a code
+    keeps rebuilding what its draw drew when a later draw changes a guarantee."""
     _parts: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        """Every number its codes carry, its first draw's first."""
+        return (self.code, *self.later)
 
     def part(self, which: str) -> Any:
         """One of its parts, loaded and checked once; ProblemError, in one line, if it breaks the protocol."""
@@ -148,12 +156,13 @@ def _found(points) -> tuple[dict[str, Kind], list[str]]:
     for kind in kinds:
         if kind.name in out:
             refused.append(f"kind {kind.name!r} refused: another kind of that name is registered")
-        elif kind.code in numbers:
-            refused.append(f"kind {kind.name!r} refused: it claims code number {kind.code}, "
-                           f"which is {numbers[kind.code]!r}'s")
+        elif any(n in numbers for n in kind.numbers):
+            taken = next(n for n in kind.numbers if n in numbers)
+            refused.append(f"kind {kind.name!r} refused: it claims code number {taken}, "
+                           f"which is {numbers[taken]!r}'s")
         else:
             out[kind.name] = kind
-            numbers[kind.code] = kind.name
+            numbers.update({n: kind.name for n in kind.numbers})
     return out, refused
 
 
@@ -207,7 +216,7 @@ def part(name: str, which: str):
 
 def by_code(number: int) -> Optional[Kind]:
     """The kind whose sheet-code number is `number`, if one is registered."""
-    return next((k for k in _load().values() if k.code == number), None)
+    return next((k for k in _load().values() if number in k.numbers), None)
 
 
 def steps_of(name: str):

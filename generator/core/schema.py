@@ -18,6 +18,7 @@ from generator.core.errors import ProblemError
 from generator.core.faces import Face
 from generator.core.fields import (
     checked_object,
+    choice,
     code_and_metrics,
     flag,
     int_matrix,
@@ -107,9 +108,10 @@ class Given:
 
 
 def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
-                 flags: dict[str, bool] = {}) -> Any:  # noqa: B006  (read, never written to)
+                 flags: dict[str, Any] = {}) -> Any:  # noqa: B006  (read, never written to)
     """A problem of `cls` from a problem@1 object of its kind, every field checked: its givens,
-    its flags (name: default) and convention, code and metrics."""
+    its other fields (`flags`, name: default: true or false, or a word the problem's type checks)
+    and convention, code and metrics."""
     from generator.core.formats import check_format  # formats reads every kind's problems through here
 
     check_format(obj, prefix)
@@ -121,7 +123,8 @@ def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
             raise ProblemError(f"{prefix}{g.name}: missing")
     code, metrics = code_and_metrics(obj, prefix)
     values = {g.name: g.read(obj.get(g.name), prefix + g.name, row) for g in givens}
-    values.update({name: flag(obj, name, prefix, default) for name, default in flags.items()})
+    values.update({name: flag(obj, name, prefix, default) if isinstance(default, bool) else
+                   choice(obj, name, prefix + name, default) for name, default in flags.items()})
     with prefixed(prefix):
         return cls(**values, convention=obj.get("convention", "column"), code=code, metrics=metrics)
 
@@ -216,9 +219,10 @@ class Declared(NamedTuple):
 
 
 def declared(cls: type, givens: Sequence[Given], steps: Callable[[Any], list], given: Callable[[Any], dict],
-             flags: dict[str, bool] = {}) -> Declared:  # noqa: B006  (read, never written to)
+             flags: dict[str, Any] = {}) -> Declared:  # noqa: B006  (read, never written to)
     """What the protocol asks of a kind's steps beyond its graph, for a kind without heads whose
-    problem (`cls`) is its givens, its flags (name: default) and what every problem carries (Drawn)."""
+    problem (`cls`) is its givens, its other fields (name: default, a flag or a word) and what
+    every problem carries (Drawn)."""
     def column_twin(problem: Any) -> Any:
         return twin(problem, givens, "column")
 

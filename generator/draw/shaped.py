@@ -5,7 +5,7 @@ flags subclasses `Shaped` and declares its limits, its presets and its code's fi
 protocol's `options`, `code_head`, `read_code` and `manifest` are then written once, here. A
 version-6 code's head: the version (3 bits), the kind's number (its Kind.code, Elias gamma), the
 preset (2 bits), each shape field less its offset (Elias gamma, in `CODE`'s order), the row
-convention and each flag (1 bit each).
+convention and each flag (1 bit each), each choice's word by its place (Elias gamma).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ class Shaped:
     """The shape fields in the code's order, each with what is taken off before it is written."""
     FLAGS: ClassVar[tuple[str, ...]] = ()
     """Its yes-or-no fields, in the code's order after the convention."""
+    CHOICES: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    """Its fields that are one of a few words, each with its words, in the code's order after the flags."""
     preset: str = "medium"
     """easy, medium or hard."""
     tokens: int = 3
@@ -39,12 +41,12 @@ class Shaped:
     """Features per token."""
 
     def __init_subclass__(cls, kind: str = "", presets: dict | None = None, limits: dict | None = None,
-                          code: tuple = (), flags: tuple = (), **rest: Any) -> None:
-        """A kind's options declared in their class line: `class Options(Shaped, kind="rnn", presets=PRESETS,
+                          code: tuple = (), flags: tuple = (), choices: tuple = (), **rest: Any) -> None:
+        """A kind's options declared in their class line: `class Options(Shaped, kind="mine", presets=PRESETS,
         limits=SHAPE_LIMITS, code=(("tokens", 2), …), flags=("weighted",))`; what is not given is the parent's."""
         super().__init_subclass__(**rest)
         for name, value in (("kind", kind), ("PRESETS", presets), ("SHAPE_LIMITS", limits), ("CODE", code),
-                            ("FLAGS", flags)):
+                            ("FLAGS", flags), ("CHOICES", choices)):
             if value:
                 setattr(cls, name, value)
 
@@ -57,6 +59,12 @@ class Shaped:
                 raise DrawError(f"--{name.replace('_', '-')}: {self.kind} sheets take {lo} to {hi}, got {value}")
         if getattr(self, "convention", "column") not in ("column", "row"):
             raise DrawError(f"--convention: expected column or row, got {getattr(self, 'convention')!r}")
+        if hasattr(self, "draw_version") and not 1 <= self.draw_version <= len(_numbers(self)):
+            raise DrawError(f"draw version: expected 1 to {len(_numbers(self))}, got {self.draw_version}")
+        for name, words in self.CHOICES:
+            if getattr(self, name) not in words:
+                raise DrawError(f"--{name.replace('_', '-')}: expected one of {', '.join(words)}, "
+                                f"got {getattr(self, name)!r}")
 
     def limits(self) -> Any:
         """The preset's values and bounds."""
@@ -66,29 +74,39 @@ class Shaped:
         """Refuse, before any draw, a shape no search can draw (every shape within the limits draws, by default)."""
 
 
+def _numbers(o: Shaped) -> tuple[int, ...]:
+    """The numbers the kind's codes carry, one per draw (a kind with a later draw has a `draw_version`)."""
+    from generator.core.registry import kind
+
+    return kind(o.kind).numbers
+
+
 def options_for(cls: type, default_shape: dict) -> Callable[..., Any]:
     """The protocol's `options(values, given)` of a kind whose options are `cls`: its shape its own
     where none was given."""
     def options(values: dict, given: Collection[str] = ()) -> Any:
         """The options of the settings by name; its shape its own where none was given."""
         return cls(**shape_of(values, given, default_shape), preset=values["preset"],
-                   convention=values["convention"], **{flag: values[flag] for flag in cls.FLAGS})
+                   convention=values["convention"], **{flag: values[flag] for flag in cls.FLAGS},
+                   **{name: values[name] for name, _ in cls.CHOICES})
     return options
 
 
 def code_head(o: Shaped, w) -> None:
     """The options packed into a version-6 code's head (see the module's docstring)."""
-    from generator.core.registry import kind
     from generator.draw.sheetcodes import KINDS_VERSION
 
     w.uint(KINDS_VERSION, 3)
-    w.gamma(kind(o.kind).code)
+    numbers = _numbers(o)  # the number of the draw that made it (a kind's later draws carry later ones)
+    w.gamma(numbers[getattr(o, "draw_version", len(numbers)) - 1])
     w.uint(PRESET_NAMES.index(o.preset), 2)
     for name, offset in o.CODE:
         w.gamma(getattr(o, name) - offset)
     w.flag(getattr(o, "convention") == "row")
     for flag in o.FLAGS:
         w.flag(getattr(o, flag))
+    for name, words in o.CHOICES:
+        w.gamma(words.index(getattr(o, name)))
 
 
 def code_reader(cls: type) -> Callable[..., Any]:
@@ -102,14 +120,24 @@ def code_reader(cls: type) -> Callable[..., Any]:
             raise CodeError(f"{code[:40]!r} is not a sheet code")
         shape = {name: r.gamma() + offset for name, offset in cls.CODE}
         convention = "row" if r.flag() else "column"
-        return cls(preset=PRESET_NAMES[preset], **shape, convention=convention,
-                   **{flag: r.flag() for flag in cls.FLAGS})
+        flags = {flag: r.flag() for flag in cls.FLAGS}
+        chosen = {}
+        for name, words in cls.CHOICES:
+            picked = r.gamma()
+            if picked >= len(words):
+                raise CodeError(f"{code[:40]!r} is not a sheet code")
+            chosen[name] = words[picked]
+        return cls(preset=PRESET_NAMES[preset], **shape, convention=convention, **flags, **chosen)
     return read_code
 
 
 def manifest(o: Shaped) -> dict:
-    """The options as a manifest records them."""
-    return {"kind": o.kind, **asdict(o)}
+    """The options as a manifest records them (the current draw's version left out: a code says
+    which draw made an older sheet)."""
+    out = {"kind": o.kind, **asdict(o)}
+    if out.get("draw_version") == len(_numbers(o)):
+        del out["draw_version"]
+    return out
 
 
 def keys_drawn_by(draw_one: Callable[..., Any]) -> Callable[..., list]:

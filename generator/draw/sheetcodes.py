@@ -63,15 +63,16 @@ def _indexed(prefix: list[int]) -> Callable[[int], str]:
     return code
 
 
-def _owner(version: int, r) -> ModuleType:
-    """The draw of the kind whose code this is, its head's kind field read."""
+def _owner(version: int, r) -> tuple[ModuleType, int]:
+    """The draw of the kind whose code this is, its head's kind field read, and which of its
+    draws made the code (1: its first; a later draw's codes carry a later number, Kind.later)."""
     if version == KINDS_VERSION:
         number = r.gamma()
         owner = by_code(number)
         if owner is None:
             raise UnknownKind(f"a kind this attnsheet does not know (kind number {number}); "
                               "use the attnsheet that printed it (or install the package of that kind)")
-        return owner.draw
+        return owner.draw, owner.numbers.index(number) + 1
     # The codes printed before kinds had numbers name theirs in their own ways.
     faces = [part(kind, "draw") for kind in kinds()]
     if version == KIND_VERSION:
@@ -81,7 +82,7 @@ def _owner(version: int, r) -> ModuleType:
         found = [f for f in faces if version in getattr(f, "CODE_VERSIONS", ())]
     if not found:
         raise CodeError("not a sheet code")
-    return found[0]
+    return found[0], 1
 
 
 class UnknownKind(CodeError):
@@ -170,13 +171,15 @@ def decode_code(code: str) -> Decoded:
         raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
                         "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
     try:
-        face = _owner(version, r)
+        face, drawn_by = _owner(version, r)
     except UnknownKind as error:
         raise CodeError(f"sheet code {_shown(code)} is of {error}") from None
     except CodeError:
         raise CodeError(f"{_shown(code)} is not a sheet code") from None
     try:
         options = face.read_code(version, r, code)
+        if version == KINDS_VERSION and hasattr(options, "draw_version"):
+            options = replace(options, draw_version=drawn_by)  # which of the kind's draws made it
     except DrawError as error:
         raise CodeError(f"sheet code holds options this attnsheet rejects: {error}") from None
     seed = r.sized(6)

@@ -207,13 +207,13 @@ _KEYS = ("format", "kind", "convention", "rules", "causal", "X", "heads", "W_O",
 
 def from_json(value: Any, prefix: str) -> Problem:
     """An attention problem from a problem@1 object, every field checked."""
-    from generator.core.fields import _choice, code_and_metrics, flag, rules_from_json
+    from generator.core.fields import choice, code_and_metrics, flag, rules_from_json
 
     from generator.core.formats import check_format
 
     obj = checked_object(value, prefix.rstrip(".") or "problem", _KEYS)
     check_format(obj, prefix)
-    convention = _choice(obj, "convention", prefix + "convention", "column")
+    convention = choice(obj, "convention", prefix + "convention", "column")
     if convention not in CONVENTIONS:
         raise ProblemError(
             f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}"

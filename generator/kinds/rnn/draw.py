@@ -31,8 +31,8 @@ MAX_PRE = 60
 
 GUARANTEES = {
     "x": "no input step all zero, no input feature zero at every step",
-    "steps": "every |a_t| within the preset's bound, ReLU zeroes an entry, no h_t all zero, the recurrence "
-             "changes some a_t, and every y_t within the preset's bound",
+    "steps": "every |a_t| within the preset's bound, ReLU zeroes an entry, no h_t all zero, every unit of the "
+             "state positive at some step, the recurrence changes some a_t, and every y_t within the preset's bound",
 }
 
 SHAPE_LIMITS = {"tokens": (2, 5), "d_model": (1, 4), "d_h": (2, 4), "readout": (0, 3)}
@@ -71,17 +71,15 @@ class Options(Shaped, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
     """Outputs per step y_t (0: no readout)."""
     convention: str = "column"
     """column (by hand) or row (PyTorch)."""
+    draw_version: int = 2
+    """Which draw made it: 1 let ReLU kill a unit of the state for the whole sequence (77 of 175
+    sheets had one); 2 keeps every unit positive at some step (Kind.later: its codes carry 10)."""
 
 
 OPTIONS = Options
 """The kind's options: everything that shapes its draw."""
 options, read_code = options_for(Options, DEFAULT_SHAPE), code_reader(Options)
 code_head, manifest = shaped.code_head, shaped.manifest
-
-
-def draw_x(bits: np.random.PCG64, o: Options, lim: RNNPreset) -> np.ndarray:
-    """X (d_x × T): no step all zero, no feature zero at every step."""
-    return draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
 
 
 def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarray) -> tuple | None:
@@ -96,6 +94,7 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarra
         ok = W_x.any(axis=2).all(axis=1) & (W_y.any(axis=2).all(axis=1) if o.readout else True)
         negative = np.zeros(k, dtype=bool)
         recurs = np.zeros(k, dtype=bool)
+        alive = np.zeros((k, h_units), dtype=bool) if o.draw_version > 1 else np.ones((k, h_units), dtype=bool)
         for t in range(T):
             carried = np.einsum("kij,kj->ki", W_h, h)
             recurs |= carried.any(axis=1)
@@ -103,10 +102,11 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarra
             ok &= (np.abs(a) <= lim.pre).all(axis=1)
             negative |= (a < 0).any(axis=1)
             h = np.maximum(a, 0)
+            alive |= h > 0
             ok &= h.any(axis=1)  # a state all zero forgets everything before it
             if o.readout:
                 ok &= (np.abs(np.einsum("kij,kj->ki", W_y, h)) <= lim.out).all(axis=1)
-        i = first_hit(ok & negative & recurs)
+        i = first_hit(ok & negative & recurs & alive.all(axis=1))
         if i is not None:
             return W_x[i], W_h[i], b[i], W_y[i] if o.readout else None
     return None
@@ -116,7 +116,7 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
     lim, bits, weight_bits = o.limits(), stream(seed, index), stream(seed, index, 1)
     for _ in range(RETRIES):
-        X = draw_x(bits, o, lim)
+        X = draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
         found = draw_weights(weight_bits, o, lim, X)
         if found is not None:
             W_x, W_h, b, W_y = found

@@ -131,9 +131,18 @@ def metrics(problem, solution=None) -> dict:
 
     steps_, values, out = shared(kind_of(problem), problem)
     pre = [x for s in steps_ if s.key[1].startswith("a") for row in values[s.key] for x in row]
-    return {**out, "relu_zeros": sum(1 for x in pre if x < 0), "largest_pre": max(abs(x) for x in pre)}
+    states = [values[s.key] for s in steps_ if s.key[1].startswith("h") and not s.key[1].endswith("_copy")]
+    dead = sum(1 for unit in range(problem.d_h) if all(h[unit][0] <= 0 for h in states))
+    return {**out, "relu_zeros": sum(1 for x in pre if x < 0), "largest_pre": max(abs(x) for x in pre),
+            "dead_units": dead}
 
 
 def figures(m: dict) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics."""
     return figures_of(m, {"cells ReLU sets to 0": "relu_zeros", "largest |a|": "largest_pre"})
+
+
+def notes(all_metrics: list[dict]) -> list[str]:
+    """What `draw --stats` says of a batch's guarantees: the sheets whose every unit of the state lives."""
+    alive = sum(1 for m in all_metrics if m.get("dead_units") == 0)
+    return [f"every unit of the state positive at some step: {alive} of {len(all_metrics)}"]
