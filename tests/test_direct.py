@@ -17,7 +17,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from generator.core.answers import parse_answers_json, skeleton
-from generator.core.registry import grade, solve
+from generator.core.registry import grade, kinds, solve
+from generator.draw.choose import kind_options
 from generator.core.student import Student
 from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
@@ -71,6 +72,18 @@ def same_words(ours_path, theirs_path) -> None:
             nearest = min(placed[text], key=lambda b: sum(abs(p - q) for p, q in zip(b, box)))
             assert max(abs(p - q) for p, q in zip(nearest, box)) < 0.25, (number, text, nearest, box)
             placed[text].remove(nearest)
+
+
+@pytest.mark.parametrize("kind", [k for k in kinds() if k != "attention"])
+@pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
+def test_every_kinds_key_is_written_directly(kind, lang, paper):
+    # Every registered kind at its defaults: a glyph the bundled fonts lack, or a part the layout
+    # does not cover, would send every sheet of the kind to WeasyPrint (slower by tens of times).
+    problem = draw(kind_options(kind), 3)[0]
+    settings = Settings(paper=paper, lang=lang, worked=True)
+    view = sheet_view(problem, solve(problem), Student("Zoë Ødegård", "3B"), settings, True)
+    written = direct.document([view], settings)
+    assert written is not None and written[1] == [1], kind
 
 
 @pytest.mark.parametrize("shape", ["two heads", "three heads", "one head with W_O", "three heads row"])

@@ -21,6 +21,7 @@ from generator.core.ops import (  # noqa: F401  (the operations a kind declares 
     DIVIDE,
     OPERATIONS,
     PICK,
+    POOL,
     PRODUCT,
     ROUTED,
     RULE,
@@ -28,6 +29,7 @@ from generator.core.ops import (  # noqa: F401  (the operations a kind declares 
     STACK,
     SUM,
     TRANSPOSE,
+    WINDOW,
     Operation,
 )
 from generator.core.words import N_  # noqa: F401  (a kind's words are marked where it declares them)

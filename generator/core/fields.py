@@ -72,6 +72,13 @@ def int_vector(value: Any, where: str, what: str) -> tuple[int, ...]:
     return int_matrix([value], where, what)[0]
 
 
+def int_scalar(value: Any, where: str) -> int:
+    """Validate one JSON integer (a kernel's bias)."""
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_ENTRY:
+        raise ProblemError(f"{where}: expected an integer between -{MAX_ENTRY} and {MAX_ENTRY}, got {_kind(value)}")
+    return value
+
+
 def flag(obj: dict, key: str, prefix: str, default: bool) -> bool:
     """A true/false field."""
     value = obj.get(key, default)

@@ -22,6 +22,7 @@ from generator.core.fields import (
     code_and_metrics,
     flag,
     int_matrix,
+    int_scalar,
     int_vector,
     prefixed,
     with_code_and_metrics,
@@ -39,7 +40,8 @@ class Given:
     name: str
     """Its key in problem@1 and its field in the problem."""
     shape: tuple[str, ...]
-    """("d_h", "d_x"): a matrix of d_h rows, d_x columns; ("d_h",): a vector of d_h entries."""
+    """("d_h", "d_x"): a matrix of d_h rows, d_x columns; ("d_h",): a vector of d_h entries; (): one
+    integer (or, with `items`, a list of objects)."""
     optional: bool = False
     """It may be absent (null in problem@1, None in the problem)."""
     caption: str = ""
@@ -79,6 +81,8 @@ class Given:
             if not isinstance(value, list) or not value:
                 raise ProblemError(f"{where}: expected a non-empty list of {self.name} ({{{names}}} each)")
             return tuple(self._item(obj, f"{where}[{k}]", row) for k, obj in enumerate(value))
+        if not self.shape:
+            return int_scalar(value, where)
         reader = int_matrix if self.matrix else int_vector
         return reader(value, where, self.words(row))
 
@@ -95,6 +99,8 @@ class Given:
             return None
         if self.listed:
             return [{g.name: g.written(getattr(item, g.name)) for g in self.items} for item in value]
+        if not self.shape:
+            return value
         return [list(r) for r in value] if self.matrix else list(value)
 
     def turned(self, value: Any) -> Any:
@@ -123,10 +129,19 @@ def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
             raise ProblemError(f"{prefix}{g.name}: missing")
     code, metrics = code_and_metrics(obj, prefix)
     values = {g.name: g.read(obj.get(g.name), prefix + g.name, row) for g in givens}
-    values.update({name: flag(obj, name, prefix, default) if isinstance(default, bool) else
-                   choice(obj, name, prefix + name, default) for name, default in flags.items()})
+    values.update({name: _field(obj, name, prefix, default) for name, default in flags.items()})
     with prefixed(prefix):
         return cls(**values, convention=obj.get("convention", "column"), code=code, metrics=metrics)
+
+
+def _field(obj: dict, name: str, prefix: str, default: Any) -> Any:
+    """A field of problem@1 besides the givens, by its default's type: true or false, a whole
+    number or a word (whose values the problem's type checks)."""
+    if isinstance(default, bool):
+        return flag(obj, name, prefix, default)
+    if isinstance(default, int):
+        return int_scalar(obj.get(name, default), prefix + name)
+    return choice(obj, name, prefix + name, default)
 
 
 def problem_json(problem: Any, givens: Sequence[Given], flags: Sequence[str] = ()) -> dict:

@@ -10,7 +10,7 @@ convention and each flag (1 bit each), each choice's word by its place (Elias ga
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Callable, ClassVar, Collection
 
 from generator.draw.options import PRESET_NAMES, DrawError
@@ -35,10 +35,6 @@ class Shaped:
     """Its fields that are one of a few words, each with its words, in the code's order after the flags."""
     preset: str = "medium"
     """easy, medium or hard."""
-    tokens: int = 3
-    """Tokens n (a recurrent layer's time steps)."""
-    d_model: int = 2
-    """Features per token."""
 
     def __init_subclass__(cls, kind: str = "", presets: dict | None = None, limits: dict | None = None,
                           code: tuple = (), flags: tuple = (), choices: tuple = (), **rest: Any) -> None:
@@ -74,6 +70,21 @@ class Shaped:
         """Refuse, before any draw, a shape no search can draw (every shape within the limits draws, by default)."""
 
 
+@dataclass(frozen=True)
+class Layered(Shaped):
+    """Options of a kind worked on tokens (a layer's examples, a sequence's steps) of a few features."""
+
+    tokens: int = 3
+    """Tokens n (a recurrent layer's time steps, a network's examples)."""
+    d_model: int = 2
+    """Features per token."""
+
+
+def _has_convention(cls: type) -> bool:
+    """Whether a kind's options have a convention (an image has no row twin)."""
+    return "convention" in {f.name for f in fields(cls)}
+
+
 def _numbers(o: Shaped) -> tuple[int, ...]:
     """The numbers the kind's codes carry, one per draw (a kind with a later draw has a `draw_version`)."""
     from generator.core.registry import kind
@@ -86,9 +97,9 @@ def options_for(cls: type, default_shape: dict) -> Callable[..., Any]:
     where none was given."""
     def options(values: dict, given: Collection[str] = ()) -> Any:
         """The options of the settings by name; its shape its own where none was given."""
-        return cls(**shape_of(values, given, default_shape), preset=values["preset"],
-                   convention=values["convention"], **{flag: values[flag] for flag in cls.FLAGS},
-                   **{name: values[name] for name, _ in cls.CHOICES})
+        convention = {"convention": values["convention"]} if _has_convention(cls) else {}
+        return cls(**shape_of(values, given, default_shape), preset=values["preset"], **convention,
+                   **{flag: values[flag] for flag in cls.FLAGS}, **{name: values[name] for name, _ in cls.CHOICES})
     return options
 
 
@@ -102,7 +113,8 @@ def code_head(o: Shaped, w) -> None:
     w.uint(PRESET_NAMES.index(o.preset), 2)
     for name, offset in o.CODE:
         w.gamma(getattr(o, name) - offset)
-    w.flag(getattr(o, "convention") == "row")
+    if _has_convention(type(o)):
+        w.flag(getattr(o, "convention") == "row")
     for flag in o.FLAGS:
         w.flag(getattr(o, flag))
     for name, words in o.CHOICES:
@@ -119,7 +131,7 @@ def code_reader(cls: type) -> Callable[..., Any]:
         if preset >= len(PRESET_NAMES):
             raise CodeError(f"{code[:40]!r} is not a sheet code")
         shape = {name: r.gamma() + offset for name, offset in cls.CODE}
-        convention = "row" if r.flag() else "column"
+        convention = {"convention": "row" if r.flag() else "column"} if _has_convention(cls) else {}
         flags = {flag: r.flag() for flag in cls.FLAGS}
         chosen = {}
         for name, words in cls.CHOICES:
@@ -127,7 +139,7 @@ def code_reader(cls: type) -> Callable[..., Any]:
             if picked >= len(words):
                 raise CodeError(f"{code[:40]!r} is not a sheet code")
             chosen[name] = words[picked]
-        return cls(preset=PRESET_NAMES[preset], **shape, convention=convention, **flags, **chosen)
+        return cls(preset=PRESET_NAMES[preset], **shape, **convention, **flags, **chosen)
     return read_code
 
 

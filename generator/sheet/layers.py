@@ -46,14 +46,14 @@ class Said:
     when: Callable[[Any], bool] = lambda problem: True
 
 
-def rules_box(*lines: Said) -> Callable[..., list[str]]:
+def rules_box(*lines: Said, products: bool = True) -> Callable[..., list[str]]:
     """A kind's `rules(problem, key, lang)` from its lines: those true for the sheet, in its
-    convention and language, then the products' rule, each a bullet."""
+    convention and language, then (`products`: a sheet of products) the products' rule, each a bullet."""
     def rules(problem, key: bool, lang: str = "en") -> list[str]:
         _ = translations(lang).gettext
         row = problem.convention == "row"
         said = [_(line.row if row and line.row else line.column) for line in lines if line.when(problem)]
-        return ["• " + line for line in said + [_(PRODUCT_RULE)]]
+        return ["• " + line for line in said + ([_(PRODUCT_RULE)] if products else [])]
     return rules
 
 

@@ -7,6 +7,7 @@ from generator.core.ops.base import Lit, Operation, Values, dot, guarded
 from generator.core.ops.copy import COPY, copy
 from generator.core.ops.divide import DIVIDE
 from generator.core.ops.pick import PICK, picked, route_of
+from generator.core.ops.pool import POOL, pooled
 from generator.core.ops.product import PRODUCT, product
 from generator.core.ops.routed import ROUTED, routed, routed_cells
 from generator.core.ops.rule import RULE, relu
@@ -14,11 +15,13 @@ from generator.core.ops.scale import SCALE, scaled_columns
 from generator.core.ops.stack import STACK, stacked
 from generator.core.ops.sum import SUM
 from generator.core.ops.transpose import TRANSPOSE, transposed
+from generator.core.ops.window import WINDOW, windowed
 
-OPERATIONS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, ARGMAX, PICK, ROUTED, SCALE)
+OPERATIONS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, ARGMAX, PICK, ROUTED, SCALE, WINDOW,
+              POOL)
 """The built-in operations."""
 
-__all__ = ["ADD", "AFFINE", "ARGMAX", "COPY", "DIVIDE", "OPERATIONS", "PICK", "PRODUCT", "ROUTED", "RULE",
-           "SCALE", "STACK", "SUM", "TRANSPOSE", "Lit", "Operation", "Values", "add", "affine", "affine_pairs",
+__all__ = ["ADD", "AFFINE", "ARGMAX", "COPY", "DIVIDE", "OPERATIONS", "PICK", "POOL", "PRODUCT", "ROUTED", "RULE",
+           "SCALE", "STACK", "SUM", "TRANSPOSE", "WINDOW", "pooled", "windowed", "Lit", "Operation", "Values", "add", "affine", "affine_pairs",
            "argmax_rows", "copy", "dot", "guarded", "picked", "product", "relu", "route_of", "routed",
            "routed_cells", "scaled_columns", "stacked", "transposed"]

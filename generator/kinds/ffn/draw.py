@@ -18,7 +18,7 @@ import numpy as np
 
 from generator.kinds.ffn.steps import FFNProblem
 from generator.core.problem import transpose
-from generator.draw.shaped import Shaped
+from generator.draw.shaped import Layered
 from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
 from generator.draw.streams import as_matrix, draw_inputs, keyed, sample, shape_of, stream
 from generator.kinds.ffn.settings import DEFAULT_SHAPE, TAKES
@@ -73,7 +73,7 @@ assert tuple(LAYER_PRESETS) == PRESET_NAMES  # one preset name means one difficu
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="ffn", presets=LAYER_PRESETS, limits=SHAPE_LIMITS):
+class Options(Layered, kind="ffn", presets=LAYER_PRESETS, limits=SHAPE_LIMITS):
     """Everything that shapes an FFN's draw; a sheet code carries all of it."""
 
     d_model: int = 3

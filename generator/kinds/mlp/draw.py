@@ -16,7 +16,7 @@ from generator.core.degenerate import constant
 from generator.core.schema import twin
 from generator.draw import shaped
 from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
-from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
+from generator.draw.shaped import Layered, code_reader, keys_drawn_by, options_for
 from generator.draw.streams import as_matrix, draw_inputs, sample, stream
 from generator.kinds.mlp.settings import DEFAULT_SHAPE
 from generator.kinds.mlp.steps import GIVENS, LASTS, Layer, MLPProblem
@@ -54,7 +54,7 @@ assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="mlp", presets=PRESETS, limits=SHAPE_LIMITS,
+class Options(Layered, kind="mlp", presets=PRESETS, limits=SHAPE_LIMITS,
               code=(("tokens", 2), ("d_model", 1), ("layers", 1), ("d_hidden", 1), ("d_out", 1)),
               choices=(("last", LASTS),)):
     """Everything that shapes a network's draw; a sheet code carries all of it."""

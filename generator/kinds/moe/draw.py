@@ -19,7 +19,7 @@ from generator.kinds.moe.settings import DEFAULT_SHAPE
 from generator.kinds.moe.steps import GIVENS, Expert, MoEProblem
 from generator.core.schema import twin
 from generator.draw.options import PRESET_NAMES, DrawError, Table
-from generator.draw.shaped import Shaped, code_reader, options_for
+from generator.draw.shaped import Layered, code_reader, options_for
 from generator.draw import shaped
 from generator.draw.streams import as_matrix, draw_inputs, keyed, sample, stream
 
@@ -83,7 +83,7 @@ assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
+class Options(Layered, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
               code=(("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2)), flags=("weighted", "ties")):
     """Everything that shapes a mixture of experts' draw; a sheet code carries all of it."""
 

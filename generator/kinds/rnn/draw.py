@@ -16,7 +16,7 @@ from generator.kinds.rnn.settings import DEFAULT_SHAPE
 from generator.kinds.rnn.steps import GIVENS, RNNProblem
 from generator.core.schema import blank_problem, twin
 from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
-from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
+from generator.draw.shaped import Layered, code_reader, keys_drawn_by, options_for
 from generator.draw import shaped
 from generator.draw.streams import as_matrix, draw_inputs, first_hit, sample, stream
 
@@ -61,7 +61,7 @@ assert tuple(PRESETS) == PRESET_NAMES and all(p.pre <= MAX_PRE for p in PRESETS.
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
+class Options(Layered, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
               code=(("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0))):
     """Everything that shapes a recurrent layer's draw; a sheet code carries all of it."""
 

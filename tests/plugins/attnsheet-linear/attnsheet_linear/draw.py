@@ -14,7 +14,7 @@ from generator.core.degenerate import constant, repeated
 from generator.core.schema import blank_problem, twin
 from generator.draw import shaped
 from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
-from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
+from generator.draw.shaped import Layered, code_reader, keys_drawn_by, options_for
 from generator.draw.streams import as_matrix, draw_inputs, sample, stream
 
 from attnsheet_linear.settings import DEFAULT_SHAPE
@@ -49,7 +49,7 @@ assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="linear", presets=PRESETS, limits={"tokens": (1, 6), "d_model": (1, 4), "d_out": (1, 4)},
+class Options(Layered, kind="linear", presets=PRESETS, limits={"tokens": (1, 6), "d_model": (1, 4), "d_out": (1, 4)},
               code=(("tokens", 1), ("d_model", 1), ("d_out", 1))):
     """Everything that shapes a linear layer's draw; a sheet code carries all of it."""
 

@@ -1,0 +1,1 @@
+"""A convolution layer: kernels over an image, ReLU and a max-pool, worked by hand."""
