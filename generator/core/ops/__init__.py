@@ -3,9 +3,12 @@
 from generator.core.ops.add import ADD, add
 from generator.core.ops.affine import AFFINE, affine, affine_pairs
 from generator.core.ops.argmax import ARGMAX, argmax_rows
+from generator.core.ops.broadcast import BROADCAST, along
 from generator.core.ops.base import Lit, Operation, Values, dot, guarded
 from generator.core.ops.copy import COPY, copy
 from generator.core.ops.divide import DIVIDE
+from generator.core.ops.gain import GAIN, gained
+from generator.core.ops.mean import MEAN, means
 from generator.core.ops.pick import PICK, picked, route_of
 from generator.core.ops.pool import POOL, pooled
 from generator.core.ops.product import PRODUCT, product
@@ -18,10 +21,10 @@ from generator.core.ops.transpose import TRANSPOSE, transposed
 from generator.core.ops.window import WINDOW, windowed
 
 OPERATIONS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, ARGMAX, PICK, ROUTED, SCALE, WINDOW,
-              POOL)
+              POOL, MEAN, BROADCAST, GAIN)
 """The built-in operations."""
 
-__all__ = ["ADD", "AFFINE", "ARGMAX", "COPY", "DIVIDE", "OPERATIONS", "PICK", "POOL", "PRODUCT", "ROUTED", "RULE",
+__all__ = ["ADD", "AFFINE", "ARGMAX", "BROADCAST", "COPY", "GAIN", "MEAN", "along", "gained", "means", "DIVIDE", "OPERATIONS", "PICK", "POOL", "PRODUCT", "ROUTED", "RULE",
            "SCALE", "STACK", "SUM", "TRANSPOSE", "WINDOW", "pooled", "windowed", "Lit", "Operation", "Values", "add", "affine", "affine_pairs",
            "argmax_rows", "copy", "dot", "guarded", "picked", "product", "relu", "route_of", "routed",
            "routed_cells", "scaled_columns", "stacked", "transposed"]

@@ -1,0 +1,1 @@
+"""Normalisation by hand: batch norm and layer norm, exact."""
