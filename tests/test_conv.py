@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from kindcases import codes_rebuild, graded, key_answers, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,14 +13,10 @@ from strategies import int_matrix
 from test_kind_sheets import inside
 from test_pages import pages
 
-from generator.core.answers import parse_answers_json
-from generator.core.errors import ProblemError
-from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
-from generator.core.registry import grade, grid_shapes, solve
+from generator.core.formats import parse_problems, problem_from_json, problem_to_json
+from generator.core.registry import grid_shapes, solve
 from generator.draw.choose import kind_options
-from generator.draw.rebuild import rebuild
 from generator.draw.search import draw
-from generator.draw.sheetcodes import decode_code
 from generator.kinds.conv.draw import PRESETS
 from generator.kinds.conv.steps import ConvProblem, Kernel
 
@@ -87,15 +84,6 @@ def test_the_solution_is_the_plain_sliding_window(p):
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
 
 
-def key_answers(p) -> dict:
-    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p)}
-    doc.update({k: v for k, v in solution_to_json(solve(p)).items() if k not in ("format", "kind", "problem")})
-    return doc
-
-
-def graded(p, doc):
-    (pending,) = parse_answers_json(json.dumps(doc), "a")
-    return grade(p, pending.answers(p, pending.student, None))
 
 
 @settings(max_examples=60)
@@ -146,9 +134,7 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
                 corners = [[H[a][b], H[a][b + 1], H[a + 1][b], H[a + 1][b + 1]] for a in range(0, len(H), 2)
                            for b in range(0, len(H[0]), 2)]
                 assert len({block.index(max(block)) for block in corners}) > 1 or len(corners) == 1
-    for p in problems[::3]:
-        assert rebuild(p.code) == p and decode_code(p.code).options == o
-    assert draw(o, 7, count=5)[3] == draw(o, 7, count=1, start=3)[0]
+    codes_rebuild(o, problems)
 
 
 @pytest.mark.parametrize("args, line", [(["--height", "7"], "--height"),
@@ -156,8 +142,7 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
                                         (["--tokens", "3"], "--tokens is for"),
                                         (["--convention", "row"], "--convention is for")])
 def test_settings_it_cannot_take_are_one_line(run, args, line):
-    r = run("draw", "--kind", "conv", "--seed", "1", *args)
-    assert r.code == 2 and line in r.err and r.err.count("\n") == 1, r.err
+    refuses_setting(run, "conv", args, line)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -169,12 +154,7 @@ def test_settings_it_cannot_take_are_one_line(run, args, line):
     ({"W": [[1]]}, "unknown key 'W'"),
 ])
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
-    doc = {**json.loads((EXAMPLES / "conv.json").read_text()), **change}
-    (tmp_path / "p.json").write_text(json.dumps(doc))
-    r = run("solve", str(tmp_path / "p.json"))
-    assert r.code == 1 and message in r.err and r.err.count("\n") == 1, r.err
-    with pytest.raises(ProblemError):
-        problem_from_json(doc)
+    refuses_problem(run, tmp_path, EXAMPLES / "conv.json", change, message)
 
 
 def test_draw_stats_show_each_guarantee_held(run, tmp_path):

@@ -6,6 +6,7 @@ import json
 from fractions import Fraction
 
 import pytest
+from kindcases import graded, key_answers, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,10 +14,8 @@ from strategies import int_matrix
 from test_kind_sheets import inside
 from test_pages import pages
 
-from generator.core.answers import parse_answers_json
-from generator.core.errors import ProblemError
-from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
-from generator.core.registry import grade, grid_shapes, solve
+from generator.core.formats import parse_problems, problem_from_json, problem_to_json
+from generator.core.registry import grid_shapes, solve
 from generator.draw.choose import kind_options
 from generator.draw.rebuild import rebuild
 from generator.draw.search import draw
@@ -117,15 +116,6 @@ def test_the_solution_is_the_plain_computation_in_either_convention(p):
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
 
 
-def key_answers(p) -> dict:
-    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p)}
-    doc.update({k: v for k, v in solution_to_json(solve(p)).items() if k not in ("format", "kind", "problem")})
-    return doc
-
-
-def graded(p, doc):
-    (pending,) = parse_answers_json(json.dumps(doc), "a")
-    return grade(p, pending.answers(p, pending.student, None))
 
 
 def test_a_norm_is_graded_from_the_students_own_mean():
@@ -164,8 +154,7 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
                                         (["--axis", "row"], "--axis"), (["--d-ff", "3"], "--d-ff is for"),
                                         (["--axis", "layer", "--layer-before"], "cannot be drawn with every σ exact")])
 def test_settings_it_cannot_take_are_one_line(run, args, line):
-    r = run("draw", "--kind", "norm", "--seed", "1", *args)
-    assert r.code == 2 and line in r.err and r.err.count("\n") == 1, r.err
+    refuses_setting(run, "norm", args, line)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -176,12 +165,7 @@ def test_settings_it_cannot_take_are_one_line(run, args, line):
     ({"V": [[1]]}, "unknown key 'V'"),
 ])
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
-    doc = {**json.loads((EXAMPLES / "norm.json").read_text()), **change}
-    (tmp_path / "p.json").write_text(json.dumps(doc))
-    r = run("solve", str(tmp_path / "p.json"))
-    assert r.code == 1 and message in r.err and r.err.count("\n") == 1, r.err
-    with pytest.raises(ProblemError):
-        problem_from_json(doc)
+    refuses_problem(run, tmp_path, EXAMPLES / "norm.json", change, message)
 
 
 def test_draw_stats_show_each_guarantee_held(run, tmp_path):

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from kindcases import codes_rebuild, graded, key_answers, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,10 +14,8 @@ from strategies import int_matrix
 from test_kind_sheets import inside
 from test_pages import pages
 
-from generator.core.answers import parse_answers_json
-from generator.core.errors import ProblemError
-from generator.core.formats import parse_problems, problem_from_json, problem_to_json, solution_to_json
-from generator.core.registry import grade, grid_shapes, solve
+from generator.core.formats import parse_problems, problem_from_json, problem_to_json
+from generator.core.registry import grid_shapes, solve
 from generator.kinds.rnn.draw import PRESETS
 from generator.kinds.rnn.steps import RNNProblem
 from generator.draw.choose import kind_options
@@ -111,15 +110,6 @@ def test_the_solution_is_the_plain_unrolling_in_either_convention(p):
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
 
 
-def key_answers(p) -> dict:
-    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p)}
-    doc.update({k: v for k, v in solution_to_json(solve(p)).items() if k not in ("format", "kind", "problem")})
-    return doc
-
-
-def graded(p, doc, carry=True):
-    (pending,) = parse_answers_json(json.dumps(doc), "a")
-    return grade(p, pending.answers(p, pending.student, None), carry=carry)
 
 
 def shaped(p, values: list) -> list:
@@ -194,17 +184,14 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
         assert any(any(x for x in (t(p.W_h) if p.convention == "row" else p.W_h)[i]) for i in range(o.d_h))
         assert all(abs(x) <= lim.out for k, v in steps.items() if k.startswith("y") for x in v)
         assert (p.W_y is None) == (o.readout == 0) and p.convention == o.convention
-    for p in problems[::3]:
-        assert rebuild(p.code) == p and decode_code(p.code).options == o
-    assert draw(o, 7, count=5)[3] == draw(o, 7, count=1, start=3)[0]
+    codes_rebuild(o, problems)
 
 
 @pytest.mark.parametrize("args, line", [(["--tokens", "6"], "rnn sheets take 2 to 5"),
                                         (["--d-h", "5"], "--d-h"), (["--d-ff", "3"], "--d-ff is for"),
                                         (["--readout", "4"], "--readout")])
 def test_settings_it_cannot_take_are_one_line(run, args, line):
-    r = run("draw", "--kind", "rnn", "--seed", "1", *args)
-    assert r.code == 2 and line in r.err and r.err.count("\n") == 1, r.err
+    refuses_setting(run, "rnn", args, line)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -215,12 +202,7 @@ def test_settings_it_cannot_take_are_one_line(run, args, line):
     ({"W_z": [[1]]}, "unknown key 'W_z'"),
 ])
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
-    doc = {**json.loads((EXAMPLES / "rnn.json").read_text()), **change}
-    (tmp_path / "p.json").write_text(json.dumps(doc))
-    r = run("solve", str(tmp_path / "p.json"))
-    assert r.code == 1 and message in r.err and r.err.count("\n") == 1, r.err
-    with pytest.raises(ProblemError):
-        problem_from_json(doc)
+    refuses_problem(run, tmp_path, EXAMPLES / "rnn.json", change, message)
 
 
 # --- printed, graded -----------------------------------------------------------------------------

@@ -157,3 +157,16 @@ def test_a_job_is_not_failed_by_the_servers_deaths(tmp_path, database):
         assert store.claim("last") is not None and store.job(number).state == "running"
     finally:
         store.close()
+
+
+def test_a_burst_across_a_slots_end_is_counted_whole(tmp_path, monkeypatch):
+    # The limit counts in slots of a minute shared by every process; the slot before counts for
+    # the part of it still within the last minute, so 12 tries straddling a slot's end are 12.
+    from generator.app import accounts
+    from generator.app.store import Store
+
+    store = Store(tmp_path / "data")
+    clock = iter([59.0 + k * 0.1 for k in range(6)] + [60.05 + k * 0.1 for k in range(6)])
+    monkeypatch.setattr(accounts.time, "time", lambda: next(clock))
+    allowed = [store.hit("signin:ana", 10) for _ in range(12)]
+    assert allowed == [True] * 10 + [False] * 2, allowed

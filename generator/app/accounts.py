@@ -300,14 +300,19 @@ class Accounts:
 
     def hit(self, key: str, rate: int, period: int = 60) -> bool:
         """Count one request of `key`; whether it is within `rate` a `period` (seconds). Counted in
-        the database, in fixed slots of the period, so every process of a server counts the same."""
-        slot = int(time.time() // period)
+        the database, in slots of the period, so every process of a server counts the same; the
+        slot before counts for the part of it still within the last period (a sliding window): a
+        burst across a slot's end is counted whole, not as two halves each under the rate."""
+        now = time.time()
+        slot, into = int(now // period), (now % period) / period
+        key = str(key)[:200]
         with self.db.transaction() as cur:
             (hits,), = cur.rows("INSERT INTO limits (key, slot, hits) VALUES (?, ?, 1) ON CONFLICT (key, slot) "
-                                "DO UPDATE SET hits = limits.hits + 1 RETURNING hits", (str(key)[:200], slot))
+                                "DO UPDATE SET hits = limits.hits + 1 RETURNING hits", (key, slot))
+            before = cur.rows("SELECT hits FROM limits WHERE key = ? AND slot = ?", (key, slot - 1))
             if hits == 1:  # a key's first request of a slot: the slots gone by are dropped now and then
                 cur.run("DELETE FROM limits WHERE slot < ?", (slot - 1,))
-        return hits <= rate
+        return hits + (before[0][0] if before else 0) * (1 - into) <= rate
 
 
 def _digest(session: str) -> str:

@@ -36,6 +36,21 @@ def draw_inputs(bits: np.random.PCG64, table: Table, d: int, n: int, distinct: b
     raise DrawError(refusal)
 
 
+def inputs_then(o, seed: int, index: int, table: Table, rest: Callable, refusal: str, retries: int = 16) -> tuple:
+    """Fresh inputs X (o.d_model × o.tokens: no token all zero, no feature zero for every token)
+    from problem `index`'s stream until `rest(bits, X)` (reading the stream (index, 1)) finds what
+    the guarantees ask: (X, what it found); DrawError (`refusal`) after `retries` fresh X."""
+    from generator.draw.options import DrawError
+
+    bits, rest_bits = stream(seed, index), stream(seed, index, 1)
+    for _ in range(retries):
+        X = draw_inputs(bits, table, o.d_model, o.tokens, False, refusal)
+        found = rest(rest_bits, X)
+        if found is not None:
+            return X, found
+    raise DrawError(refusal)
+
+
 def first_hit(ok: np.ndarray) -> Optional[int]:
     """The first of a round's candidates that meets every guarantee (`ok`: one flag each), or None."""
     hits = np.flatnonzero(ok)

@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from generator.core.degenerate import constant
 from generator.draw import shaped
-from generator.draw.options import PRESET_NAMES, DrawError, Table
+from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
 from generator.draw.shaped import Shaped, code_reader, keys_drawn_by, options_for
 from generator.draw.streams import as_matrix, first_hit, sample, stream
 from generator.kinds.conv.settings import DEFAULT_SHAPE
@@ -35,25 +35,20 @@ SHAPE_LIMITS = {"height": (4, 6), "width": (4, 6), "kernels": (1, 2), "kernel_si
 
 
 @dataclass(frozen=True)
-class ConvPreset:
-    """Value ranges and a bound that keep a convolution's arithmetic hand-sized."""
+class ConvPreset(Tables):
+    """Value ranges and a bound that keep a convolution's arithmetic hand-sized (x: the image's
+    table, w: the kernels', b: their biases')."""
 
-    x: Table
-    """Distribution of the image's entries."""
-    k: Table
-    """Distribution of the kernels' entries."""
-    b: Table
-    """Distribution of the kernels' biases."""
     z: int
     """Largest |entry| of any map."""
 
 
 PRESETS = {
-    "easy": ConvPreset(x=Table((0, 1, 2), (3, 3, 2)), k=Table((-1, 0, 1), (2, 1, 2)), b=Table((-1, 0, 1), (1, 2, 1)),
+    "easy": ConvPreset(x=Table((0, 1, 2), (3, 3, 2)), w=Table((-1, 0, 1), (2, 1, 2)), b=Table((-1, 0, 1), (1, 2, 1)),
                        z=6),
-    "medium": ConvPreset(x=Table((0, 1, 2, 3), (2, 3, 2, 1)), k=Table((-1, 0, 1), (2, 1, 2)),
+    "medium": ConvPreset(x=Table((0, 1, 2, 3), (2, 3, 2, 1)), w=Table((-1, 0, 1), (2, 1, 2)),
                          b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=10),
-    "hard": ConvPreset(x=Table((0, 1, 2, 3), (2, 2, 2, 2)), k=Table((-1, 0, 1), (2, 1, 2)),
+    "hard": ConvPreset(x=Table((0, 1, 2, 3), (2, 2, 2, 2)), w=Table((-1, 0, 1), (2, 1, 2)),
                        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), z=16),
 }
 assert tuple(PRESETS) == PRESET_NAMES
@@ -96,7 +91,7 @@ def draw_kernel(bits: np.random.PCG64, o: Options, lim: ConvPreset, X: np.ndarra
     k = o.kernel_size
     windows = sliding_window_view(X, (k, k))
     for _ in range(ROUNDS):
-        K, b = sample(bits, lim.k, (CANDIDATES, k, k)), sample(bits, lim.b, (CANDIDATES,))
+        K, b = sample(bits, lim.w, (CANDIDATES, k, k)), sample(bits, lim.b, (CANDIDATES,))
         Z = np.einsum("ijuv,cuv->cij", windows, K) + b[:, None, None]
         ok = (np.abs(Z) <= lim.z).all(axis=(1, 2)) & (Z < 0).any(axis=(1, 2)) & (Z > 0).any(axis=(1, 2))
         ok &= (K != K[:, :1, :1]).any(axis=(1, 2))  # no kernel of one value

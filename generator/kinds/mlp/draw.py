@@ -15,14 +15,14 @@ import numpy as np
 from generator.core.degenerate import constant
 from generator.core.schema import twin
 from generator.draw import shaped
-from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
+from generator.draw.options import PRESET_NAMES, Table, Tables
 from generator.draw.shaped import Layered, code_reader, keys_drawn_by, options_for
-from generator.draw.streams import as_matrix, draw_inputs, sample, stream
+from generator.draw.streams import as_matrix, inputs_then, sample
 from generator.kinds.mlp.settings import DEFAULT_SHAPE
 from generator.kinds.mlp.steps import GIVENS, LASTS, Layer, MLPProblem
 
-CANDIDATES, ROUNDS, RETRIES = 64, 64, 16
-"""Layers drawn at once; rounds of them per layer; fresh inputs before the draw gives up."""
+CANDIDATES, ROUNDS = 64, 64
+"""Layers drawn at once, and rounds of them per layer (draw/streams.inputs_then: fresh inputs after)."""
 
 GUARANTEES = {
     "x": "no example all zero, no input zero for every example",
@@ -120,16 +120,13 @@ def draw_layers(bits: np.random.PCG64, o: Options, lim: MLPPreset, X: np.ndarray
 
 def draw_one(o: Options, seed: int, index: int, code: str) -> MLPProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
-    lim, bits, layer_bits = o.limits(), stream(seed, index), stream(seed, index, 1)
-    for _ in range(RETRIES):
-        X = draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
-        layers = draw_layers(layer_bits, o, lim, X)
-        if layers is not None:
-            p = MLPProblem(X=as_matrix(X), layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
-                           last=o.last, code=code)
-            return twin(p, GIVENS, o.convention)
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
-                    "try another preset, more --tokens or fewer --layers")
+    lim = o.limits()
+    X, layers = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_layers(bits, o, lim, X),
+                            f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
+                            "try another preset, more --tokens or fewer --layers")
+    p = MLPProblem(X=as_matrix(X), layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
+                   last=o.last, code=code)
+    return twin(p, GIVENS, o.convention)
 
 
 draw_keys = keys_drawn_by(draw_one)

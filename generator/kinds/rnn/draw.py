@@ -15,17 +15,15 @@ import numpy as np
 from generator.kinds.rnn.settings import DEFAULT_SHAPE
 from generator.kinds.rnn.steps import GIVENS, RNNProblem
 from generator.core.schema import blank_problem, twin
-from generator.draw.options import PRESET_NAMES, DrawError, Table, Tables
+from generator.draw.options import PRESET_NAMES, Table, Tables
 from generator.draw.shaped import Layered, code_reader, keys_drawn_by, options_for
 from generator.draw import shaped
-from generator.draw.streams import as_matrix, draw_inputs, first_hit, sample, stream
+from generator.draw.streams import as_matrix, first_hit, inputs_then, sample
 
 CANDIDATES = 64
 """Weight sets drawn and checked at once."""
 ROUNDS = 64
 """Rounds of candidates before a fresh X is drawn."""
-RETRIES = 16
-"""Fresh X before the draw gives up on a problem."""
 MAX_PRE = 60
 """No preset lets a pre-activation pass ±60: beyond it no step is worked by hand."""
 
@@ -114,17 +112,13 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarra
 
 def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
-    lim, bits, weight_bits = o.limits(), stream(seed, index), stream(seed, index, 1)
-    for _ in range(RETRIES):
-        X = draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
-        found = draw_weights(weight_bits, o, lim, X)
-        if found is not None:
-            W_x, W_h, b, W_y = found
-            p = RNNProblem(X=as_matrix(X), W_x=as_matrix(W_x), W_h=as_matrix(W_h), b=tuple(int(x) for x in b),
-                           W_y=None if W_y is None else as_matrix(W_y), code=code)
-            return twin(p, GIVENS, o.convention)
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['steps']}; "
-                    "try another preset, fewer --tokens or a smaller --d-h")
+    lim = o.limits()
+    X, (W_x, W_h, b, W_y) = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_weights(bits, o, lim, X),
+                                        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: "
+                                        f"{GUARANTEES['steps']}; try another preset, fewer --tokens or a smaller --d-h")
+    p = RNNProblem(X=as_matrix(X), W_x=as_matrix(W_x), W_h=as_matrix(W_h), b=tuple(int(x) for x in b),
+                   W_y=None if W_y is None else as_matrix(W_y), code=code)
+    return twin(p, GIVENS, o.convention)
 
 
 def blank(o: Options) -> RNNProblem:
