@@ -12,11 +12,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Callable, NamedTuple, Sequence
 
 from generator.core.errors import ProblemError
 from generator.core.faces import Face
 from generator.core.fields import (
+    checked_fraction,
     checked_object,
     choice,
     code_and_metrics,
@@ -28,7 +30,7 @@ from generator.core.fields import (
     with_code_and_metrics,
 )
 from generator.core.graph import evaluate
-from generator.core.numbers import Matrix, encode_matrix
+from generator.core.numbers import Matrix, encode, encode_matrix
 from generator.core.problem import transpose
 
 
@@ -136,7 +138,11 @@ def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
 
 def _field(obj: dict, name: str, prefix: str, default: Any) -> Any:
     """A field of problem@1 besides the givens, by its default's type: true or false, a whole
-    number or a word (whose values the problem's type checks)."""
+    number, a word (whose values the problem's type checks), or (default None) a fraction from 0
+    to 1 or null."""
+    if default is None:
+        value = obj.get(name)
+        return None if value is None else checked_fraction(value, prefix + name)
     if isinstance(default, bool):
         return flag(obj, name, prefix, default)
     if isinstance(default, int):
@@ -144,11 +150,16 @@ def _field(obj: dict, name: str, prefix: str, default: Any) -> Any:
     return choice(obj, name, prefix + name, default)
 
 
+def _written(value: Any) -> Any:
+    """A field's value as problem@1 writes it: a fraction as "p/q", anything else as it is."""
+    return encode(value) if isinstance(value, Fraction) else value
+
+
 def problem_json(problem: Any, givens: Sequence[Given], flags: Sequence[str] = ()) -> dict:
     """A problem as problem@1, every default filled in."""
     out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": problem.kind, "convention": problem.convention}
     out.update({g.name: g.written(getattr(problem, g.name)) for g in givens})
-    out.update({name: getattr(problem, name) for name in flags})
+    out.update({name: _written(getattr(problem, name)) for name in flags})
     return with_code_and_metrics(out, problem)
 
 

@@ -123,7 +123,7 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> MLPProblem:
     lim = o.limits()
     X, layers = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_layers(bits, o, lim, X),
                             f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
-                            "try another preset, more --tokens or fewer --layers")
+                            "try another preset, more --tokens or fewer --layers", retries=64)
     p = MLPProblem(X=as_matrix(X), layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
                    last=o.last, code=code)
     return twin(p, GIVENS, o.convention)
