@@ -86,3 +86,15 @@ def test_no_kind_installed_says_how_to_mend_it(monkeypatch):
     with pytest.raises(ProblemError, match="no exercise kind is installed"):
         registry.kind("attention")
     monkeypatch.setattr(registry, "_kinds", None)
+
+
+def test_every_choice_a_kind_brings_is_a_number_or_has_a_teachers_words():
+    # The form shows a choice in the teacher's language: a word must be in CHOICE_WORDS (a number is
+    # a number in every language); a Spanish form once offered "none".
+    for name in registry.kinds():
+        settings = registry.kind(name).settings
+        words = getattr(settings, "CHOICE_WORDS", {})
+        for setting in settings.DECLARED:
+            for value in setting.choices:
+                numeric = all(part.isdigit() for part in value.split("/"))
+                assert numeric or value in words.get(setting.name, {}), (name, setting.name, value)

@@ -26,7 +26,6 @@ def N_(message: str) -> str:
 CHOICE_WORDS = {
     "preset": {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")},
     "convention": {"column": N_("tokens as columns (by hand)"), "row": N_("tokens as rows (as PyTorch)")},
-    "rules": {"hand": N_("by hand: floor(x/2) and 3^x"), "exact": N_("exact: /√d_k and e^x")},
     "paper": {"a4": "A4", "letter": "Letter"},
     "lang": {"en": "English", "es": "Español"},
     "feedback": {"none": N_("“received” only"), "verdicts": N_("right, carried or wrong per box, and the points"),

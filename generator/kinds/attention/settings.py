@@ -17,6 +17,9 @@ MAX_SCORE_LIMIT = 12
 MAX_SUM_LIMIT = 100_000
 """--max-sum at most this."""
 
+CHOICE_WORDS = {"rules": {"hand": N_("by hand: floor(x/2) and 3^x"), "exact": N_("exact: /√d_k and e^x")}}
+"""The rules' choices in a teacher's words."""
+
 DECLARED = (
     Setting("d_k", "--d-k", N_("Query/key size."), "number", 3, lo=1, hi=8, words=N_("Query and key size"),
             group="shape"),
