@@ -50,3 +50,32 @@ def codes_rebuild(o, problems) -> None:
     for p in problems[::3]:
         assert rebuild(p.code) == p and decode_code(p.code).options == o
     assert draw(o, 7, count=5)[3] == draw(o, 7, count=1, start=3)[0]
+
+
+def prints_and_grades(run, tmp_path, kind: str, args, lang: str, paper: str, names, most_pages: int = 1,
+                      gradebook=()) -> dict:
+    """Two sheets of `kind` (with `args`) printed with a worked key in `lang` on `paper`: each on one
+    page (or at most `most_pages`), inside the margins, every one of `names` on them, in the
+    sheet's language; their answer skeletons graded, the gradebook's header naming `gradebook`.
+    The first skeleton, for a test to look into."""
+    from test_kind_sheets import inside
+    from test_pages import pages
+
+    out = tmp_path / "b"
+    r = run("generate", "--kind", kind, "--count", "2", "--seed", "5", *args, "--lang", lang, "--paper", paper,
+            "--worked", "--out", str(out), "--jobs", "1")
+    assert r.code == 0, r.err
+    for name in ("worksheets.pdf", "answer-keys.pdf"):
+        found = pages(out / name)
+        assert len(found) == 2 if most_pages == 1 else 2 <= len(found) <= 2 * most_pages, (name, len(found))
+        inside(name, found)
+        words = " ".join(w[4] for _, _, ws in found for w in ws)
+        assert all(n in words for n in names), (name, [n for n in names if n not in words])
+        assert ("mano" in words.split()) == (lang == "es")
+    skeletons = tmp_path / "answers.json"
+    assert run("answers", "--manifest", str(out / "manifest.json"), "--all", "--out", str(skeletons)).code == 0
+    r = run("grade", str(skeletons), "--manifest", str(out / "manifest.json"), "--out", str(tmp_path / "g"))
+    assert r.code == 0, r.err
+    header = (tmp_path / "g" / "gradebook.csv").read_text().splitlines()[0]
+    assert all(n in header for n in gradebook), header
+    return json.loads(skeletons.read_text())[0]

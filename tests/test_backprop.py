@@ -6,12 +6,11 @@ import json
 from fractions import Fraction
 
 import pytest
-from kindcases import codes_rebuild, graded, key_answers, refuses_problem, refuses_setting
+from kindcases import codes_rebuild, graded, key_answers, prints_and_grades, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import int_matrix
-from test_kind_sheets import inside
 from test_pages import pages
 
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json
@@ -156,21 +155,8 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, convention, lang, paper):
-    out = tmp_path / "b"
-    r = run("generate", "--kind", "backprop", "--count", "2", "--seed", "5", "--tokens", "2", "--convention", convention,
-            "--lang", lang, "--paper", paper, "--worked", "--out", str(out), "--jobs", "1")
-    assert r.code == 0, r.err
-    for name in ("worksheets.pdf", "answer-keys.pdf"):
-        found = pages(out / name)
-        assert len(found) == 2, (name, len(found))
-        inside(name, found)
-        words = " ".join(w[4] for _, _, ws in found for w in ws)
-        assert all(n in words for n in ("dW2", "dZ1", "W1_new", "Hᵀ"))
-        assert ("mano" in words.split()) == (lang == "es")
-    skeletons = tmp_path / "answers.json"
-    assert run("answers", "--manifest", str(out / "manifest.json"), "--all", "--out", str(skeletons)).code == 0
-    r = run("grade", str(skeletons), "--manifest", str(out / "manifest.json"), "--out", str(tmp_path / "g"))
-    assert r.code == 0, r.err
+    prints_and_grades(run, tmp_path, "backprop", ["--tokens", "2", "--convention", convention], lang, paper,
+                      ("dW2", "dZ1", "W1_new", "Hᵀ"), gradebook=("dW1", "b1_new"))
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from kindcases import codes_rebuild, graded, key_answers, refuses_problem, refuses_setting
+from kindcases import codes_rebuild, graded, key_answers, prints_and_grades, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import int_matrix
-from test_kind_sheets import inside
 from test_pages import pages
 
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json
@@ -166,22 +165,8 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, lang, paper):
-    out = tmp_path / "b"
-    r = run("generate", "--kind", "conv", "--count", "2", "--seed", "5", "--kernels", "2", "--kernel-size", "3",
-            "--height", "6", "--width", "6", "--lang", lang, "--paper", paper, "--worked", "--out", str(out),
-            "--jobs", "1")
-    assert r.code == 0, r.err
-    for name in ("worksheets.pdf", "answer-keys.pdf"):
-        found = pages(out / name)
-        assert len(found) == 2, (name, len(found))
-        inside(name, found)
-        words = " ".join(w[4] for _, _, ws in found for w in ws)
-        assert all(n in words for n in ("Z1", "H2", "P2", "K2"))
-        assert ("mano" in words.split()) == (lang == "es")
-    skeletons = tmp_path / "answers.json"
-    assert run("answers", "--manifest", str(out / "manifest.json"), "--all", "--out", str(skeletons)).code == 0
-    r = run("grade", str(skeletons), "--manifest", str(out / "manifest.json"), "--out", str(tmp_path / "g"))
-    assert r.code == 0, r.err and "P2" in (tmp_path / "g" / "gradebook.csv").read_text().splitlines()[0]
+    prints_and_grades(run, tmp_path, "conv", ["--kernels", "2", "--kernel-size", "3", "--height", "6", "--width", "6"],
+                      lang, paper, ("Z1", "H2", "P2", "K2"), gradebook=("P2",))
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

@@ -6,12 +6,11 @@ import json
 from fractions import Fraction
 
 import pytest
-from kindcases import graded, key_answers, refuses_problem, refuses_setting
+from kindcases import graded, key_answers, prints_and_grades, refuses_problem, refuses_setting
 from conftest import EXAMPLES, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import int_matrix
-from test_kind_sheets import inside
 from test_pages import pages
 
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json
@@ -179,24 +178,11 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, axis, layer, convention, lang, paper):
-    out = tmp_path / "b"
-    args = ["--axis", axis, "--d-model", "3" if axis == "batch" else "4"] + (["--layer-before"] if layer else [])
-    r = run("generate", "--kind", "norm", "--count", "2", "--seed", "5", *args, "--convention", convention,
-            "--lang", lang, "--paper", paper, "--worked", "--out", str(out), "--jobs", "1")
-    assert r.code == 0, r.err
-    for name in ("worksheets.pdf", "answer-keys.pdf"):
-        found = pages(out / name)
-        # A sheet on one page, or two (a layer before the norm, the row convention on Letter): never more.
-        one_page = not layer and convention == "column"
-        assert len(found) == 2 if one_page else len(found) <= 4, (name, len(found))
-        inside(name, found)
-        words = " ".join(w[4] for _, _, ws in found for w in ws)
-        assert all(n in words for n in ("mu", "sigma", "gamma", "var"))
-        assert ("mano" in words.split()) == (lang == "es")
-    skeletons = tmp_path / "answers.json"
-    assert run("answers", "--manifest", str(out / "manifest.json"), "--all", "--out", str(skeletons)).code == 0
-    r = run("grade", str(skeletons), "--manifest", str(out / "manifest.json"), "--out", str(tmp_path / "g"))
-    assert r.code == 0, r.err
+    args = ["--axis", axis, "--d-model", "3" if axis == "batch" else "4", "--convention", convention]
+    # A sheet on one page, or two (a layer before the norm, the row convention on Letter): never more.
+    prints_and_grades(run, tmp_path, "norm", args + (["--layer-before"] if layer else []), lang, paper,
+                      ("mu", "sigma", "gamma", "var"), most_pages=1 if not layer and convention == "column" else 2,
+                      gradebook=("sigma", "Y"))
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

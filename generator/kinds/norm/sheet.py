@@ -130,7 +130,7 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     lines = [[_("mu, line 1"), f"= ({' + '.join(map(sheet_value, line))}) ÷ {count}", equals(first(solution["mu"]))],
              [_("D, first entry"), f"= {sheet_value(line[0])} − {sheet_value(first(solution['mu']))}", equals(d)],
              [_("var, line 1"), f"= ({' + '.join(map(sheet_value, squares))}) ÷ {count}", equals(first(solution["var"]))],
-             [_("sigma, line 1"), f"= √{sheet_value(first(solution['var']))}", equals(first(solution["sigma"]))],
+             [_("sigma, line 1"), f"= √{factor(first(solution['var']), False)}", equals(first(solution["sigma"]))],
              [_("N, first entry"), f"= {sheet_value(d)} ÷ {sheet_value(first(solution['sigma']))}",
               equals(at(solution["N"], 0, 0))],
              [_("Y, first entry"), f"= {factor(problem.gamma[0], True)}·{factor(at(solution['N'], 0, 0))} + "
