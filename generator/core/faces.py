@@ -24,6 +24,7 @@ from generator.core.ops import (  # noqa: F401  (the operations a kind declares 
     GAIN,
     GATE,
     MEAN,
+    NEIGHBOURS,
     OPERATIONS,
     PICK,
     POOL,

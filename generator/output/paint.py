@@ -25,7 +25,8 @@ from generator.output.blocks import Block, BlockMark, Stamp
 from generator.output.monofont import EmbeddedFont, mono
 from generator.sheet.look import MM
 from generator.sheet.marks import INSET_MM, MARK_COLOUR, PAGE_QR_MM, page_qr_text, registration_marks
-from generator.sheet.panel import Layer, PanelView, Shapes, qr_shapes
+from generator.sheet.panel import Layer, PanelView, Shapes
+from generator.sheet.qr import qr_shapes
 from generator.sheet.sheetview import HeadView
 from generator.sheet.style import (
     CODE,

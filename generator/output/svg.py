@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from generator.sheet.panel import PanelView, Point, Shapes, qr_shapes
+from generator.sheet.panel import PanelView, Point, Shapes
+from generator.sheet.qr import qr_shapes
 from generator.sheet.style import EDGE_PT, QR_PT, Ink
 
 

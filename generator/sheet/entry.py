@@ -105,6 +105,8 @@ def _boxes(g: GridView, left: float, top: float, head: Optional[int], names: dic
     tops = g.tops
     for c in g.cells:
         m = c.m
+        if m.nodes:  # a graph drawn beside its matrix: the form has the matrix
+            continue
         x0 = left + EDGE_PT + c.col * CHAR_PT
         masked = set(m.masked)
         cells = []

@@ -69,6 +69,11 @@ class MatrixView:
     """Its step in answers@1 ("Q", "A", ...); empty for given data."""
     head: Optional[int] = None
     """Its 1-based head; None after the heads and outside them."""
+    nodes: tuple[tuple[int, int], ...] = ()
+    """A graph drawn in place of a body: each node's (line, character) in the body, its number
+    there in a circle (nodes numbered from 1); none for a matrix."""
+    edges: tuple[tuple[int, int], ...] = ()
+    """A graph's edges, as pairs of nodes (0-based), each a line between their circles."""
 
     @property
     def label_chars(self) -> int:
@@ -322,6 +327,25 @@ def matrix(label: str, caption: str, values: Sequence[Sequence[Cell]], *, tone: 
         unreduced=tuple(tuple("" if (i, j) in hidden else t for j, t in enumerate(line))
                         for i, line in enumerate(unreduced)) if key and not given else (),
     )
+
+
+GRAPH_PLACES = {
+    2: ((1, 1), (1, 9)),
+    3: ((0, 5), (2, 1), (2, 9)),
+    4: ((0, 1), (0, 9), (2, 9), (2, 1)),
+    5: ((0, 5), (1, 10), (2, 8), (2, 2), (1, 0)),
+    6: ((0, 3), (0, 7), (1, 10), (2, 7), (2, 3), (1, 0)),
+}
+"""Where a graph of n nodes puts them, as (line, character) in a body of 3 lines and 11
+characters: around a convex polygon, so that no edge runs through a third node."""
+GRAPH_CHARS = 11
+"""A graph's width, in matrix characters."""
+
+
+def graph(label: str, caption: str, n: int, edges: Sequence[tuple[int, int]], *, tone: str) -> MatrixView:
+    """A graph of n nodes drawn where a matrix's body would be: numbered circles and its edges."""
+    return MatrixView(label=label, caption=caption, lines=(), rows=3, cols=1, cell_w=GRAPH_CHARS, tone=tone,
+                      boxes=False, nodes=GRAPH_PLACES[n], edges=tuple(edges))
 
 
 def marked(view: MatrixView, marking: Marking) -> MatrixView:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import dataclass, replace
 from typing import Sequence
-
-import segno
 
 from generator.sheet.grid import GridView, MatrixView, Placed, line_tops
 from generator.sheet.style import (
@@ -36,6 +33,9 @@ from generator.sheet.style import (
     Ink,
     raster_width,
 )
+
+NODE_PT = 7.0
+"""A graph's node circle's radius: room for its number, at a matrix line's height."""
 from generator.sheet.writing import PanelBox, writing_boxes
 
 
@@ -83,7 +83,6 @@ class Shapes:
     """(colour, line width, polylines), drawn over the fills, in order."""
 
 
-
 @dataclass(frozen=True)
 class PanelView:
     """A grid as one drawing (brackets, tints, writing boxes) under a few layers of text lines."""
@@ -107,7 +106,6 @@ class PanelView:
     def font_pt(self) -> float:
         """The matrix font's size on this panel."""
         return round(FONT_PT * self.scale, 2)
-
 
 
 class _Raster:
@@ -220,6 +218,20 @@ class _Drawing:
         self.line(tone.ink, 1.2, (left + SERIF_PT, y), (left, y), (left, y + h), (left + SERIF_PT, y + h))
         self.line(tone.ink, 1.2, (right - SERIF_PT, y), (right, y), (right, y + h), (right - SERIF_PT, y + h))
 
+    def graph(self, m: MatrixView, x: float, tops: Sequence[float]) -> None:
+        """A graph whose body's text starts at x, its lines' tops `tops`: a circle around each
+        node's number, a line between the circles of each edge."""
+        ink, radius = TONES[m.tone].ink, NODE_PT
+        centres = [(x + (col + 0.5) * CHAR_PT, (tops[line] + tops[line + 1]) / 2) for line, col in m.nodes]
+        for i, j in m.edges:
+            (x0, y0), (x1, y1) = centres[i], centres[j]
+            length = math.hypot(x1 - x0, y1 - y0)
+            dx, dy = (x1 - x0) / length * radius, (y1 - y0) / length * radius
+            self.line(ink, 0.9, (x0 + dx, y0 + dy), (x1 - dx, y1 - dy))
+        for cx, cy in centres:
+            self.line(ink, 0.9, *((round(cx + radius * math.cos(a), 3), round(cy + radius * math.sin(a), 3))
+                                  for a in (2 * math.pi * k / 24 for k in range(25))))
+
     def mark(self, verdict: str, x: float, y: float) -> None:
         """A verdict's mark with its top left at (x, y): a tick, a tick with a tail (barred when
         trivial), a cross, a square."""
@@ -292,6 +304,13 @@ def _rasters(drawing: _Drawing, cells: Sequence[Placed], tops: Sequence[float]) 
         # Captions are 7.5 pt: their raster is 3/4 of a matrix character.
         start = (round((c.col + m.text_chars) / CAPTION_CHAR) - len(text) if c.end
                  else round(c.col / CAPTION_CHAR))
+        if m.nodes:  # a graph: its caption, its nodes' numbers, its circles and edges
+            rasters.setdefault("captions", _Raster()).put(c.row, start, text)
+            given = rasters.setdefault("given", _Raster())
+            for k, (line, col) in enumerate(m.nodes):
+                given.put(c.body_row + line, c.col + col, str(k + 1))
+            drawing.graph(m, c.col * CHAR_PT, tops[c.body_row:c.body_row + m.text_lines + 1])
+            continue
         captions = rasters.setdefault("captions", _Raster())
         captions.put(c.row, start, text)
         for j, token in enumerate(m.tokens):
@@ -342,25 +361,6 @@ def side_by_side(left: GridView, right: GridView) -> PanelView:
 
 def side_by_side_cols(left: GridView, right: GridView) -> int:
     return left.cols + GAP + right.cols
-
-
-@functools.lru_cache(maxsize=256)  # a sheet's worksheet and key often meet in one process
-def qr_shapes(code: str) -> Shapes:
-    """A sheet code's QR code: its dark modules, a run of them per rectangle, in modules."""
-    rows = segno.make(code, error="m", micro=False).matrix
-    runs = []
-    for y, row in enumerate(rows):
-        x = 0
-        while x < len(row):
-            if row[x]:
-                end = x
-                while end < len(row) and row[end]:
-                    end += 1
-                runs.append((float(x), float(y), float(end - x), 1.0))
-                x = end
-            else:
-                x += 1
-    return Shapes(width=float(len(rows)), height=float(len(rows)), fills=(("#000000", tuple(runs)),), strokes=())
 
 
 def text_panel(rows: Sequence[tuple[str, Sequence[str]]], width_pt: float, scale: float,

@@ -11,6 +11,7 @@ from generator.core.ops.divide import DIVIDE
 from generator.core.ops.gain import GAIN, gained
 from generator.core.ops.gate import GATE, gated
 from generator.core.ops.mean import MEAN, means
+from generator.core.ops.neighbours import NEIGHBOURS, averaged, degrees
 from generator.core.ops.pick import PICK, picked, route_of
 from generator.core.ops.pool import POOL, pooled
 from generator.core.ops.product import PRODUCT, product
@@ -25,10 +26,10 @@ from generator.core.ops.update import UPDATE, stepped_by
 from generator.core.ops.window import WINDOW, windowed
 
 OPERATIONS = (PRODUCT, AFFINE, RULE, COPY, TRANSPOSE, SUM, DIVIDE, ADD, STACK, ARGMAX, PICK, ROUTED, SCALE, WINDOW,
-              POOL, MEAN, BROADCAST, GAIN, DIFFERENCE, TOTAL, GATE, UPDATE)
+              POOL, MEAN, BROADCAST, GAIN, DIFFERENCE, TOTAL, GATE, UPDATE, NEIGHBOURS)
 """The built-in operations."""
 
-__all__ = ["DIFFERENCE", "GATE", "TOTAL", "UPDATE", "gated", "stepped_by", "subtracted", "totals", "ADD", "AFFINE", "ARGMAX", "BROADCAST", "COPY", "GAIN", "MEAN", "along", "gained", "means", "DIVIDE", "OPERATIONS", "PICK", "POOL", "PRODUCT", "ROUTED", "RULE",
+__all__ = ["NEIGHBOURS", "averaged", "degrees", "DIFFERENCE", "GATE", "TOTAL", "UPDATE", "gated", "stepped_by", "subtracted", "totals", "ADD", "AFFINE", "ARGMAX", "BROADCAST", "COPY", "GAIN", "MEAN", "along", "gained", "means", "DIVIDE", "OPERATIONS", "PICK", "POOL", "PRODUCT", "ROUTED", "RULE",
            "SCALE", "STACK", "SUM", "TRANSPOSE", "WINDOW", "pooled", "windowed", "Lit", "Operation", "Values", "add", "affine", "affine_pairs",
            "argmax_rows", "copy", "dot", "guarded", "picked", "product", "relu", "route_of", "routed",
            "routed_cells", "scaled_columns", "stacked", "transposed"]

@@ -1,0 +1,21 @@
+"""The graph convolution as the registry takes it (pyproject.toml's attnsheet.kinds): its settings at hand, its steps, draw and sheet once asked for."""
+
+from generator.core.registry import Kind, parted
+from generator.kinds.gcn import settings
+
+
+def steps():
+    """Its problem and its graph of steps (pure): all that solving a problem loads."""
+    from generator.kinds.gcn import steps
+
+    return steps
+
+
+def heavy():
+    """Its draw and its sheet: numpy and the layout, which solving a problem never needs."""
+    from generator.kinds.gcn import draw, sheet
+
+    return draw, sheet
+
+
+KIND = Kind("gcn", code=8, load=parted(settings, steps, heavy), order=8)
