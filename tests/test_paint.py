@@ -132,7 +132,7 @@ def test_every_page_of_a_long_sheet_has_its_painted_footer():
 def test_the_qr_code_paints_exactly_the_dark_modules():
     import segno
 
-    from generator.sheet.panel import qr_shapes
+    from generator.sheet.qr import qr_shapes
 
     code = draw(DrawOptions(), 7)[0].code
     dark = {(x, y) for y, row in enumerate(segno.make(code, error="m", micro=False).matrix)

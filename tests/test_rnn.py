@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from kindcases import codes_rebuild, graded, key_answers, refuses_problem, refuses_setting
@@ -15,6 +16,7 @@ from test_kind_sheets import inside
 from test_pages import pages
 
 from generator.core.formats import parse_problems, problem_from_json, problem_to_json
+from generator.core.problem import same_numbers
 from generator.core.registry import grid_shapes, solve
 from generator.kinds.rnn.draw import PRESETS
 from generator.kinds.rnn.steps import RNNProblem
@@ -265,11 +267,13 @@ def test_the_second_draw_keeps_every_unit_of_the_state_alive(preset):
     for shape in ((3, 2, 2, 1), (5, 4, 4, 3), (2, 1, 3, 0)):
         n, d, h, y = shape
         o = kind_options("rnn", preset=preset, tokens=n, d_model=d, d_h=h, readout=y)
-        assert o.draw_version == 2
-        for p in draw(o, 31, count=40):
-            steps = unrolled(p)
-            assert all(any(steps[f"h{k}"][unit] > 0 for k in range(1, n + 1)) for unit in range(h)), p
-            assert decode_code(p.code).options.draw_version == 2 and rebuild(p.code) == p
+        assert o.draw_version == 3  # the third draws as the second (its sheets' boxes grow)
+        for version in (2, 3):
+            for p in draw(replace(o, draw_version=version), 31, count=40 if version == 3 else 5):
+                steps = unrolled(p)
+                assert all(any(steps[f"h{k}"][unit] > 0 for k in range(1, n + 1)) for unit in range(h)), p
+                assert decode_code(p.code).options.draw_version == version and rebuild(p.code) == p
+        assert same_numbers(draw(replace(o, draw_version=2), 31, count=1)[0], draw(o, 31, count=1)[0])
 
 
 def test_the_first_draw_let_units_die_and_a_code_says_its_draw():

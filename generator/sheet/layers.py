@@ -15,17 +15,27 @@ from typing import Any, Callable, Optional
 
 from generator.core.errors import LayoutError
 from generator.core.words import N_
-from generator.sheet.fit import CONTENT_WIDTH_PT, FRAME_WIDTH_PT, MIN_SCALE, MIN_SIDE_BY_SIDE_SCALE, worked_panel_for
 from generator.sheet.entry import Block
-from generator.sheet.fit import rules_width
+from generator.sheet.fit import (
+    CONTENT_WIDTH_PT,
+    FRAME_WIDTH_PT,
+    MIN_SCALE,
+    MIN_SIDE_BY_SIDE_SCALE,
+    page_room,
+    rules_height,
+    rules_width,
+    worked_height,
+    worked_panel,
+    worked_panel_for,
+)
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.i18n import translations
 from generator.sheet.grid import GridView, grid, marked
-from generator.sheet.look import SCORE_GAP_PT
+from generator.sheet.look import ASIDE_GAP_PT, HEADER_GAP_PT, SCORE_GAP_PT, SPACED_PT
 from generator.sheet.model import Settings
 from generator.sheet.panel import band_panels
 from generator.sheet.sheetview import HeadView, SheetView
-from generator.sheet.style import raster_width
+from generator.sheet.style import FOOT_PT, MAX_STRETCH, RULES_CHROME_W_PT, RULES_LINE_PT, content_width, raster_width
 
 Rows = list[tuple[list, bool]]
 """A layer grid's rows, each with whether it holds a factor of the next row's product (a page may
@@ -76,6 +86,14 @@ def stepped(m: dict, steps: tuple, marks: Optional[dict] = None) -> dict:
     return {name: marked(view, marks[name]) if name in steps and name in marks else view for name, view in m.items()}
 
 
+def fitted(g: GridView, framed: bool = False) -> GridView:
+    """A grid scaled down to the page's width where it is wider (scale 1 where it is not)."""
+    # A caption may reach a character past its column (grid): the last column's has no gap
+    # to reach into, so the page keeps one character for it.
+    scale = min(1.0, (FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT) / raster_width(g.cols + 1))
+    return replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g
+
+
 def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool = False) -> tuple[GridView, bool]:
     """The layer grid of matrices `m` as the printed sheet places them (`rows(stacked)`: compact,
     or each step below the last where that is too wide), scaled to the page, and whether it is
@@ -93,6 +111,37 @@ def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool 
                           f"{width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or --d-ff, "
                           "or the column convention")
     return (replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g), stacked
+
+
+GROW_SLACK_PT = 2 * RULES_LINE_PT
+"""Kept free under a grown grid: the rules box's height is estimated from its characters."""
+MAX_GROWTH = 1.5
+"""The most a layer grid grows: its boxes and numbers half as large again (10.5 mm lines)."""
+STACK_FOR_GROWTH = 0.2
+"""How much more a grid must grow with each step below the last for its sheet to stack it (the
+compact grid, each product where its factors cross, reads best where it has room)."""
+
+
+def growth(g: GridView, rules: list[str], worked: Optional[list], paper: str, header_pt: float) -> Optional[GridView]:
+    """The layer grid grown as far as its first page lets it (to MAX_GROWTH): as wide as the page,
+    and its writing lines as tall, both by one factor, under the header, the rules box and a key's
+    worked example (`worked`: its lines), as `flowing` places them; None where it is shrunk to the
+    page's width or does not fit its first page as it is."""
+    if g.scale < 1.0:
+        return None
+    width = content_width(paper) - RULES_CHROME_W_PT  # a layer grid's rules box goes across the page
+    above = max(HEADER_GAP_PT, SPACED_PT) - HEADER_GAP_PT + rules_height(rules, width) + ASIDE_GAP_PT + SPACED_PT
+    if worked:
+        above += worked_height(worked_panel(worked, width))
+    room = page_room(paper, False, header_pt) - above - GROW_SLACK_PT
+    widest = math.floor(CONTENT_WIDTH_PT / raster_width(g.cols + 1) * 100) / 100  # as layer_layout keeps a character
+    for hundredths in range(math.floor(MAX_GROWTH * 100), 99, -5):
+        # As wide as the page lets it; its lines as tall, or a little taller than wide (MAX_STRETCH).
+        scale = min(hundredths / 100, widest)
+        big = replace(g, scale=scale, stretch=min(hundredths / 100, scale * MAX_STRETCH))
+        if big.height_pt + FOOT_PT * scale * len(g.bands) <= room:  # a foot under every band's panel
+            return big
+    return None
 
 
 def layer_head(g: GridView, rows: Rows) -> HeadView:
@@ -141,6 +190,9 @@ class OneGrid:
     """worked(problem, solution, lang) -> a key's worked example, line by line."""
     title: str
     """The sheet's title where the batch gives none (a message id)."""
+    grows: Callable[[Any], bool] = lambda problem: True
+    """grows(problem) -> whether its writing lines grow where the page has room (a kind's sheets
+    printed before they grew keep their layout: draw/rebuild.grown_since)."""
 
     def layout(self, problem, solution, key: bool, lang: str = "en", blank: bool = False,
                marks: Optional[dict] = None) -> tuple[dict, GridView, bool]:
@@ -154,10 +206,18 @@ class OneGrid:
         """Everything the template needs for the worksheet, key or graded sheet."""
         marks = graded.marks.get(None) if graded else None
         m, g, stacked = self.layout(problem, solution, key, settings.lang, settings.blank, marks)
-        layer = layer_head(g, self.rows(problem, m)(stacked))
         lines = self.worked(problem, solution, settings.lang) if key and settings.worked else None
-        return layer_sheet(problem, student, settings, key, graded, (), layer,
-                           self.rules(problem, key, settings.lang), lines, (),
+        rules = self.rules(problem, key, settings.lang)
+        if self.grows(problem):
+            if not stacked:  # each step below the last may leave its boxes far more room
+                # Decided on the worksheet, so that its key and its graded sheet are laid out alike.
+                tall = fitted(grid([cells for cells, _ in self.rows(problem, m)(True)]))
+                big = growth(tall, rules, None, settings.paper, 0.0)
+                if big and big.scale >= (growth(g, rules, None, settings.paper, 0.0) or g).scale + STACK_FOR_GROWTH:
+                    g, stacked = tall, True
+            g = growth(g, rules, lines, settings.paper, score_height(graded, settings.lang)) or g
+        layer = layer_head(g, self.rows(problem, m)(stacked))
+        return layer_sheet(problem, student, settings, key, graded, (), layer, rules, lines, (),
                            translations(settings.lang).gettext(self.title))
 
     def check_fits(self, problem, solution, settings: Settings) -> None:

@@ -72,6 +72,9 @@ class Options(Layered, kind="backprop", presets=PRESETS, limits=SHAPE_LIMITS,
     """column (by hand) or row (PyTorch)."""
     lr: str = "1/2"
     """The learning rate, or none."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 16; the numbers drawn are the same)."""
 
 
 OPTIONS = Options

@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("backprop", code=6, load=parted(settings, steps, heavy), order=6)
+KIND = Kind("backprop", code=6, load=parted(settings, steps, heavy), order=6, later=(16,))

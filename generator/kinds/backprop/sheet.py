@@ -16,6 +16,7 @@ from generator.core.faces import N_
 from generator.core.numbers import sheet_value
 from generator.core.problem import transpose
 from generator.kinds.backprop.steps import FINAL_STEPS, column_twin, steps
+from generator.draw.rebuild import grown_since
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
 from generator.sheet.layers import OneGrid, Rows, Said, ones, rules_box, stepped, with_bias
@@ -115,6 +116,6 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
              equals(at(solution["dH"], 0, 0))]]
 
 
-SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE, grows=grown_since(2))
 """Its sheet: one grid (sheet/layers)."""
 view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

@@ -69,6 +69,9 @@ class Options(Shaped, kind="conv", presets=PRESETS, limits=SHAPE_LIMITS,
     """Each kernel's rows and columns."""
     pool: bool = True
     """Each map max-pooled by 2 × 2 blocks."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 18; the numbers drawn are the same)."""
 
     def check_drawable(self) -> None:
         """Refuse, before any draw, a pool of a map whose sides are not even."""

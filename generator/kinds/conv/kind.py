@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("conv", code=9, load=parted(settings, steps, heavy), order=9)
+KIND = Kind("conv", code=9, load=parted(settings, steps, heavy), order=9, later=(18,))

@@ -84,6 +84,9 @@ class Options(Layered, kind="ffn", presets=LAYER_PRESETS, limits=SHAPE_LIMITS):
     """column (by hand) or row (PyTorch)."""
     residual: bool = True
     """Add the input back (out = X + Y)."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 11; the numbers drawn are the same)."""
 
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape whose tokens cannot all differ."""
@@ -200,8 +203,17 @@ def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
 
 
 def code_head(o: Options, w) -> None:
-    """The code's head (version 4): the layers' fields, the flag being the residual."""
-    layer_code_head(o, w, LEGACY_INDEX, o.residual)
+    """The code's head: the layers' fields, the flag being the residual; version 4 (the kind's
+    index, 2 bits) for its first draw, version 6 (its number, Kind.later) for its later one."""
+    if o.draw_version == 1:
+        layer_code_head(o, w, LEGACY_INDEX, o.residual)
+        return
+    from generator.core.registry import kind
+    from generator.draw.sheetcodes import KINDS_VERSION
+
+    w.uint(KINDS_VERSION, 3)
+    w.gamma(kind(o.kind).numbers[o.draw_version - 1])
+    layer_fields(o, w, o.residual)
 
 
 def layer_code_head(o, w, index: int, flag: bool) -> None:
@@ -209,6 +221,12 @@ def layer_code_head(o, w, index: int, flag: bool) -> None:
     gamma), row convention, and the kind's flag (1 bit each)."""
     w.uint(4, 3)
     w.uint(index, 2)
+    layer_fields(o, w, flag)
+
+
+def layer_fields(o, w, flag: bool) -> None:
+    """What follows the kind in a layer's code: preset (2), tokens-2, d_model-1, d_ff-1 (Elias
+    gamma), row convention, and the kind's flag (1 bit each)."""
     w.uint(PRESET_NAMES.index(o.preset), 2)
     w.gamma(o.tokens - 2)
     w.gamma(o.d_model - 1)
@@ -218,7 +236,7 @@ def layer_code_head(o, w, index: int, flag: bool) -> None:
 
 
 def read_layers(r, code: str) -> tuple[dict, bool]:
-    """The layers' fields of a version-4 code (its kind read), and the kind's flag."""
+    """The layers' fields of a code (its kind read), and the kind's flag."""
     from generator.draw.codes import CodeError
 
     preset_index = r.uint(2)
@@ -230,9 +248,10 @@ def read_layers(r, code: str) -> tuple[dict, bool]:
 
 
 def read_code(version: int, r, code: str) -> Options:
-    """The options a version-4 FFN code holds."""
+    """The options an FFN code holds: a version-4 code's are its first draw's (a version-6 code
+    says which of its draws made it, Kind.later)."""
     values, residual = read_layers(r, code)
-    return Options(**values, residual=residual)
+    return Options(**values, residual=residual, draw_version=1 if version == 4 else 2)
 
 
 def manifest(o: Options) -> dict:

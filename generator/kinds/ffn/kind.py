@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("ffn", code=1, load=parted(settings, steps, heavy), order=1)
+KIND = Kind("ffn", code=1, load=parted(settings, steps, heavy), order=1, later=(11,))

@@ -13,6 +13,7 @@ from typing import Optional
 from generator.core.faces import N_
 from generator.kinds.ffn.steps import FINAL_STEPS
 from generator.core.numbers import sheet_value
+from generator.draw.rebuild import grown_since
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
 from generator.sheet.layers import PRODUCT_RULE, OneGrid, Rows, ones, stepped, with_bias
@@ -146,6 +147,6 @@ def worked(problem, solution, lang: str = "en", source=None, source_name: str = 
     return lines
 
 
-SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE, grows=grown_since(2))
 """Its sheet: one grid of layers (sheet/layers)."""
 view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

@@ -71,6 +71,9 @@ class Options(Layered, kind="mlp", presets=PRESETS, limits=SHAPE_LIMITS,
     """column (by hand) or row (PyTorch)."""
     last: str = "linear"
     """What the last layer does: linear or relu."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 15; the numbers drawn are the same)."""
 
     def sizes(self) -> tuple[int, ...]:
         """d_0, d_1, …, d_L."""

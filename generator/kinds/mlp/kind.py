@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("mlp", code=5, load=parted(settings, steps, heavy), order=5)
+KIND = Kind("mlp", code=5, load=parted(settings, steps, heavy), order=5, later=(15,))

@@ -15,6 +15,7 @@ from typing import Optional
 from generator.core.faces import N_
 from generator.kinds.mlp.steps import FINAL_STEPS, column_twin, steps
 from generator.core.numbers import sheet_value
+from generator.draw.rebuild import grown_since
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
 from generator.sheet.layers import OneGrid, Rows, Said, ones, rules_box, stepped, with_bias
@@ -116,6 +117,6 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     return lines
 
 
-SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)
+SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE, grows=grown_since(2))
 """Its sheet: one grid of layers (sheet/layers)."""
 view, check_fits, form_blocks = SHEET.view, SHEET.check_fits, SHEET.form_blocks

@@ -101,6 +101,9 @@ class Options(Layered, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
     """Scale each output by its gate probability."""
     ties: bool = False
     """Give one token a tie at the gate (else none has one)."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 14; the numbers drawn are the same)."""
 
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape in which every expert cannot have a token."""

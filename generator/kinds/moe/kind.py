@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("moe", code=4, load=parted(settings, steps, heavy), order=4)
+KIND = Kind("moe", code=4, load=parted(settings, steps, heavy), order=4, later=(14,))

@@ -79,6 +79,9 @@ class Options(Layered, kind="norm", presets=PRESETS, limits=SHAPE_LIMITS,
     """A layer (Z = [W | b]·[X ; 1], H = ReLU(Z)) before the norm."""
     axis: str = "batch"
     """batch: each feature over the batch; layer: each example over its features."""
+    draw_version: int = 2
+    """Which draw made it: 1 printed its boxes at their least size; 2 grows them where the page has
+    room (Kind.later: its codes carry 17; the numbers drawn are the same)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

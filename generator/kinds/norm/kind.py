@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("norm", code=7, load=parted(settings, steps, heavy), order=7)
+KIND = Kind("norm", code=7, load=parted(settings, steps, heavy), order=7, later=(17,))

@@ -69,9 +69,10 @@ class Options(Layered, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
     """Outputs per step y_t (0: no readout)."""
     convention: str = "column"
     """column (by hand) or row (PyTorch)."""
-    draw_version: int = 2
+    draw_version: int = 3
     """Which draw made it: 1 let ReLU kill a unit of the state for the whole sequence (77 of 175
-    sheets had one); 2 keeps every unit positive at some step (Kind.later: its codes carry 10)."""
+    sheets had one); 2 keeps every unit positive at some step (Kind.later: its codes carry 10);
+    3 draws as 2 and grows the boxes where the page has room (its codes carry 13)."""
 
 
 OPTIONS = Options

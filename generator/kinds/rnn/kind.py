@@ -18,4 +18,4 @@ def heavy():
     return draw, sheet
 
 
-KIND = Kind("rnn", code=3, load=parted(settings, steps, heavy), order=3, later=(10,))
+KIND = Kind("rnn", code=3, load=parted(settings, steps, heavy), order=3, later=(10, 13))

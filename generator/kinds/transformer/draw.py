@@ -61,6 +61,8 @@ class Options(LayerOptions, kind="transformer", limits=SHAPE_LIMITS):
     """Computed attention: a W_O (its values keep d_v = d_model: W_O maps the heads back)."""
     causal: bool = False
     """Computed attention: the causal mask."""
+    draw_version: int = 1
+    """A block has one draw (the FFN's later one grows its boxes; a block's sheet does not)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -225,7 +227,7 @@ def manifest(o: Options) -> dict:
     """The options as a manifest records them."""
     from dataclasses import asdict
 
-    return {"kind": o.kind, **asdict(o)}
+    return {"kind": o.kind, **{name: value for name, value in asdict(o).items() if name != "draw_version"}}
 
 
 def blank(o: Options) -> BlockProblem:
