@@ -267,3 +267,22 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
     s = solve(GCN)
     assert "M1 = X·A = | 1 3 2 |" in part and [list(r) for r in s["M1"]][0] == [1, 3, 2]
     assert "Z1 = | 0 1 0 |   H1 = | 0 1 0 |" in part and [list(r) for r in s["Z1"]][0] == [0, 1, 0]
+
+
+def test_the_screen_form_draws_the_graph_beside_its_adjacency(tmp_path):
+    from starlette.testclient import TestClient
+
+    from generator.app.store import Store
+    from generator.sheet.entry import form
+    from generator.web.app import create_app
+
+    boxes = form(GCN, solve(GCN)).boxes
+    (drawn,) = [b for b in boxes if b.graph]
+    adjacency = next(b for b in boxes if b.label.startswith("A "))
+    assert drawn.graph.words == "1–2, 2–3" and len(drawn.graph.circles) == 3 and len(drawn.graph.lines) == 2
+    assert drawn.graph.frame[0] > max(c.x + c.w for c in adjacency.cells)  # to its right, as on paper
+    web = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1", follow_redirects=False)
+    code = web.get("/practice?kind=gcn&preset=easy").headers["location"].rsplit("/", 1)[1]
+    for page in (f"/practice/{code}", f"/present/{code}"):
+        html = web.get(page).text
+        assert html.count('<svg class="graph" role="img" aria-label="The graph: 4 nodes; edges ') == 1, page

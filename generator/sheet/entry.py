@@ -12,6 +12,7 @@ from typing import Optional
 
 from generator.core.registry import grid_shapes, heads_of, part
 from generator.sheet.grid import GridView, MatrixView
+from generator.sheet.panel import NODE_PT
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 
 HEAD_GAP_PT = 24.0
@@ -66,6 +67,49 @@ class Box:
     """Its column headings (x1, q1, ...) above it and row headings (k1, ...) left of it, as on paper."""
     end: bool = False
     """Its caption ends where its grid ends (a matrix left of the one it multiplies)."""
+    graph: Optional["Graph"] = None
+    """A graph drawn in place of cells (a graph convolution's, beside its adjacency)."""
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A graph as the form draws it: numbered circles and the lines between them, in points."""
+
+    nodes: tuple[tuple[float, float], ...]
+    """Each node's centre, node 1 first."""
+    edges: tuple[tuple[int, int], ...]
+    """Its edges, as pairs of nodes (0-based)."""
+    radius: float
+    """A node's circle's radius."""
+    words: str
+    """What it shows, for a screen reader: its edges, 1–2, 2–3, …"""
+
+    @property
+    def frame(self) -> tuple[float, float, float, float]:
+        """Its left, top, width and height, circles included, in points."""
+        pad = self.radius + 1.0
+        xs, ys = [x for x, _ in self.nodes], [y for _, y in self.nodes]
+        return (round(min(xs) - pad, 2), round(min(ys) - pad, 2), round(max(xs) - min(xs) + 2 * pad, 2),
+                round(max(ys) - min(ys) + 2 * pad, 2))
+
+    @property
+    def lines(self) -> tuple[tuple[float, float, float, float], ...]:
+        """Each edge as a line from circle to circle, in points from its frame's top left."""
+        left, top, _, _ = self.frame
+        out = []
+        for i, j in self.edges:
+            (x0, y0), (x1, y1) = self.nodes[i], self.nodes[j]
+            length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+            dx, dy = (x1 - x0) / length * self.radius, (y1 - y0) / length * self.radius
+            out.append((round(x0 + dx - left, 2), round(y0 + dy - top, 2), round(x1 - dx - left, 2),
+                        round(y1 - dy - top, 2)))
+        return tuple(out)
+
+    @property
+    def circles(self) -> tuple[tuple[float, float, int], ...]:
+        """Each node's centre from its frame's top left, and its number."""
+        left, top, _, _ = self.frame
+        return tuple((round(x - left, 2), round(y - top, 2), k + 1) for k, (x, y) in enumerate(self.nodes))
 
 
 @dataclass(frozen=True)
@@ -105,9 +149,15 @@ def _boxes(g: GridView, left: float, top: float, head: Optional[int], names: dic
     tops = g.tops
     for c in g.cells:
         m = c.m
-        if m.nodes:  # a graph drawn beside its matrix: the form has the matrix
-            continue
         x0 = left + EDGE_PT + c.col * CHAR_PT
+        if m.nodes:  # a graph drawn beside its matrix, where the paper has it
+            centres = tuple((round(x0 + (col + 0.5) * CHAR_PT, 2),
+                             round(top + (tops[c.body_row + line] + tops[c.body_row + line + 1]) / 2, 2))
+                            for line, col in m.nodes)
+            words = ", ".join(f"{i + 1}–{j + 1}" for i, j in m.edges)
+            out.append(Box(None, None, m.caption_text, x0, top + tops[c.row], m.tone, (), "", (), c.end,
+                           Graph(centres, m.edges, NODE_PT, words)))
+            continue
         masked = set(m.masked)
         cells = []
         for i in range(m.rows):
