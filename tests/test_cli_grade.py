@@ -129,3 +129,26 @@ def test_bad_answers_are_one_line_and_write_nothing(run, batch, tmp_path):
     assert r.code == 1 and "cannot read" in r.err
     r = run("answers")
     assert r.code == 2
+
+
+def test_the_gradebooks_list_the_whole_class_those_without_answers_without_points(run, batch, tmp_path):
+    manifest = batch / "manifest.json"
+    sheets = json.loads(manifest.read_text())["sheets"]
+    (tmp_path / "ben.json").write_text(json.dumps(key_answers(sheets[1])))  # one hand-in of three
+    r = run("grade", str(tmp_path / "ben.json"), "--manifest", str(manifest), "--out", str(tmp_path / "g"),
+            "--gradebook", "moodle", "--gradebook", "canvas")
+    assert r.code == 0, r.err
+    assert "the gradebook lists the whole class: 2 of its 3 sheets had no answers" in r.err
+    with open(tmp_path / "g" / "gradebook.csv", newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["name"] for row in rows] == ["Ben Ode", "Ana Lopez", "'=HYPERLINK(\"x\")"]
+    assert rows[0]["points"] == "152" and rows[1]["points"] == rows[2]["points"] == "" == rows[1]["Q"]
+    assert [row["code"] for row in rows] == [sheets[1]["code"], sheets[0]["code"], sheets[2]["code"]]
+    moodle = (tmp_path / "g" / "gradebook-moodle.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert moodle[1:] == ["s2,152", "s1,", "s3,"]
+    canvas = (tmp_path / "g" / "gradebook-canvas.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(canvas) == 2 + 3 and canvas[-1].endswith(",s3,3B,")
+    # Without a manifest there is no class to list: only the sheets answered.
+    r = run("grade", str(tmp_path / "ben.json"), "--out", str(tmp_path / "h"))
+    assert r.code == 0 and len((tmp_path / "h" / "gradebook.csv").read_text().splitlines()) == 2, r.err
+    assert "whole class" not in r.err

@@ -138,17 +138,23 @@ def _listed(pending: Pending, manifest: dict[str, Listed], label: str) -> Listed
 
 
 def write_grades(graded: Sequence[Graded], out: Path, chosen: dict, force: bool, paper: Optional[str] = None,
-                 lang: Optional[str] = None, dialect: str = "excel", systems: Sequence[str] = ()) -> None:
+                 lang: Optional[str] = None, dialect: str = "excel", systems: Sequence[str] = (),
+                 roster: Sequence[Listed] = ()) -> int:
     """A class's grades written into `out`: gradebook.csv (and a school system's), grades.json, the
     report and each student's graded sheet; every target checked before any work, all or nothing
-    (`chosen`: the batch's paper, language and title, where the teacher chose none)."""
+    (`chosen`: the batch's paper, language and title, where the teacher chose none). The gradebooks
+    list the whole class (`roster`: the manifest's sheets), a sheet with no answers without points;
+    returns how many of its sheets had none."""
     from generator.output.files import check_free, check_writable
     from generator.output.staging import Staging
 
     grades = [g.grade for g in graded]
-    targets = {out / "gradebook.csv": gradebook_csv(grades, dialect), out / "grades.json": dumps(grades_json(grades)) + "\n"}
+    handed = {code_key(g.code) for g in grades if g.code}
+    missing = [(s.student, s.code) for s in roster if code_key(s.code) not in handed]
+    targets = {out / "gradebook.csv": gradebook_csv(grades, dialect, missing),
+               out / "grades.json": dumps(grades_json(grades)) + "\n"}
     assignment = chosen.get("title") or "attnsheet"
-    targets.update({out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment)
+    targets.update({out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment, missing)
                     for system in dict.fromkeys(systems)})
     pdfs = graded_paths(graded, out)
     report = out / "report.pdf"
@@ -165,3 +171,4 @@ def write_grades(graded: Sequence[Graded], out: Path, chosen: dict, force: bool,
         for path, text in targets.items():
             stage.write(path, text.encode("utf-8"))
         stage.commit()
+    return len(missing)

@@ -118,9 +118,13 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, trivial, encod
     graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret,
                        trivial=trivial)
     if out is not None:
-        write_grades(graded, out, chosen, force, paper, lang, csv_dialect, systems)
+        unanswered = write_grades(graded, out, chosen, force, paper, lang, csv_dialect, systems,
+                                  list((sheets or {}).values()))
     emit(grades_text(graded, as_json))
     if out is not None:
         extra = "".join(f", gradebook-{system}.csv" for system in dict.fromkeys(systems))
         say(f"wrote gradebook.csv{extra}, grades.json, report.pdf and {len(graded)} graded sheet"
             f"{'s' if len(graded) != 1 else ''} to {out}")
+        if unanswered:
+            say(f"the gradebook lists the whole class: {unanswered} of its {len(sheets)} sheets had no answers "
+                "(listed without points)")

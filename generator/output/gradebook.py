@@ -46,9 +46,10 @@ SCHOOL_SYSTEMS = ("moodle", "canvas", "classroom")
 """The gradebook layouts school systems import (see `school_gradebook`)."""
 
 
-def gradebook_csv(grades: Sequence[Grade], dialect: str = "excel") -> str:
+def gradebook_csv(grades: Sequence[Grade], dialect: str = "excel", missing: Sequence[tuple[Student, str]] = ()) -> str:
     """One row per sheet: code, name, id, group, points, total, percent, then points per step;
-    UTF-8 with a byte-order mark, so that Excel shows accented names as they are."""
+    then a row with no points for each sheet of the class with no answers (`missing`: its student
+    and code); UTF-8 with a byte-order mark, so that Excel shows accented names as they are."""
     sep = CSV_DIALECTS[dialect]
     buffer = io.StringIO()
     buffer.write("\ufeff")
@@ -67,11 +68,16 @@ def gradebook_csv(grades: Sequence[Grade], dialect: str = "excel") -> str:
         percent = f"{g.percent:.1f}".replace(".", "," if sep == ";" else ".")
         writer.writerow([_cell(g.code or ""), _cell(g.student.name), _cell(g.student.id), _cell(g.student.group),
                          g.points, g.total, percent, *[by_label.get(label, "") for label in labels]])
+    for student, code in missing:
+        writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "",
+                         *[""] * len(labels)])
     return buffer.getvalue()
 
 
-def school_gradebook(grades: Sequence[Grade], system: str, assignment: str) -> str:
-    """The grades as a school system imports them, the roster's `id` as each student's identifier:
+def school_gradebook(grades: Sequence[Grade], system: str, assignment: str,
+                     missing: Sequence[tuple[Student, str]] = ()) -> str:
+    """The grades as a school system imports them, the roster's `id` as each student's identifier,
+    each student of the class with no answers (`missing`) without a score:
 
     - moodle: `ID number,<assignment>` (Moodle's grade import: an identifier column, mapped to
       "ID number", and a grade column, mapped to the grade item; points as a plain number);
@@ -84,17 +90,18 @@ def school_gradebook(grades: Sequence[Grade], system: str, assignment: str) -> s
     buffer.write("\ufeff")
     writer = csv.writer(buffer, lineterminator="\r\n")
     name = _cell(assignment)
+    rows = [(g.student, g.points) for g in grades] + [(student, "") for student, _ in missing]
     if system == "moodle":
         writer.writerow(["ID number", name])
-        writer.writerows([[_cell(g.student.id), g.points] for g in grades])
+        writer.writerows([[_cell(student.id), points] for student, points in rows])
     elif system == "canvas":
         writer.writerow(["Student", "ID", "SIS User ID", "Section", name])
         writer.writerow(["Points Possible", "", "", "", max((g.total for g in grades), default=0)])
-        writer.writerows([[_cell(g.student.name), "", _cell(g.student.id), _cell(g.student.group), g.points]
-                          for g in grades])
+        writer.writerows([[_cell(student.name), "", _cell(student.id), _cell(student.group), points]
+                          for student, points in rows])
     elif system == "classroom":
         writer.writerow(["Email Address", name])
-        writer.writerows([[_cell(g.student.id), g.points] for g in grades])
+        writer.writerows([[_cell(student.id), points] for student, points in rows])
     else:
         raise ValueError(f"unknown school system {system!r}")
     return buffer.getvalue()
