@@ -85,3 +85,20 @@ def test_the_handout_follows_the_servers_public_address(tmp_path):
     assert len(_qr_links(pdf)) == 2
     assert "https://attnsheet.school.example/s " in " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages) \
         or "https://attnsheet.school.example/s" in PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+
+
+def test_the_handout_is_made_once_for_what_it_prints(tmp_path):
+    web = _client(tmp_path, "http://127.0.0.1:8000")
+    location = made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2", "seed": "3"}))
+    first = web.get(f"{location}/handout.pdf").content
+    folder = tmp_path / "data" / "batches" / location.rsplit("/", 1)[1]
+    kept = sorted(folder.glob(".handout-*.pdf"))
+    assert len(kept) == 1 and kept[0].read_bytes() == first
+    kept[0].write_bytes(first + b"%kept")  # served from the kept file, not made again
+    assert web.get(f"{location}/handout.pdf").content == first + b"%kept"
+    # A new name is printed on the cards: made again, the old file gone.
+    assert web.post(f"{location}/manage", data={"csrf": web.csrf, "action": "rename", "label": "Monday 3B"}
+                    ).status_code == 303
+    again = web.get(f"{location}/handout.pdf").content
+    assert again != first and b"%kept" not in again and "Monday 3B" in PdfReader(io.BytesIO(again)).pages[0].extract_text()
+    assert len(list(folder.glob(".handout-*.pdf"))) == 1

@@ -3,6 +3,7 @@ hand in and see the feedback the teacher allows. The web app (and the CLI) parse
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -141,10 +142,25 @@ def handout(store: Store, batch: StoredBatch, base_url: str) -> bytes:
     from generator.output.handout import Card, handout_pdf
     from generator.sheet.model import Settings
 
+    from generator.output.files import write_atomic
+
     base = base_url.rstrip("/")
     links = store.links(batch)
     cards = [Card(int(s["index"]), str(s["student"].get("name", "")), str(s["code"]),
                   f"{base}/s/{links[int(s['index'])].token}", links[int(s["index"])].pin)
              for s in batch.sheets if int(s["index"]) in links]
     settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
-    return handout_pdf(cards, f"{base}/s", settings, batch.name)
+    # Made once for what it prints (0.9–2.9 s a time): a new PIN, name or address makes it again.
+    printed = json.dumps([[c.index, c.name, c.code, c.link, c.pin] for c in cards] + [base, settings.paper,
+                         settings.lang, batch.name], ensure_ascii=False)
+    kept = batch.folder / f".handout-{hashlib.sha256(printed.encode()).hexdigest()[:24]}.pdf"
+    if kept.is_file():
+        return kept.read_bytes()
+    data = handout_pdf(cards, f"{base}/s", settings, batch.name)
+    for old in batch.folder.glob(".handout-*.pdf"):  # what an earlier PIN or name printed
+        old.unlink(missing_ok=True)
+    try:
+        write_atomic(kept, data, force=True)
+    except OSError:  # a full or read-only disk: the teacher still gets the handout
+        pass
+    return data
