@@ -25,8 +25,8 @@ def _made(browser, base: str, **fields: str):
     teacher = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     teacher.goto(base + "/")
     for name, value in fields.items():
-        if name == "feedback":
-            teacher.select_option("#f-feedback", value)
+        if teacher.locator(f"#f-{name}").evaluate("field => field.tagName") == "SELECT":
+            teacher.select_option(f"#f-{name}", value)
         else:
             teacher.fill(f"#f-{name}", value)
     teacher.click("button[type=submit]")
@@ -144,4 +144,33 @@ def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_w
         page.locator('input[data-step="A"][data-i="0"][data-j="0"]').tap()  # left blank: nothing to tell
         expect(note).to_be_hidden()
         assert page.locator("input.cell[data-verdict=wrong]").evaluate("x => getComputedStyle(x).outlineStyle") == "dashed"
+        browser.close()
+
+
+def test_one_hand_in_left_is_said_in_the_singular_and_a_closed_batch_says_it_is_closed(served):
+    """Issue 56, items 4 and 10: "Te quedan 1 de 3", and a closed batch told a student who had
+    handed in that they had hand-ins left beside a grey button."""
+    base, store = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        teacher = _made(browser, base, count="1", seed="34", feedback="verdicts", attempts="2", lang="es")
+        name = teacher.url.rsplit("/", 1)[1]
+        token = store.links(store.batch(name))[1].token
+        page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+        page.goto(f"{base}/s/{token}")
+        page.locator("input.cell").first.fill("1")
+        page.click("#handin")
+        expect(page.locator("#status")).to_contain_text("pulsa Entregar otra vez")
+        page.click("#handin")
+        expect(page.locator("#status")).to_contain_text("Te queda una de 2 entregas con respuesta.")
+        teacher.goto(f"{base}/batches/{name}/class")
+        teacher.click("button[name=action][value=close]")
+        expect(teacher.locator("body")).to_contain_text("Las entregas están cerradas.")
+        page.reload()
+        status = page.locator("#status")
+        expect(status).to_contain_text("Las entregas están cerradas.")
+        expect(page.locator("#handin")).to_be_disabled()
+        page.wait_for_timeout(500)  # the feedback the page fetches must not say otherwise
+        assert "Te queda" not in status.inner_text() and "quedan" not in status.inner_text()
+        assert status.inner_text().count("Las entregas están cerradas.") == 1
         browser.close()

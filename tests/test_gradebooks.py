@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import subprocess
@@ -173,7 +174,11 @@ def test_a_spanish_class_gradebook_and_a_classroom_file_without_emails(tmp_path)
                                "nota sobre 10", "estado"]
         assert rows[1][8] == "guardada" and rows[2][8] == "falta" and "," in rows[1][6]  # decimal comma
         refused = web.get(location + "/class/gradebook-classroom.csv")
-        assert refused.status_code == 400 and "e-mail" in refused.text and "S001" not in refused.text
+        assert refused.status_code == 400 and "S001" not in refused.text
+        # In the class's language, back to the class (issue 56, item 10: English, "Back to the batches").
+        page = html.unescape(refused.text)
+        assert 'lang="es"' in page and "Google Classroom identifica" in page and "correo" in page
+        assert f'<a href="{location}/class">Volver a la clase</a>' in page and "Back to" not in page
         assert "identifica a los estudiantes por su correo" in web.get(location + "/class").text  # said beforehand
     finally:
         store.close()

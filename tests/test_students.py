@@ -4,6 +4,7 @@ feedback exactly as the teacher's policy allows."""
 from __future__ import annotations
 
 import json
+import html
 import re
 
 import pytest
@@ -69,7 +70,10 @@ def test_a_student_opens_their_sheet_hands_in_and_the_class_page_fills(school):
     # The teacher closes the batch: no more hand-ins, said in one line.
     teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "action": "close"})
     r = student.post(f"/api/s/{links[1].token}/handin", json=again, headers={"x-csrf-token": csrf})
-    assert r.status_code == 409 and "closed" in r.json()["error"]
+    assert r.status_code == 409 and "closed" in r.json()["error"] and r.json()["reason"] == "closed"
+    # Said on the student's page in the sheet's own language (the page holds the words, the answer says which; issue 56, item 10).
+    page = html.unescape(student.get(f"/s/{links[1].token}").text)
+    assert '"refused_closed": "Hand-ins for this sheet are closed: ask your teacher."' in page
 
 
 def test_a_student_reaches_only_their_own_sheet_on_a_public_server(school):
@@ -118,6 +122,10 @@ def test_each_feedback_policy_shows_exactly_what_it_promises(school, feedback, r
         shown_values = [(name, i, j) for name, grid in handin["expected"]["heads"][0].items()
                         for i, row in enumerate(grid if name != "sums" else [grid]) for j, v in enumerate(row) if v]
         assert shown_values == [("Q", 0, 0)]
+    # The one hand-in with feedback used: another is refused, its reason for the page to say in its language.
+    again = student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf})
+    used = shown and feedback != "none"
+    assert (again.status_code, again.json().get("reason")) == ((409, "attempts") if used else (200, None))
 
 
 def test_a_student_without_a_phone_types_the_code_and_pin(school):

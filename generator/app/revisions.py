@@ -51,6 +51,12 @@ MIGRATION = (  # 2: every save's history and source, conflicts, hand-ins and att
 class Closed(AttnsheetError):
     """A hand-in after the teacher closed the batch, or after the sheet's last attempt."""
 
+    def __init__(self, message: str, reason: str = "closed") -> None:
+        super().__init__(message)
+        self.reason = reason
+        """closed (the teacher closed hand-ins) or attempts (the last one is used): what the
+        student's page says in the sheet's language."""
+
 
 @dataclass(frozen=True)
 class Saved:
@@ -149,7 +155,7 @@ class Revisions:
                                 (number, index))
         if shown and answered >= attempts:
             raise Closed(f"you have handed in this sheet {attempts} time{'s' if attempts != 1 else ''} with "
-                         "feedback, the most your teacher allows: your last hand-in is the one that counts")
+                         "feedback, the most your teacher allows: your last hand-in is the one that counts", "attempts")
         cur.run("UPDATE sheets SET handins = handins + 1, answered = answered + ? WHERE batch_id = ? AND idx = ?",
                 (int(shown), number, index))
         return (answered + 1, answered + 1 >= attempts) if shown else (0, False)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from generator.core.errors import AttnsheetError
+from generator.core.words import N_
 from generator.core.grade import Grade, step_label
 from generator.core.grades import grade_to_json
 from generator.core.registry import heads_of, solve
@@ -116,6 +117,17 @@ COMMA_LOCALES = ("es",)
 class GradebookError(AttnsheetError):
     """A gradebook that cannot be made as asked (a Classroom file without e-mails), in one line."""
 
+    def __init__(self, message: str, words: str = "", values: Optional[dict] = None) -> None:
+        super().__init__(message)
+        self.words, self.values = words, values or {}
+        """Its message id and values, for a page in the class's language (empty: the message is the words)."""
+
+
+CLASSROOM_REFUSAL = N_("Google Classroom matches students by e-mail, and the roster's id column has none for "
+                       "%(missing)s of %(count)s students (the first: %(first)s): put each student's e-mail in the "
+                       "roster's id column, or import another gradebook")
+"""Why a Classroom gradebook is refused (a message id)."""
+
 
 def scaled(points: int, total: int, scale: str) -> Fraction:
     """A sheet's score on `scale`, exact: its points, or points/total of 10, 20 or 100."""
@@ -156,9 +168,8 @@ def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system
     if system == "classroom":
         missing = [s.name or code for s, code, _ in rows if "@" not in (s.id or "")]
         if missing:
-            raise GradebookError(f"Google Classroom matches students by e-mail, and the roster's id column has none for "
-                                 f"{len(missing)} of {len(rows)} students (the first: {missing[0][:60]}): put each "
-                                 "student's e-mail in the roster's id column, or import another gradebook")
+            values = {"missing": len(missing), "count": len(rows), "first": missing[0][:60]}
+            raise GradebookError(CLASSROOM_REFUSAL % values, CLASSROOM_REFUSAL, values)
         writer.writerow(["Email Address", name])
         writer.writerows([[_cell(s.id), score(g)] for s, _, g in rows])
     elif system == "moodle":

@@ -342,6 +342,12 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
             return app.error(request, status, words or str(exc))
         return handler
 
+    async def closed(request: Request, exc: Exception) -> Response:
+        answer = app.error(request, 409, str(exc))
+        if isinstance(answer, JSONResponse):  # the student's page says why in the sheet's language
+            return JSONResponse({"error": str(exc), "reason": getattr(exc, "reason", "closed")}, status_code=409)
+        return answer
+
     async def not_found(request: Request, exc: Exception) -> Response:
         return app.error(request, 404, str(exc) if isinstance(exc, NotFound) else "no such page")
 
@@ -357,7 +363,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
 
     handlers = {404: not_found, NotFound: not_found, PermissionError: answer(403), AttnsheetError: refused,
                 SlowClient: answer(408, "the request took too long to arrive; send it again"),
-                RateLimited: answer(429), Closed: answer(409), OSError: trouble, Exception: trouble}
+                RateLimited: answer(429), Closed: closed, OSError: trouble, Exception: trouble}
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard, app=app)])
 
 

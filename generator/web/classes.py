@@ -6,9 +6,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from generator.app.errors import AttnsheetError
-from generator.app.grading import (SCALES, SCHOOL_SYSTEMS, Student, class_gradebook, graded_pdf, report_pdf,
-                                   titled_report)
-from generator.app.screens import Settings, report_html, step_label
+from generator.app.grading import (SCALES, SCHOOL_SYSTEMS, GradebookError, Student, class_gradebook, graded_pdf,
+                                   report_pdf, titled_report)
+from generator.app.screens import Settings, report_html, step_label, translations
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
 from generator.web.pages import Pages
 
@@ -79,7 +79,13 @@ class Classes(Pages):
             rows = [(Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")}),
                      sheet["code"], by_code.get(sheet["code"])) for sheet in batch.sheets]
             title = batch.manifest["settings"].get("title") or batch.id
-            text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title)
+            try:
+                text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title)
+            except GradebookError as error:  # said on a page in the class's language, back to the class
+                _ = translations(settings.lang).gettext
+                message = _(error.words) % error.values if error.words else str(error)
+                return self.page(request, "error.html", 400, lang=settings.lang, message=message,
+                                 back=(f"/batches/{batch.id}/class", _("Back to the class")))
             shown = "gradebook.csv" if system == "attnsheet" else f"gradebook-{system}.csv"
             return Response(text, media_type="text/csv",
                             headers={"content-disposition": f'attachment; filename="{shown}"'})

@@ -36,9 +36,11 @@
     if (result.status === "received") { status.textContent = words.received; return; }
     if (result.status !== "graded") return;
     status.textContent = words.graded.replace("{points}", result.points).replace("{total}", result.total);
-    if (result.attempts !== undefined) {
-      status.textContent += " " + (result.left > 0 ? words.left.replace("{left}", result.left).replace("{attempts}", result.attempts)
-                                                   : words.none_left);
+    if (root.dataset.closed) {  // what is left of the attempts no longer matters: nothing more is taken
+      status.textContent += " " + words.closed;
+    } else if (result.attempts !== undefined) {
+      const left = result.left === 1 ? words.left_one : words.left.replace("{left}", result.left);
+      status.textContent += " " + (result.left > 0 ? left.replace("{attempts}", result.attempts) : words.none_left);
       if (result.left <= 0) buttons.forEach((button) => { button.disabled = true; });
     }
     for (const input of inputs) {
@@ -127,7 +129,10 @@
         result = await send();
       }
     } catch (error) { status.textContent = words.gone; return; }
-    if (!result.body.handed_in) { status.textContent = result.body.error || words.refused; return; }
+    if (!result.body.handed_in) {
+      status.textContent = words["refused_" + result.body.reason] || result.body.error || words.refused;
+      return;
+    }
     try { localStorage.removeItem(draftKey); } catch (error) { /* nothing kept */ }
     status.textContent = words.handed;
     show(result.body);
