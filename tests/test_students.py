@@ -212,3 +212,28 @@ def test_a_spanish_batchs_student_pages_are_in_spanish(tmp_path):
     assert '<html lang="es">' in page and "Entregar" in page and "Tu hoja" in page and "Hand in" not in page
     assert "Busca tu hoja" in TestClient(app, base_url="http://127.0.0.1").get(
         "/s", headers={"accept-language": "es"}).text
+
+
+def test_a_release_is_one_of_the_looks_a_student_may_have(school):
+    """Issue 56, item 8: under "later", a release showed the verdicts without using an attempt, and
+    three more hand-ins with feedback followed."""
+    store, teacher, csrf, batch = school
+    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": "verdicts", "release": "later",
+                                                      "attempts": "3", "action": "save"})
+    sheet, token = batch.sheets[0], store.links(batch)[1].token
+    student = store.student()
+
+    def hand_in():
+        return student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf})
+
+    assert hand_in().json()["status"] == "received" and hand_in().json()["status"] == "received"  # unseen: free
+    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": "verdicts", "release": "later",
+                                                      "attempts": "3", "action": "release"})
+    look = student.get(f"/api/s/{token}/feedback").json()
+    assert look["status"] == "graded" and look["left"] == 2  # the release was a look
+    assert [hand_in().json()["left"] for _ in range(2)] == [1, 0]
+    refused = hand_in()
+    assert refused.status_code == 409 and refused.json()["reason"] == "attempts"
+    # A sheet never handed in keeps all of its looks.
+    other = store.links(batch)[2].token
+    assert student.get(f"/api/s/{other}/feedback").json().get("left", 3) == 3

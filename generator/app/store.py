@@ -96,6 +96,11 @@ def check_policy(feedback: str, release: str, attempts: int, trivial: str) -> No
         raise AttnsheetError(f"trivial: one of {', '.join(TRIVIAL)}")
 
 
+def shown_now(feedback: str, release: str, released: bool) -> bool:
+    """Whether students see their feedback as they hand in, under a policy."""
+    return feedback != "none" and (release == "now" or released)
+
+
 @dataclass(frozen=True)
 class StoredBatch:
     """A batch in the store."""
@@ -270,11 +275,19 @@ class Store(Revisions, Accounts, Jobs, Curating, EarlierFolders):
         attempts = batch.attempts if attempts is None else attempts
         trivial = batch.trivial if trivial is None else trivial
         check_policy(feedback, release, attempts, trivial)
+        released = batch.released if released is None else released
         with self.db.transaction() as cur:
+            (was_feedback, was_release, was_released), = cur.rows(
+                "SELECT feedback, release_mode, released FROM batches WHERE id = ?{for_update}", (batch.number,))
             cur.run("UPDATE batches SET feedback = ?, release_mode = ?, released = ?, closed = ?, attempts = ?, "
                     "trivial = ? WHERE id = ?",
-                    (feedback, release, int(batch.released if released is None else released),
-                     int(batch.closed if closed is None else closed), attempts, trivial, batch.number))
+                    (feedback, release, int(released), int(batch.closed if closed is None else closed), attempts,
+                     trivial, batch.number))
+            if not shown_now(was_feedback, was_release, bool(was_released)) and shown_now(feedback, release, released):
+                # A release shows each student the hand-in they made unseen: that look is one of their
+                # attempts with feedback, as a hand-in's is when it is shown at once.
+                cur.run("UPDATE sheets SET answered = answered + 1 WHERE batch_id = ? AND handins > answered",
+                        (batch.number,))
         return self.batch(batch.id)
 
     def file(self, name: str, filename: str) -> Path:
