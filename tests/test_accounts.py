@@ -109,6 +109,17 @@ def test_a_class_shared_to_read_then_to_write_then_no_longer(school):
     shown = bo.get(f"/batches/{mine}")
     assert shown.status_code == 200 and "ana's class, shared with you to read." in shown.text
     assert bo.get(f"/batches/{mine}/class").status_code == 200
+    # No control that would fail after the click (issue 56, item 5): said instead what reading allows.
+    pages = {"batch": shown.text, "class": bo.get(f"/batches/{mine}/class").text,
+             "entry": bo.get(f"/batches/{mine}/sheets/1").text}
+    assert all('id="read-only"' in page for page in pages.values())
+    assert 'action="/batches/%s/scans"' % mine not in pages["batch"]
+    assert 'name="action" value="save"' not in pages["class"] and 'value="close"' not in pages["class"]
+    assert 'id="save"' not in pages["entry"] and 'id="fromkey"' not in pages["entry"] and 'data-save=""' in pages["entry"]
+    owner = {"batch": ana.get(f"/batches/{mine}").text, "class": ana.get(f"/batches/{mine}/class").text,
+             "entry": ana.get(f"/batches/{mine}/sheets/1").text}
+    assert not any('id="read-only"' in page for page in owner.values())
+    assert 'id="save"' in owner["entry"] and 'value="close"' in owner["class"] and "/scans" in owner["batch"]
     graded = bo.post(f"/api/batches/{mine}/sheets/1/grade", content=json.dumps({}),
                      headers={"x-csrf-token": bo.csrf})
     assert graded.status_code == 200  # grading what is typed changes nothing

@@ -223,9 +223,11 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
         base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
         rev, answers = await self.off_db(self.store.current, batch, sheet)
         history = await self.off_db(self.store.history, batch, sheet)
+        writes = self.may_change(request, batch)
         return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=entry_form,
                          shapes_json=shapes_of(entry_form), saved=json.dumps(answers), revision=rev or "",
-                         history=history, grade_url=f"{base}/grade", save_url=f"{base}/save")
+                         history=history, grade_url=f"{base}/grade", save_url=f"{base}/save" if writes else "",
+                         read_only=not writes)
 
     async def grade_api(self, request: Request) -> Response:
         """Grade what is typed so far: the verdict of every cell, the points, and (the teacher

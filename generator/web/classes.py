@@ -27,6 +27,7 @@ class Classes(Pages):
         names = {int(s["index"]): str(s["student"].get("name", "")) for s in batch.sheets}
         regrading = [j for j in await self.off_db(self.store.jobs_of, batch.id, "regrade") if not j.finished]
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
+                         read_only=not self.may_change(request, batch),
                          regrading=regrading[-1] if regrading else None,
                          handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
                          systems=("attnsheet",) + SCHOOL_SYSTEMS, scales=SCALES,

@@ -86,6 +86,11 @@ class Pages:
             return JSONResponse({"error": message}, status_code=status)
         return self.page(request, "error.html", status, message=message)
 
+    def may_change(self, request: Request, batch) -> bool:
+        """Whether the request's teacher may change `batch` (theirs, or shared to change): a page
+        shows a colleague who may only read it no control that would fail."""
+        return self.store.access(batch, self.teacher(request)) in ("own", "write")
+
     def csrf_for(self, request: Request) -> str:
         """The CSRF token of the request's pages: its session's (or the server's, with no session),
         made from the server's secret, so a page served by one process is taken by every other."""
