@@ -28,6 +28,7 @@ from generator.output.gradebook import (
     report_pdf,
     titled_report,
     school_gradebook,
+    step_titles,
     summary_lines,
 )
 from generator.output.manifest import Listed, check_codes, code_key, manifest_settings, read_manifest
@@ -37,7 +38,7 @@ from generator.sheet.model import PAPERS, Settings
 __all__ = ["CSV_DIALECTS", "PAPERS", "SCALES", "SCHOOL_SYSTEMS", "GradebookError", "Graded", "Listed", "Student",
            "answer_skeletons", "class_gradebook", "class_report", "grade_all", "dumps", "gradebook_csv", "graded_pdf",
            "grades_json", "grades_text", "languages", "load_manifest", "parse_answers", "report_pdf",
-           "school_gradebook", "skeleton", "summary_lines", "titled_report", "write_grades"]
+           "school_gradebook", "skeleton", "step_titles", "summary_lines", "titled_report", "write_grades"]
 
 
 def load_manifest(text: str, label: str, secret=None) -> tuple[dict[str, Listed], dict]:

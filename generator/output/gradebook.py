@@ -143,11 +143,13 @@ def _number(value: Fraction, comma: bool) -> str:
 
 
 def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system: str = "attnsheet",
-                    scale: str = "points", lang: str = "en", assignment: str = "attnsheet") -> str:
+                    scale: str = "points", lang: str = "en", assignment: str = "attnsheet",
+                    titles: Optional[dict[str, str]] = None) -> str:
     """Every sheet of a class, saved or not (`rows`: its student, its code, its grade or None), as
     `system` imports it: attnsheet's own (headers in `lang`, its locale's separator and decimal
-    sign, a status column saying which sheets are missing), moodle, canvas or classroom; the score
-    in points or on a `scale` of 10, 20 or 100. A Classroom file needs each student's e-mail (the
+    sign, a status column saying which sheets are missing, each step's column headed by its title
+    as the sheets name it, `titles`), moodle, canvas or classroom; the score in points or on a
+    `scale` of 10, 20 or 100. A Classroom file needs each student's e-mail (the
     roster's id): without them it is refused, never filled with ids."""
     if scale not in SCALES:
         raise GradebookError(f"scale: one of {', '.join(SCALES)}")
@@ -194,7 +196,7 @@ def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system
                     labels.append(label)
         shown = _("score out of %(scale)s") % {"scale": out_of}
         writer.writerow([_("code"), _("name"), "id", _("group"), _("points"), _("total"), _("percent"), shown,
-                         _("status"), *labels])
+                         _("status"), *[_cell((titles or {}).get(label, label)) for label in labels]])
         for student, code, g in rows:
             if g is None:
                 writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "",
@@ -309,11 +311,18 @@ def report_pdf(graded: Sequence[Graded], settings: Settings) -> bytes:
     return r.pdf([r.render(report_html(titled_report(graded, settings.lang), settings))])
 
 
-def titled_report(graded: Sequence[Graded], lang: str = "en") -> dict:
-    """The class report (`class_report`), its steps named as the sheets name them, in `lang`."""
-    report = class_report([g.grade for g in graded])
+def step_titles(graded: Sequence[Graded], lang: str = "en") -> dict[str, str]:
+    """Each gradebook label of a class's sheets ('Q_copy', 'h2 scaled') as the sheets name the grid
+    ('Q, copied'), in `lang`: what a teacher reads at the head of a column."""
     names: dict = {}
     for shape in {(g.problem.kind, heads_of(g.problem)): g.problem for g in graded}.values():
         names.update(step_names(shape))  # the sheets of one shape name their steps alike
-    return {**report, "bars": [{**bar, "label": step_title(bar["label"], names, lang)} for bar in report["bars"]],
-            "worst": [{**w, "step": step_title(w["step"], names, lang)} for w in report["worst"]]}
+    return {label: step_title(label, names, lang) for label in names}
+
+
+def titled_report(graded: Sequence[Graded], lang: str = "en") -> dict:
+    """The class report (`class_report`), its steps named as the sheets name them, in `lang`."""
+    report = class_report([g.grade for g in graded])
+    titles = step_titles(graded, lang)
+    return {**report, "bars": [{**bar, "label": titles.get(bar["label"], bar["label"])} for bar in report["bars"]],
+            "worst": [{**w, "step": titles.get(w["step"], w["step"])} for w in report["worst"]]}

@@ -7,7 +7,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from generator.app.errors import AttnsheetError
 from generator.app.grading import (SCALES, SCHOOL_SYSTEMS, GradebookError, Student, class_gradebook, graded_pdf,
-                                   report_pdf, titled_report)
+                                   report_pdf, step_titles, titled_report)
 from generator.app.screens import Settings, report_html, step_label, translations
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
 from generator.web.pages import Pages
@@ -26,13 +26,14 @@ class Classes(Pages):
         conflicts = await self.off_db(self.store.conflicts, batch)
         names = {int(s["index"]): str(s["student"].get("name", "")) for s in batch.sheets}
         regrading = [j for j in await self.off_db(self.store.jobs_of, batch.id, "regrade") if not j.finished]
+        titles = await self.off_loop(step_titles, graded, self.language(request, batch))
         return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
                          read_only=not self.may_change(request, batch),
                          regrading=regrading[-1] if regrading else None,
                          handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
                          systems=("attnsheet",) + SCHOOL_SYSTEMS, scales=SCALES,
                          emails=all("@" in str(s["student"].get("id", "")) for s in batch.sheets),
-                         labels=[label for label, _, _ in _labels(graded)])
+                         labels=[titles.get(label, label) for label, _, _ in _labels(graded)])
 
     async def policy(self, request: Request) -> Response:
         """What students see after handing in, and when; release the feedback; close or open hand-ins."""
@@ -81,7 +82,8 @@ class Classes(Pages):
                      sheet["code"], by_code.get(sheet["code"])) for sheet in batch.sheets]
             title = batch.manifest["settings"].get("title") or batch.id
             try:
-                text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title)
+                text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title,
+                                       step_titles(graded, settings.lang))
             except GradebookError as error:  # said on a page in the class's language, back to the class
                 _ = translations(settings.lang).gettext
                 message = _(error.words) % error.values if error.words else str(error)
