@@ -160,3 +160,32 @@ def test_a_scanned_pile_of_each_kind_is_read_to_its_sheets(tmp_path, kind):
     assert summary.accepted >= 0.7 * boxes, (summary, boxes)
     read = [json.loads(f.read_text()) for f in sorted((tmp_path / "out" / "answers").glob("*.json"))]
     assert sorted(a["code"] for a in read) == sorted(s.code for s in sheets)
+
+
+@pytest.mark.parametrize("kind", sorted(kinds()))
+@pytest.mark.parametrize("convention", ["column", "row"])
+def test_a_forms_boxes_go_in_the_order_a_student_works_and_no_two_share_a_name(kind, convention):
+    """Issue 56, item 3: a recurrent layer's Enter went h1 copy, h2 copy, a1, a2, a3, h1…, and its
+    copied state and the computed one were both "h1 row 1 column 1" to a screen reader."""
+    from dataclasses import replace
+
+    from generator.core.registry import solve, step_names
+    from generator.draw.choose import kind_options
+    from generator.draw.options import DrawError
+    from generator.draw.search import draw
+    from generator.sheet.entry import form
+
+    o = kind_options(kind)
+    if convention == "row" and not hasattr(o, "convention"):
+        pytest.skip("no row twin")
+    try:
+        problem = draw(replace(o, convention=convention) if hasattr(o, "convention") else o, 3, count=1)[0]
+    except DrawError:
+        pytest.skip("no row draw")
+    boxes = form(problem, solve(problem)).boxes
+    heads, final = step_names(problem)
+    for block, order in [(h + 1, heads) for h in range(len({b.head for b in boxes if b.head}))] + [(None, final)]:
+        worked = [b.step for b in boxes if b.step is not None and b.head == block]
+        assert worked == [s for s in order if s in worked], (block, worked)
+    names = [(b.head, b.spoken) for b in boxes if b.step is not None]
+    assert len(set(names)) == len(names), names

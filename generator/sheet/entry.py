@@ -7,11 +7,12 @@ that paper's boxes sit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
-from generator.core.registry import grid_shapes, heads_of, part
+from generator.core.registry import grid_shapes, heads_of, kind_of, part, step_names
 from generator.sheet.grid import GridView, MatrixView
+from generator.sheet.i18n import translations
 from generator.sheet.panel import NODE_PT
 from generator.sheet.style import CAPTION_CHAR, CHAR_PT, EDGE_PT, GAP
 
@@ -69,6 +70,8 @@ class Box:
     """Its caption ends where its grid ends (a matrix left of the one it multiplies)."""
     graph: Optional["Graph"] = None
     """A graph drawn in place of cells (a graph convolution's, beside its adjacency)."""
+    spoken: str = ""
+    """What a screen reader calls its cells' grid: its label, with its caption where another grid shares it."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +190,10 @@ def form(problem, solution, lang: str = "en") -> Form:
     """The sheet of `problem` (any kind) as a form, in its convention's layout, its captions in `lang`."""
     boxes: list[Box] = []
     top, width, titles = 0.0, 0.0, []
+    head_steps, final_steps = step_names(problem)
     for block in part(problem.kind, "sheet").form_blocks(problem, solution, lang):
         names = {id(view): name for name, view in block.matrices.items()}
+        first = len(boxes)
         if block.title:
             titles.append((block.title, round(top, 2)))
             top += TITLE_PT
@@ -205,9 +210,26 @@ def form(problem, solution, lang: str = "en") -> Form:
                 boxes += _boxes(g, 0.0, top, block.head, names)
                 top += g.height_pt + (HEAD_GAP_PT if n < len(block.grids) - 1 else 0.0)
                 width = max(width, g.width_pt)
+        # In the order a student works (Tab and Enter follow it): the givens, then the steps as the
+        # graph has them, wherever the sheet places them (a recurrent layer's copied state stands
+        # above the step it feeds).
+        order = {name: k for k, name in enumerate(head_steps if block.head is not None else final_steps)}
+        boxes[first:] = sorted(boxes[first:], key=lambda b: -1 if b.step is None else order.get(b.step, len(order)))
         top += HEAD_GAP_PT
     heads, final = grid_shapes(problem)
     shapes = {h + 1: heads for h in range(heads_of(problem))}
     if final:
         shapes[None] = final
-    return Form(tuple(boxes), round(width, 2), round(top, 2), shapes, tuple(titles))
+    return Form(tuple(spoken(boxes, problem, lang)), round(width, 2), round(top, 2), shapes, tuple(titles))
+
+
+def spoken(boxes: list[Box], problem, lang: str) -> list[Box]:
+    """The boxes, each step's with the name a screen reader says of its cells: its label, and where
+    two steps share a label (a copy and the grid it copies), what it is too (its face's caption)."""
+    kind = kind_of(problem)
+    row, _ = problem.convention == "row", translations(lang).gettext
+    captions = {s.key[1]: _(s.face.caption_in(row)) for s in kind.steps(kind.column_twin(problem)) if s.face}
+    first = [b.label.split("  ")[0] for b in boxes]
+    shared = {name for b, name in zip(boxes, first) if b.step is not None and first.count(name) > 1}
+    return [b if b.step is None else replace(b, spoken=f"{name}, {captions[b.step]}" if name in shared and
+                                             captions.get(b.step) else name) for b, name in zip(boxes, first)]
