@@ -328,3 +328,23 @@ def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
         expect(page.locator("#score")).to_have_text("152 / 152", timeout=15000)
         expect(first_a).not_to_have_value("13/7 1.86")
         browser.close()
+
+
+def test_after_a_save_and_a_reload_minus_signs_stay_as_the_key_writes_them_and_words_stay_apart(served):
+    """Issue 56, item 12: after a save and a reload, minus signs filled from the key turned from "−"
+    to "-", and "saved (147 / 152)" ran into the next link."""
+    port, _, _ = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = from_the_key(browser, port)
+        page.click("#save")
+        expect(page.locator("#saved")).to_contain_text("saved (")
+        negative = [v for v in page.locator("input.cell").evaluate_all("xs => xs.map(x => x.value)") if "−" in v]
+        assert negative and not any("-" in v for v in negative)
+        saved, link = page.locator("#saved").bounding_box(), page.locator(".score .nav").bounding_box()
+        assert link["x"] >= saved["x"] + saved["width"] + 4 or link["y"] >= saved["y"] + saved["height"]
+        page.reload()
+        expect(page.locator("#score")).not_to_have_text("–", timeout=15000)
+        after = page.locator("input.cell").evaluate_all("xs => xs.map(x => x.value)")
+        assert [v for v in after if "−" in v] == negative and not any("-" in v for v in after)
+        browser.close()

@@ -160,13 +160,16 @@ def test_the_picture_is_weasyprints(tmp_path):
     assert differ.mean() < 0.002, differ.mean()
 
 
-@pytest.mark.parametrize("case", ["long name", "hebrew name", "long title"])
+LONG_NAME = "Maximiliana Wilhelmina Fernández de la Concepción y Montenegro"
+
+
+@pytest.mark.parametrize("case", ["very long name", "hebrew name", "long title"])
 def test_what_the_layout_does_not_cover_goes_to_weasyprint(case):
-    # What needs a text engine: a name cut with an ellipsis, a script the font lacks, a title
-    # that wraps.
+    # What needs a text engine: a name cut with an ellipsis (longer than two of its lines), a
+    # script the font lacks, a title that wraps.
     options = DrawOptions()
     settings = Settings(title="A very long title " * 5 if case == "long title" else "")
-    name = {"long name": "Maximiliana Wilhelmina Fernández de la Concepción y Montenegro", "hebrew name": "שרה כהן"}
+    name = {"very long name": " ".join([LONG_NAME] * 2), "hebrew name": "שרה כהן"}
     problem = draw(options, 3)[0]
     view = sheet_view(problem, solve(problem), Student(name.get(case, "Ada")), settings, True)
     assert direct.document([view], settings) is None
@@ -174,6 +177,24 @@ def test_what_the_layout_does_not_cover_goes_to_weasyprint(case):
     with pikepdf.open(io.BytesIO(data)) as pdf:
         assert str(pdf.docinfo["/Producer"]).startswith("WeasyPrint")
     assert sum(counts) >= 1
+
+
+@pytest.mark.parametrize("key", [False, True])
+def test_a_long_name_is_written_whole_and_smaller_on_its_line(key):
+    """Issue 56, item 12: a long name was cut to "…Surnam…" on the worksheet."""
+    from generator.output.prose import shaper
+    from generator.sheet.layout import page_layout
+
+    problem = draw(DrawOptions(), 3)[0]
+    view = sheet_view(problem, solve(problem), Student(LONG_NAME), Settings(), key)
+    pages = page_layout(view, Settings(), shaper())
+    assert pages is not None
+    (run,) = [r for r in pages[0].runs if r.text == LONG_NAME]
+    ada = [r for r in page_layout(sheet_view(problem, solve(problem), Student("Ada"), Settings(), key), Settings(),
+                                  shaper())[0].runs if r.text == "Ada"][0]
+    assert run.prose.size < ada.prose.size and abs(run.baseline - ada.baseline) < 0.01  # smaller, on the same baseline
+    data, _ = direct.document([view], Settings())
+    assert LONG_NAME in "".join(p.extract_text() for p in __import__("pypdf").PdfReader(io.BytesIO(data)).pages)
 
 
 def test_a_direct_file_says_what_it_is():

@@ -108,3 +108,30 @@ def same_numbers(a, b) -> bool:
     from generator.core.problem import same_numbers as same
 
     return same(a, b)
+
+
+@pytest.mark.parametrize("kind", LAYERED)
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_no_caption_runs_into_the_next_on_a_sheet_laid_out_now(kind, lang):
+    """Issue 56, item 12: moe's "W2 the experts side by side" ran into "Y = W2·H" (one space apart)."""
+    from generator.sheet.style import CAPTION_CHAR
+
+    sheet = part(kind, "sheet").SHEET
+    for o in shapes(kind, 3):
+        problem = draw(o, 5, count=1)[0]
+        for stacked_view in (False, True):
+            m, g, stacked = sheet.layout(problem, solve(problem), False, lang)
+            if stacked_view:  # the stacked grid a grown sheet may choose
+                from generator.sheet.grid import grid
+
+                g = grid([cells for cells, _ in sheet.rows(problem, m)(True)], spaced=True)
+            lines: dict[int, list[tuple[int, int]]] = {}
+            for c in g.cells:
+                text = c.m.caption_text
+                start = (round((c.col + c.m.text_chars) / CAPTION_CHAR) - len(text) if c.end
+                         else round(c.col / CAPTION_CHAR))
+                lines.setdefault(c.row, []).append((start, start + len(text.rstrip())))
+            for row, spans in lines.items():
+                spans.sort()
+                for (_, end), (start, _) in zip(spans, spans[1:]):
+                    assert start - end >= 2, (kind, lang, problem.code, row, spans)

@@ -205,15 +205,17 @@ def _caption_chars(m: MatrixView) -> int:
     return math.ceil(len(m.caption_text) * CAPTION_CHAR)
 
 
-def grid(rows: Sequence[Sequence[Optional[MatrixView]]]) -> GridView:
-    """Matrices in rows and columns; the first column is right-aligned so its rows meet the next."""
+def grid(rows: Sequence[Sequence[Optional[MatrixView]]], spaced: bool = False) -> GridView:
+    """Matrices in rows and columns; the first column is right-aligned so its rows meet the next.
+    `spaced`: a caption keeps the whole gap from the next column's (a sheet laid out since captions
+    ran into each other; the others keep the places they were printed with)."""
     ncols = max(len(r) for r in rows)
     widths = [0] * ncols
     for r in rows:
         for j, m in enumerate(r):
             if m is not None:
                 # A caption may reach a character into the gap after it: captions stay apart.
-                caption = _caption_chars(m) - (1 if j else 0)
+                caption = _caption_chars(m) - (1 if j and not spaced else 0)
                 widths[j] = max(widths[j], m.text_chars + m.label_chars, caption)
     lefts = [sum(widths[:j]) + GAP * j for j in range(ncols)]
     cells: list[Placed] = []

@@ -94,13 +94,14 @@ def fitted(g: GridView, framed: bool = False) -> GridView:
     return replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g
 
 
-def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool = False) -> tuple[GridView, bool]:
+def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool = False,
+                 spaced: bool = False) -> tuple[GridView, bool]:
     """The layer grid of matrices `m` as the printed sheet places them (`rows(stacked)`: compact,
     or each step below the last where that is too wide), scaled to the page, and whether it is
     stacked; a LayoutError saying what to change where no scale prints it legibly (`what`: the sheet)."""
     width = FRAME_WIDTH_PT if framed else CONTENT_WIDTH_PT
     for stacked in (False, True):
-        g = grid([cells for cells, _ in rows(stacked)])
+        g = grid([cells for cells, _ in rows(stacked)], spaced)
         # A caption may reach a character past its column (grid): the last column's has no gap
         # to reach into, so the page keeps one character for it.
         scale = min(1.0, width / raster_width(g.cols + 1))
@@ -198,7 +199,7 @@ class OneGrid:
                marks: Optional[dict] = None) -> tuple[dict, GridView, bool]:
         """The sheet's matrices by name, the grid as printed, and whether it is stacked."""
         m = self.matrices(problem, solution, key, lang, blank, marks)
-        g, stacked = layer_layout(m, self.rows(problem, m), problem.kind)
+        g, stacked = layer_layout(m, self.rows(problem, m), problem.kind, spaced=self.grows(problem))
         return m, g, stacked
 
     def view(self, problem, solution, student, settings: Settings, key: bool,
@@ -211,7 +212,7 @@ class OneGrid:
         if self.grows(problem):
             if not stacked:  # each step below the last may leave its boxes far more room
                 # Decided on the worksheet, so that its key and its graded sheet are laid out alike.
-                tall = fitted(grid([cells for cells, _ in self.rows(problem, m)(True)]))
+                tall = fitted(grid([cells for cells, _ in self.rows(problem, m)(True)], spaced=True))
                 big = growth(tall, rules, None, settings.paper, 0.0)
                 if big and big.scale >= (growth(g, rules, None, settings.paper, 0.0) or g).scale + STACK_FOR_GROWTH:
                     g, stacked = tall, True

@@ -14,6 +14,8 @@ Where the two paths place the same text, they agree to a fraction of a point (te
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Callable, Optional
 
 from generator.sheet.i18n import translations
@@ -325,10 +327,14 @@ class _Page:
                   ("  " + _("Group") + " ", student.group, LINE_WIDTHS_PT[1]))
         for label, value, width in fields[:1] if name_only else fields:
             x += self.text(label, FIELD, x, top)
-            if value and self.advance(value, FIELD_VALUE) > width:
-                raise Unsettable("a name longer than its line")  # CSS cuts it with an ellipsis
+            ink = FIELD_VALUE
+            if value and self.advance(value, ink) > width:
+                # A long name is set smaller to fit its line, whole (down to half the size); on its baseline.
+                ink = replace(ink, size=math.floor(ink.size * width / self.advance(value, ink) * 20) / 20)
+                if ink.size < FIELD_VALUE.size / 2 or self.advance(value, ink) > width:
+                    raise Unsettable("a name longer than two of its lines")  # CSS cuts it with an ellipsis
             if value:
-                self.text(value, FIELD_VALUE, x + LINE_PAD_PT, top)
+                self.text(value, ink, x + LINE_PAD_PT, top + self.measure.ascent * (FIELD_VALUE.size - ink.size))
             self.rects.append(Rect(x, top + text_line, width + 2 * LINE_PAD_PT, UNDERLINE[0], UNDERLINE[1]))
             x += width + 2 * LINE_PAD_PT
         return top + text_line + UNDERLINE[0]

@@ -35,7 +35,8 @@
   function fill(doc, inputs, then, whole) {
     for (const input of inputs) {
       const value = at(doc, input);
-      if (value !== null && value !== undefined) { input.value = String(value); if (then) then(input); }
+      // A minus as the sheet and the key write it (−), however the document spells it (-).
+      if (value !== null && value !== undefined) { input.value = String(value).replace(/-/g, "−"); if (then) then(input); }
       else if (whole) input.value = "";
     }
   }
