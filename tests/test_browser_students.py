@@ -144,6 +144,17 @@ def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_w
         page.locator('input[data-step="A"][data-i="0"][data-j="0"]').tap()  # left blank: nothing to tell
         expect(note).to_be_hidden()
         assert page.locator("input.cell[data-verdict=wrong]").evaluate("x => getComputedStyle(x).outlineStyle") == "dashed"
+        # What the status promises a tap tells (issue 56, item 9: "to see why" only ever said "wrong").
+        expect(page.locator("#status")).to_contain_text("what was expected there" if feedback == "full"
+                                                        else "to hear which it is")
+        # The keys on one line each, the next key too ("siguiente →" wrapped); gone once out of the boxes.
+        page.locator('input[data-step="Q"][data-i="0"][data-j="0"]').tap()
+        heights = page.locator("#keys button").evaluate_all("bs => bs.map(b => b.getBoundingClientRect().height)")
+        assert max(heights) - min(heights) < 1, heights
+        assert page.locator('#keys button[data-key="next"]').evaluate("b => b.scrollWidth <= b.clientWidth")
+        page.locator("h1").tap()  # out of the boxes, onto the page
+        expect(page.locator("#keys")).to_be_hidden()
+        expect(note).to_be_hidden()
         browser.close()
 
 
@@ -158,6 +169,10 @@ def test_one_hand_in_left_is_said_in_the_singular_and_a_closed_batch_says_it_is_
         token = store.links(store.batch(name))[1].token
         page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
         page.goto(f"{base}/s/{token}")
+        page.locator("input.cell").first.tap()
+        nxt = page.locator('#keys button[data-key="next"]')
+        expect(nxt).to_have_text("siguiente →")
+        assert nxt.evaluate("b => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().height < 60")
         page.locator("input.cell").first.fill("1")
         page.click("#handin")
         expect(page.locator("#status")).to_contain_text("pulsa Entregar otra vez")

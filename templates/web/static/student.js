@@ -30,6 +30,8 @@
     if (input.dataset.expected) text += " — " + words.expected.replace("@", input.dataset.expected);
     note.textContent = text;
     note.hidden = false;
+    // Just above the key bar, whatever its height (a larger text size wraps its keys).
+    note.style.bottom = keys.hidden ? "0px" : keys.getBoundingClientRect().height + "px";
   }
   function show(result) {
     for (const input of inputs) { delete input.dataset.verdict; delete input.dataset.expected; input.title = ""; }
@@ -53,7 +55,7 @@
       }
     }
     const wrong = inputs.filter((input) => input.dataset.verdict === "wrong").length;
-    if (wrong) status.textContent += " " + words.wrong.replace("{wrong}", wrong);
+    if (wrong) status.textContent += " " + (result.expected ? words.wrong_full : words.wrong).replace("{wrong}", wrong);
     if (inputs.includes(document.activeElement)) tell(document.activeElement);
   }
 
@@ -67,6 +69,10 @@
   inputs.forEach((input, k) => {
     input.addEventListener("input", () => { window.attnsheetSheet.fit(input); keep(); });
     input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); clear(input); });
+    // Out of the boxes (the hand-in button, the text): the key bar and the note go, nothing stays over the page.
+    input.addEventListener("blur", () => setTimeout(() => {
+      if (!inputs.includes(document.activeElement)) { keys.hidden = true; note.hidden = true; }
+    }, 0));
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
     });
