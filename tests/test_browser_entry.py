@@ -348,3 +348,32 @@ def test_after_a_save_and_a_reload_minus_signs_stay_as_the_key_writes_them_and_w
         after = page.locator("input.cell").evaluate_all("xs => xs.map(x => x.value)")
         assert [v for v in after if "−" in v] == negative and not any("-" in v for v in after)
         browser.close()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (1024, 768), (1920, 1080)])
+def test_fit_to_screen_puts_the_whole_sheet_in_the_window_and_fills_one_side(served, width, height):
+    """Issue 56, item 2: fitted, the sheet ran 32–39 px past the bottom, the current cell cut."""
+    from generator.kinds.attention.draw.presets import DrawOptions
+    from generator.draw.search import draw
+
+    port, _, _ = served
+    problem = draw(DrawOptions(), 1)[0]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        page.goto(f"http://127.0.0.1:{port}/present/{problem.code}")
+        page.keyboard.press("End")
+        page.keyboard.press("f")
+        expect(page.locator("#fit")).to_have_attribute("aria-pressed", "true")
+        sheet = page.locator("#present").bounding_box()
+        bar = page.locator(".present-bar").bounding_box()
+        assert sheet["y"] >= bar["y"] + bar["height"] - 1
+        assert sheet["y"] + sheet["height"] <= height and sheet["x"] + sheet["width"] <= width, sheet
+        # One side filled: the sheet as large as the window lets it be.
+        assert sheet["y"] + sheet["height"] >= height - 24 or sheet["x"] + sheet["width"] >= width - 40, sheet
+        for cell in page.locator(".pcell.current").all():
+            box = cell.bounding_box()
+            assert box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
+        page.keyboard.press("f")  # its own size again, the page as it was
+        expect(page.locator(".top")).to_be_visible()
+        browser.close()

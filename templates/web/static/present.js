@@ -63,9 +63,15 @@
   let fitted = false;
   function fit() {
     root.style.zoom = "";
+    // Fitted, the page keeps only the bar above the sheet: the site's links and the keys' help go.
+    document.body.classList.toggle("fitted", fitted);
     if (fitted) {
+      window.scrollTo(0, 0);
+      // The room from where the sheet starts (under the bar and whatever is above it) to the
+      // window's right and bottom edges: a sheet fitted to less ran 32–39 px past the bottom.
+      const start = root.getBoundingClientRect();
       const width = root.offsetWidth * natural, height = root.offsetHeight * natural;
-      const room = [document.documentElement.clientWidth - 40, window.innerHeight - bar.offsetHeight - 24];
+      const room = [document.documentElement.clientWidth - start.left - 8, window.innerHeight - start.top - 8];
       root.style.zoom = String(natural * Math.min(room[0] / width, room[1] / height));
       window.scrollTo(0, 0);  // all of it is on screen now: none of it under the bar
     }
