@@ -16,13 +16,15 @@ LEARN_DEBS := fonts-bwht fonts-comic-neue fonts-breip fonts-dkg-handwriting font
 HELD_OUT_DEBS := fonts-bwht fonts-dancingscript fonts-kaushanscript fonts-humor-sans fonts-kristi fonts-ecolier-court
 TEST_DEBS := chromium postgresql $(HELD_OUT_DEBS)
 
+AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
+
 .PHONY: demo test system system-test debs bench clean fonts messages readme model
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
 	$(BIN)/attnsheet generate --count 30 --seed 2026 --out output --force
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest
 
 # Regenerate the README's --help blocks from the tool (tests/test_docs.py checks they are current).
@@ -73,6 +75,13 @@ $(VENV)/.installed-test: pyproject.toml constraints.txt | $(VENV)/bin/python sys
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test]'
 	$(BIN)/python -m compileall -q generator
 	touch $(VENV)/.installed $@
+
+# axe-core, the accessibility checker the browser tests run in every page (tests/test_browser_a11y.py),
+# from npm (Debian's npm where the machine has none).
+AXE_VERSION := 4.14.1
+$(AXE): | $(VENV)/bin/python
+	@command -v npm >/dev/null || $(MAKE) -s debs PACKAGES=npm
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/axe axe-core@$(AXE_VERSION)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

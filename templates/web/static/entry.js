@@ -100,7 +100,12 @@
     if (dirty) storeDraft();  // the boxes following the key have moved since the keystroke's draft
     if (result.error) { score.textContent = result.error; return; }
     last = result;
-    for (const input of inputs) input.dataset.verdict = verdictOf(result.cells, input);
+    for (const input of inputs) {
+      input.dataset.verdict = verdictOf(result.cells, input);
+      // Its verdict in words, in its accessible description: said, not only shown by colour and mark.
+      const said = words.verdicts && words.verdicts[input.dataset.verdict];
+      if (said) input.setAttribute("aria-description", said); else input.removeAttribute("aria-description");
+    }
     score.textContent = result.points + " / " + result.total;
     if (document.activeElement && document.activeElement.classList.contains("cell")) explainFor(document.activeElement);
   }

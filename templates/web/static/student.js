@@ -48,6 +48,9 @@
     for (const input of inputs) {
       const verdict = at(result.cells, input);
       if (verdict) input.dataset.verdict = verdict;
+      // Its verdict in words, in its accessible description: said, not only shown by colour.
+      if (words.verdicts[verdict]) input.setAttribute("aria-description", words.verdicts[verdict]);
+      else input.removeAttribute("aria-description");
       const expected = result.expected && verdict === "wrong" ? at(result.expected, input) : null;
       if (expected !== null && expected !== undefined) {
         input.dataset.expected = expected;
