@@ -27,7 +27,7 @@ def test_a_spanish_teacher_makes_prints_exports_and_puts_away_a_batch(browser, t
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="es-ES")
         page.goto(served.url + "/")
-        expect(page.locator("h1")).to_have_text("Crear un lote")
+        expect(page.locator("h1")).to_have_text("Sus clases")
         # Every choice of the form in Spanish: no option says an English word.
         for select in page.locator("#options select").all():
             for option in select.locator("option").all():

@@ -29,12 +29,15 @@ def make(web, **fields) -> str:
 
 def test_every_page_is_locked_down(web):
     r = web.get("/")
-    assert r.status_code == 200 and "Make a batch" in r.text
+    assert r.status_code == 200 and "New class" in r.text
     csp = r.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
     assert r.headers["x-content-type-options"] == "nosniff"
-    # The CLI's help and defaults beside each field.
-    assert "--tokens" in r.text and "Tokens n." in r.text and "(default: 4)" in r.text
+    # Each field in a teacher's words with its default, no command line's flag (issue 56, item 1).
+    form = r.text[r.text.index('id="options"'):r.text.index('id="only-here"') if 'id="only-here"' in r.text else None]
+    assert "Tokens n." in form and "(default: 4)" in form and not re.search(r"--[a-z]", form), \
+        re.findall(r".{40}--[a-z].{20}", form)
+    assert r.text.index("Your classes") < r.text.index("New class") < r.text.index('id="options"')
 
 
 def test_a_batch_made_through_the_form(web, tmp_path):
@@ -115,7 +118,7 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     assert r.code == 0 and json.loads(r.out) == json.loads((folder / "grades" / "001.json").read_text())
     # The class page: the gradebook, the item analysis and the class's files, from what was saved.
     page = web.get(location + "/class")
-    assert page.status_code == 200 and "151/152" in page.text and "Q_copy" in page.text
+    assert page.status_code == 200 and "151/152" in page.text and "Q, copied" in page.text
     csv_text = web.get(location + "/class/gradebook.csv").text
     assert csv_text.splitlines()[1].split(",")[4:6] == ["151", "152"]
     assert web.get(location + "/class/report.pdf").content.startswith(b"%PDF")
@@ -199,7 +202,7 @@ def test_blank_templates_download_from_the_form_and_are_not_stored(web):
     text = "\n".join(page.extract_text() for page in pages)
     assert "Ana Lopez" in text and "Ben Ode" in text and "Head 2" in text
     assert round(float(pages[0].mediabox.width)) == 612  # letter
-    assert "None yet." in web.get("/").text  # nothing stored: there is no key or manifest to grade
+    assert "None yet" in web.get("/").text  # nothing stored: there is no key or manifest to grade
     # The preview shows the template, and its "key" is the template too (there is none).
     preview = web.get("/preview?blank=on&key=1")
     text = preview.text.split("<body>")[1].upper()  # what the page shows
@@ -251,7 +254,7 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
 
     server, port, home = serve(tmp_path / "data")
     try:
-        assert "Make a batch" in home
+        assert "New class" in home
         workers = children(server.pid)
         assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
@@ -279,7 +282,7 @@ def test_a_shape_too_big_to_print_is_the_clis_message_not_a_server_error(web):
     shape = {"heads": "4", "d_v": "6", "d_model": "16", "output_projection": "on", "seed": "3"}
     r = web.post("/batches", data={"csrf": web.csrf, **shape})
     assert r.status_code == 400 and "pt tall where a landscape page has 479" in r.text and 'id="error-form"' in r.text
-    assert "None yet." in r.text  # no batch stored
+    assert "None yet" in r.text  # no batch stored
     preview = web.get("/preview", params=shape)
     assert preview.status_code == 400 and "use fewer “Heads”" in preview.text
 
@@ -341,14 +344,14 @@ def test_a_file_chosen_is_held_at_once_and_the_preview_shows_it(web):
 
 
 def test_pages_speak_the_batch_language_or_the_browsers(web, tmp_path):
-    assert "Make a batch" in web.get("/").text
+    assert "New class" in web.get("/").text
     spanish = web.get("/", headers={"accept-language": "es-ES,es;q=0.9,en;q=0.5"})
-    assert "Crear un lote" in spanish.text and '<html lang="es">' in spanish.text
+    assert "Nueva clase" in spanish.text and '<html lang="es">' in spanish.text
     assert 'value="es" selected' in spanish.text  # a Spanish reader prints Spanish sheets unless they choose
-    assert "Make a batch" in web.get("/", headers={"accept-language": "fr, en;q=0.3, es;q=0.2"}).text
+    assert "New class" in web.get("/", headers={"accept-language": "fr, en;q=0.3, es;q=0.2"}).text
     chosen = web.get("/?ui=es")
-    assert "Crear un lote" in chosen.text and chosen.cookies.get("attnsheet_lang") == "es"
-    assert "Crear un lote" in web.get("/").text  # the choice is kept
+    assert "Nueva clase" in chosen.text and chosen.cookies.get("attnsheet_lang") == "es"
+    assert "Nueva clase" in web.get("/").text  # the choice is kept
     web.cookies.clear()
     # A batch's pages are in its language, whatever the browser asks for.
     location = make(web, lang="es")
@@ -374,7 +377,7 @@ def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_p
     assert "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get("/").text and "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get(keep).text
     web.post(keep + "/manage", data={"csrf": web.csrf, "action": "archive"})
     home = web.get("/").text
-    assert "algebra" not in home and "1 archived batch" in home
+    assert "algebra" not in home and "1 archived class" in home
     assert "algebra" in web.get("/?archived=1").text
     assert web.get(keep + "/files/manifest.json").status_code == 200  # put away, nothing changed
     web.post(keep + "/manage", data={"csrf": web.csrf, "action": "unarchive"})
@@ -413,3 +416,23 @@ def test_the_spanish_form_says_every_choice_in_spanish(web):
         for value, words in choices.items():
             if spanish(words) != value:
                 assert not re.search(rf"(^|[\s(;:]){re.escape(value)}(:|\))", field), (name, value, field)
+
+
+def test_a_class_is_named_by_its_teacher_or_its_class_list_and_its_files_after_it(web):
+    """Issue 56, item 1: classes were called batch-0001…, every gradebook gradebook*.csv."""
+    import datetime
+
+    today = datetime.date.today().isoformat()
+    roster = ("roster", ("3B algebra.csv", b"name\nAna\nBen\n", "text/csv"))
+    listed = made(web, web.post("/batches", data={"csrf": web.csrf, "seed": "5"}, files=[roster]))
+    named = made(web, web.post("/batches", data={"csrf": web.csrf, "seed": "5", "count": "2", "label": " Monday  3B "}))
+    plain = make(web)
+    home = web.get("/").text
+    assert f"3B algebra, {today}" in home and "Monday 3B" in home and f"Self-attention, {today}" in home
+    assert "batch-0001</a>" not in home
+    assert home.index("Your classes") < home.index("Monday 3B") < home.index("New class")
+    files = {"gradebook": web.get(listed + "/class/gradebook.csv"), "handout": web.get(named + "/handout.pdf"),
+             "zip": web.get(plain + "/files.zip")}
+    assert f'filename="3b-algebra-{today}-gradebook.csv"' in files["gradebook"].headers["content-disposition"]
+    assert 'filename="monday-3b-handout.pdf"' in files["handout"].headers["content-disposition"]
+    assert f'filename="self-attention-{today}-files.zip"' in files["zip"].headers["content-disposition"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.output.files import check_free, check_writable, write_atomic
+from generator.output.files import check_free, check_writable, slug, write_atomic
 from generator.output.staging import Staging
 
-__all__ = ["Staging", "check_free", "check_writable", "write_atomic"]
+__all__ = ["Staging", "check_free", "check_writable", "slug", "write_atomic"]

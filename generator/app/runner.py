@@ -187,9 +187,11 @@ def _make_batch(store, job_id: int, params: dict, heart: Heart, workers) -> dict
         count[0] += n
         heart.progress(count[0])
 
-    create_batch(store, batch, params.get("feedback", "verdicts"), params.get("release", "now"),
-                 params.get("base_url", ""), int(params.get("attempts", 3)), owner=params.get("owner"),
-                 reserved=(name, folder), progress=progress)
+    made = create_batch(store, batch, params.get("feedback", "verdicts"), params.get("release", "now"),
+                        params.get("base_url", ""), int(params.get("attempts", 3)), owner=params.get("owner"),
+                        reserved=(name, folder), progress=progress)
+    if params.get("label"):  # the class's name, as its teacher gave it (or the roster's and the day)
+        store.rename(made, str(params["label"]))
     return {"batch": name}
 
 

@@ -139,6 +139,13 @@ class StoredBatch:
         """What the lists call it: the teacher's name for it, its title, or its id."""
         return self.label or self.manifest["settings"].get("title") or self.id
 
+    def file_name(self, what: str) -> str:
+        """A download's file name after the class ("monday-3b-gradebook.csv"), its id where its name
+        has no letter or digit a file name keeps."""
+        from generator.output.files import slug
+
+        return f"{slug(self.name) or self.id}-{what}"
+
     @property
     def kind(self) -> str:
         """The exercise its sheets are of (problem@1's kind; attention for files of before kinds)."""

@@ -124,6 +124,7 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
                          grouped=lambda fields: grouped(fields, lang), uploads=UPLOADS,
                          upload_info=lambda name: upload_info(name, lang), held=held, fresh=fresh, making=making,
                          archived=archived, put_away=sum(b.archived for b in every), kinds=kind_titles(),
+                         handed={b.id: len(self.store.handins(b)) for b in batches},
                          only_here=self._only_here(request))
 
     def _only_here(self, request: Request) -> str:
@@ -136,6 +137,9 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
         if not self._csrf_ok(str(data.get("csrf", "")), request):
             return self.error(request, 403, "the form is stale or was not sent by this app: reload the page")
         values = {name: str(data.get(name, "")) for name, _ in FIELDS}
+        values["label"] = str(data.get("label", ""))[:400]
+        roster = data.get("roster")
+        values["roster_name"] = str(getattr(roster, "filename", "") or data.get("roster_name", ""))[:200]
         uploads, held, errors = {}, {}, {}
         for name, _ in UPLOADS:  # a file chosen now, else the one the server holds from before
             upload, held_id = data.get(name), str(data.get(f"held_{name}", ""))
@@ -209,7 +213,7 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
                 except NotFound:  # a name its manifest lists that leads out of the batch: not in the zip
                     continue
         return Response(buffer.getvalue(), media_type="application/zip",
-                        headers={"content-disposition": f'attachment; filename="{batch.id}.zip"'})
+                        headers={"content-disposition": f'attachment; filename="{batch.file_name("files.zip")}"'})
 
     async def batch_file(self, request: Request) -> Response:
         path = self.store.file(request.path_params["batch_id"], request.path_params["name"])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import replace
+from pathlib import PurePath
 from typing import Optional
 
 from generator.app.batches import (Batch, RequestError, blank_sheets, check_printable, request, roster_students,
@@ -28,7 +30,7 @@ CHOICE_WORDS = {
     "convention": {"column": N_("tokens as columns (by hand)"), "row": N_("tokens as rows (as PyTorch)")},
     "paper": {"a4": "A4", "letter": "Letter"},
     "lang": {"en": "English", "es": "Español"},
-    "feedback": {"none": N_("“received” only"), "verdicts": N_("right, carried or wrong per box, and the points"),
+    "feedback": {"none": N_("“received” only"), "verdicts": N_("each box marked, and the points"),
                  "full": N_("that, and each box's expected value")},
     "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
 }
@@ -66,7 +68,8 @@ def field_info(name: str, lang: str = "en") -> dict:
     # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
     labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else \
         {choice: _(words) for choice, words in {**CHOICE_WORDS, **kind_choice_words()}.get(name, {}).items()}
-    return {"flag": s.flag, "help": _(s.help), "default": default, "choices": list(s.choices), "words": _(words),
+    # Its help in a teacher's words: a setting it names by its flag is named by its field's words.
+    return {"flag": s.flag, "help": worded(_(s.help), lang), "default": default, "choices": list(s.choices), "words": _(words),
             "group": group, "labels": labels, "kinds": " ".join(kinds_taking(name))}
 
 
@@ -172,6 +175,19 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
     return document_pdf(views, req.settings), {}
 
 
+def class_name(values: dict[str, str], req) -> str:
+    """The class's name in every list and on its files: the teacher's (or its sheets' title), else the
+    roster's file name (or the exercise) and the day it was made."""
+    given = " ".join(values.get("label", "").split()) or req.settings.title  # else as its sheets are titled
+    if given:
+        return given
+    stem = PurePath(values.get("roster_name", "")).stem.replace("_", " ").strip() if req.students else ""
+    lang = req.settings.lang
+    kind = getattr(req.options, "kind", "") or (req.problems[0].kind if req.problems else "attention")
+    title = translations(lang).gettext(kind_titles().get(kind, kind))
+    return f"{stem or title}, {datetime.date.today().isoformat()}"
+
+
 def queue_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
                 base_url: str = "", owner: Optional[int] = None) -> tuple[Optional[str], dict[str, str]]:
     """A batch from the form's values (and uploaded roster or problem file), drawn, checked and
@@ -192,7 +208,8 @@ def queue_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str
     except AttnsheetError as error:  # the CLI's own words: a draw that cannot be made, a sheet too wide
         return None, {"form": str(error)}
     name, _ = store.reserve()
-    params = {"batch": name, "feedback": values.get("feedback") or "verdicts",
+    params = {"batch": name, "label": class_name(values, req),
+              "feedback": values.get("feedback") or "verdicts",
               "release": values.get("release") or "now", "base_url": base_url, "attempts": read(SETTINGS["attempts"], values.get("attempts", "")), "owner": owner}
     store.submit("batch", params, owner, name, batch_inputs(batch))
     return name, {}

@@ -89,7 +89,7 @@ class Classes(Pages):
                 message = _(error.words) % error.values if error.words else str(error)
                 return self.page(request, "error.html", 400, lang=settings.lang, message=message,
                                  back=(f"/batches/{batch.id}/class", _("Back to the class")))
-            shown = "gradebook.csv" if system == "attnsheet" else f"gradebook-{system}.csv"
+            shown = batch.file_name("gradebook.csv" if system == "attnsheet" else f"gradebook-{system}.csv")
             return Response(text, media_type="text/csv",
                             headers={"content-disposition": f'attachment; filename="{shown}"'})
         if not graded:

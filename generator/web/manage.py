@@ -24,7 +24,7 @@ class Managing(Pages):
         base = self.public_url or str(request.base_url)
         data = await self.off_loop(self._locked, handout, self.store, batch, base)
         return Response(data, media_type="application/pdf",
-                        headers={"content-disposition": f'inline; filename="{batch.id}-handout.pdf"'})
+                        headers={"content-disposition": f'inline; filename="{batch.file_name("handout.pdf")}"'})
 
     async def manage(self, request: Request) -> Response:
         """Rename, archive (or bring back) or delete a batch; a delete needs the batch's id typed again."""
