@@ -49,14 +49,7 @@ from generator.sheet.look import (
     TITLE_MAX_PT,
     UNDERLINE,
 )
-from generator.sheet.marks import (
-    INSET_MM,
-    PAGE_QR_MM,
-    PAGE_TOP_EXTRA_MM,
-    is_scanned,
-    page_qr_text,
-    registration_marks,
-)
+from generator.sheet.marks import INSET_MM, PAGE_QR_MM, PAGE_TOP_EXTRA_MM, is_scanned, page_qr_text, registration_marks
 from generator.sheet.measure import Measure, Unsettable, rules_lines
 from generator.sheet.model import Settings
 from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
@@ -327,12 +320,11 @@ class _Page:
                   ("  " + _("Group") + " ", student.group, LINE_WIDTHS_PT[1]))
         for label, value, width in fields[:1] if name_only else fields:
             x += self.text(label, FIELD, x, top)
-            ink = FIELD_VALUE
-            if value and self.advance(value, ink) > width:
-                # A long name is set smaller to fit its line, whole (down to half the size); on its baseline.
-                ink = replace(ink, size=math.floor(ink.size * width / self.advance(value, ink) * 20) / 20)
-                if ink.size < FIELD_VALUE.size / 2 or self.advance(value, ink) > width:
-                    raise Unsettable("a name longer than two of its lines")  # CSS cuts it with an ellipsis
+            # A long name is set smaller to fit its line, whole (down to half the size), on its baseline.
+            ink = replace(FIELD_VALUE, size=min(FIELD_VALUE.size, math.floor(FIELD_VALUE.size * width / max(
+                self.advance(value, FIELD_VALUE), 1e-6) * 20) / 20)) if value else FIELD_VALUE
+            if value and (ink.size < FIELD_VALUE.size / 2 or self.advance(value, ink) > width):
+                raise Unsettable("a name longer than two of its lines")  # CSS cuts it with an ellipsis
             if value:
                 self.text(value, ink, x + LINE_PAD_PT, top + self.measure.ascent * (FIELD_VALUE.size - ink.size))
             self.rects.append(Rect(x, top + text_line, width + 2 * LINE_PAD_PT, UNDERLINE[0], UNDERLINE[1]))

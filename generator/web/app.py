@@ -18,14 +18,15 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from generator.app.classroom import Closed, grade_sheet, save_sheet
+from generator.app.classroom import Closed, save_sheet
 from generator.app.database import DatabaseError
 from generator.app.errors import AttnsheetError, OutputError
 from generator.app.queue import Procrastinated
 from generator.app.runner import Runner
 from generator.app.links import opens_only_here
+from generator.app.photos import photo_files
 from generator.app.scans import MAX_PAGES, scanned_sheets
-from generator.app.screens import sheet_form, templates_dir
+from generator.app.screens import templates_dir
 from generator.app.settings import kind_titles
 from generator.app.serving import Workers
 from generator.app.store import NotFound, Store
@@ -49,8 +50,9 @@ from generator.web.guard import STATIC, Guard, SlowClient
 from generator.web.classes import Classes
 from generator.app.turns import Turns
 from generator.web.pages import server_trouble
-from generator.web.practice import Practice, shapes_of
+from generator.web.practice import Practice
 from generator.web.review import Review
+from generator.web.sheets import Sheets
 from generator.web.students import LINK_RATE, PIN_RATE, PIN_SHEET_RATE, Limiter, RateLimited, SharedLimiter, Students
 
 READ_POSTS = {"/api/batches/{batch_id}/sheets/{index}/grade"}
@@ -59,7 +61,7 @@ OWN = {"/batches/{batch_id}/shares", "/batches/{batch_id}/manage"}
 """A batch's routes for its owner alone."""
 
 
-class App(Classes, Practice, Students, Review, Signing, Managing):
+class App(Classes, Sheets, Practice, Students, Review, Signing, Managing):
     """The routes over one store, with the process's tokens."""
 
     def __init__(self, store: Store, token: Optional[str] = None, workers: Optional[Workers] = None,
@@ -212,6 +214,8 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
                     archive.write(self.store.file(batch.id, name), f"{batch.id}/{name}")
                 except NotFound:  # a name its manifest lists that leads out of the batch: not in the zip
                     continue
+            for name in photo_files(batch):  # the students' photos, and what was read from each
+                archive.write(batch.folder / "photos" / name, f"{batch.id}/photos/{name}")
         return Response(buffer.getvalue(), media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{batch.file_name("files.zip")}"'})
 
@@ -219,27 +223,6 @@ class App(Classes, Practice, Students, Review, Signing, Managing):
         path = self.store.file(request.path_params["batch_id"], request.path_params["name"])
         kind = "application/pdf" if path.suffix == ".pdf" else "application/json"
         return FileResponse(path, media_type=kind, content_disposition_type="inline")
-
-    async def entry(self, request: Request) -> Response:
-        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        lang = self.language(request, batch)
-        entry_form = sheet_form(sheet, lang)
-        base = f"/api/batches/{batch.id}/sheets/{sheet['index']}"
-        rev, answers = await self.off_db(self.store.current, batch, sheet)
-        history = await self.off_db(self.store.history, batch, sheet)
-        writes = self.may_change(request, batch)
-        return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=entry_form,
-                         shapes_json=shapes_of(entry_form), saved=json.dumps(answers), revision=rev or "",
-                         history=history, grade_url=f"{base}/grade", save_url=f"{base}/save" if writes else "",
-                         read_only=not writes)
-
-    async def grade_api(self, request: Request) -> Response:
-        """Grade what is typed so far: the verdict of every cell, the points, and (the teacher
-        holds the key) each cell's expected value given the cells entered so far."""
-        self._check_csrf(request)
-        batch, sheet = self.store.sheet(request.path_params["batch_id"], request.path_params["index"])
-        graded = grade_sheet(sheet, await self._json(request), batch.trivial)
-        return JSONResponse({**graded.grade, "expected": graded.expected})
 
     async def save(self, request: Request) -> Response:
         self._check_csrf(request)
@@ -328,6 +311,8 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/s", app.find_sheet, methods=["GET", "POST"]),
         Route("/s/{token}", app.student_sheet),
         Route("/api/s/{token}/handin", app.hand_in, methods=["POST"]),
+        Route("/api/s/{token}/photo", app.photo, methods=["POST"]),
+        Route("/batches/{batch_id}/photos/{name}", app.batch_photo),
         Route("/api/s/{token}/feedback", app.feedback),
         Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),
         Route("/batches/{batch_id}/revisions/{rev}", app.decide, methods=["POST"]),

@@ -20,6 +20,8 @@ MAX_BODY = 1024 * 1024
 """Largest request body: a roster, a problem file or a sheet's answers is far smaller."""
 MAX_SCANS_BODY = 256 * 1024 * 1024
 """Largest upload of scans: a class's copier PDF at 200–300 dpi is 10–60 MB."""
+MAX_PHOTO_BODY = 21 * 1024 * 1024
+"""Largest photo upload of a student (app/photos.MAX_PHOTO_BYTES, with the form's own bytes)."""
 STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
           "student.js": "text/javascript", "class.js": "text/javascript", "sheetdoc.js": "text/javascript",
           "review.js": "text/javascript", "progress.js": "text/javascript",
@@ -161,7 +163,8 @@ class Guard:
             length = request.headers.get("content-length")
             if length is None or not length.isdigit():
                 return JSONResponse({"error": "a request body needs its length"}, status_code=411)
-            limit = MAX_SCANS_BODY if _scans_upload(request.url.path) else MAX_BODY
+            limit = MAX_SCANS_BODY if _scans_upload(request.url.path) else \
+                MAX_PHOTO_BODY if _photo_upload(request.url.path) else MAX_BODY
             if int(length) > limit:
                 return JSONResponse({"error": f"too large: at most {limit // 1024} KB"}, status_code=413)
         return None
@@ -194,6 +197,12 @@ class Guard:
         response.headers["content-security-policy"] = CSP
         response.headers["x-content-type-options"] = "nosniff"
         return response
+
+
+def _photo_upload(path: str) -> bool:
+    """Whether a request is a student's photo of their sheet (`/api/s/TOKEN/photo`)."""
+    parts = path.strip("/").split("/")
+    return len(parts) == 4 and parts[:2] == ["api", "s"] and parts[3] == "photo"
 
 
 def _scans_upload(path: str) -> bool:

@@ -15,7 +15,8 @@ from collections import OrderedDict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from generator.app.classroom import feedback_now, hand_in
+from generator.app.classroom import Closed, feedback_now, hand_in
+from generator.app.photos import MAX_PHOTO_BYTES, PhotoError, handed_with, read_photo
 from generator.app.links import code_key
 from generator.app.screens import sheet_form, translations
 from generator.app.store import NotFound, Store
@@ -97,6 +98,7 @@ class Students(Pages):
         answers = latest[1] if latest else None
         return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=entry_form,
                          shapes_json=shapes_of(entry_form), token=token, closed=batch.closed,
+                         pages=int((sheet.get("worksheet") or {}).get("pages", 1) or 1),
                          answers=answers or {}, handed_in=answers is not None)
 
     async def hand_in(self, request: Request) -> Response:
@@ -106,7 +108,31 @@ class Students(Pages):
         await self.limited(self.per_link, token)
         batch, sheet = await self.off_db(self.store.by_token, token)
         written = await self._json(request)
-        return JSONResponse(await self.off_db(hand_in, self.store, batch, sheet, written))
+        photos = written.pop("photos", None)  # the photos it was read from, kept beside what it hands in
+        answer = await self.off_db(hand_in, self.store, batch, sheet, written)
+        if isinstance(photos, list) and photos:
+            await self.off_loop(handed_with, batch, int(sheet["index"]), photos[:8], written)
+        return JSONResponse(answer)
+
+    async def photo(self, request: Request) -> Response:
+        """A photo of the student's paper sheet (multipart: photo, and page for a sheet of several),
+        read: each box as read, sure or to confirm; refused in one line, nothing kept, where it
+        cannot be used (another sheet, another page, no picture, too large, too dark…)."""
+        self._check_csrf(request)
+        token = request.path_params["token"]
+        await self.limited(self.per_link, token)
+        batch, sheet = await self.off_db(self.store.by_token, token)
+        if batch.closed:
+            raise Closed("hand-ins for this sheet are closed: ask your teacher")
+        data = await request.form(max_files=1, max_fields=4, max_part_size=MAX_PHOTO_BYTES + 1)
+        upload, page = data.get("photo"), str(data.get("page", "1"))
+        if not hasattr(upload, "read"):
+            raise PhotoError("no photo came with the request: choose one and send it again")
+        content = await upload.read(MAX_PHOTO_BYTES + 1)
+        number = int(page) if page.isdigit() and len(page) < 3 else 0
+        if not number:
+            raise PhotoError("page: a page number of the sheet")
+        return JSONResponse(await self.off_loop(read_photo, batch, sheet, token, content, number))
 
     async def feedback(self, request: Request) -> Response:
         """The feedback of the sheet as last handed in (the teacher may have released it since)."""

@@ -106,10 +106,61 @@
     keep();
   });
 
+  // A photo of the paper: each box filled as read; the unsure ones wait for a tap (confirmed) or a correction.
+  const photoIn = document.getElementById("photo-in");
+  const photos = [];
+  const photoWords = photoIn ? JSON.parse(photoIn.dataset.words) : {};
+  const photoStatus = document.getElementById("photo-status");
+  const unsure = () => inputs.filter((input) => input.classList.contains("unsure"));
+  function settle(input) {
+    if (!input.classList.contains("unsure")) return;
+    input.classList.remove("unsure");
+    input.setAttribute("aria-description", photoWords.confirmed);
+    const left = unsure().length;
+    photoStatus.textContent = left ? photoWords.left.replace("{unsure}", left) : photoWords.checked;
+  }
+  inputs.forEach((input) => {
+    input.addEventListener("focus", () => settle(input));  // one tap confirms the guess; the keys correct it
+  });
+  async function sendPhoto(file) {
+    const body = new FormData();
+    body.append("photo", file);
+    const page = document.getElementById("photo-page");
+    body.append("page", page ? page.value : "1");
+    photoStatus.textContent = photoWords.reading;
+    let response, result;
+    try {
+      response = await fetch(photoIn.dataset.photo, { method: "POST", headers: { "X-CSRF-Token": csrf }, body });
+      result = await response.json();
+    } catch (error) { photoStatus.textContent = words.gone; return; }
+    if (!response.ok) { photoStatus.textContent = result.error || photoWords.refused; return; }
+    photos.push(result.photo);
+    let sure = 0;
+    for (const box of result.boxes) {
+      const input = inputs.find((o) => o.dataset.step === box.step && Number(o.dataset.i) === box.i &&
+        Number(o.dataset.j) === box.j && o.dataset.head === (box.head === null ? "" : String(box.head)));
+      if (!input) continue;
+      input.value = box.value.replace(/-/g, "−");
+      window.attnsheetSheet.fit(input);
+      input.classList.toggle("unsure", !box.sure);
+      if (box.sure) { sure += 1; input.removeAttribute("aria-description"); }
+      else input.setAttribute("aria-description", photoWords.unsure);
+    }
+    keep();
+    const left = unsure().length;
+    photoStatus.textContent = photoWords.read.replace("{sure}", sure).replace("{unsure}", left);
+  }
+  if (photoIn) {
+    photoIn.querySelectorAll(".photo-file").forEach((field) => field.addEventListener("change", () => {
+      if (field.files.length) sendPhoto(field.files[0]);
+      field.value = "";
+    }));
+  }
+
   async function send() {
     const response = await fetch(root.dataset.handin, {
       method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify(answers()),
+      body: JSON.stringify(photos.length ? { ...answers(), photos } : answers()),
     });
     return { status: response.status, body: await response.json() };
   }
@@ -120,6 +171,11 @@
   inputs.forEach((input) => input.addEventListener("input", () => { if (askedAt !== null) { askedAt = null; label(words.handin); } }));
   buttons.forEach((button) => button.addEventListener("click", handIn));
   async function handIn() {
+    if (unsure().length) {  // what the photo left unsure is checked by the student before it counts
+      status.textContent = photoWords.left.replace("{unsure}", unsure().length);
+      unsure()[0].scrollIntoView({ block: "center" });
+      return;
+    }
     const open = inputs.filter((input) => !input.disabled);
     const filled = open.filter((input) => input.value.trim() !== "").length;
     if (filled * 2 < open.length && askedAt !== filled) {

@@ -1,0 +1,175 @@
+"""A photo of a paper sheet a student hands in from a phone: checked, read as one page of a scan, kept with the sheet.
+
+The photo is read as a scanned page is (its corner marks and QR code find it, whatever the angle
+or the way up; every box read and verified against what the student's own earlier boxes carry),
+but against this student's sheet alone: a photo of another sheet, or of another page of theirs,
+is refused in words that name no one else. What is read goes back to the student's page, each
+box sure (accepted by verification) or unsure (a best guess to confirm); the student confirms or
+corrects, then hands in as they would have typed. The picture is kept in the batch's folder
+(photos/), re-encoded (no camera metadata kept), with what was read, so the teacher sees where
+the hand-in and the paper differ; deleting the batch deletes it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from generator.app.store import StoredBatch
+from generator.core.formats import problem_from_json
+from generator.core.student import Student
+from generator.output.manifest import code_key
+from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, decoded, jpeg, too_dark, why_unread
+
+__all__ = ["MAX_PHOTO_BYTES", "PhotoBox", "PhotoError", "differences", "handed_with", "photo_files", "photo_log",
+           "photo_path", "read_photo"]
+
+PER_MINUTE = 6
+"""Photos one sheet may send in a minute (a page retaken, another page): more is refused."""
+
+
+@dataclass(frozen=True)
+class PhotoBox:
+    """One box as the photo shows it."""
+
+    head: Optional[int]
+    step: str
+    i: int
+    j: int
+    value: str
+    """What the reader read ("" for a blank box); for an unsure box, its best guess."""
+    sure: bool
+    """Accepted by verification (as a scan accepts), or to be confirmed by the student."""
+
+
+def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> dict:
+    """A student's photo of page `page` of their own sheet, read: its boxes (sure or unsure), the
+    picture kept in the batch's photos/ folder; PhotoError (nothing kept) where it cannot be used."""
+    from generator.scan.pages import ScanPage
+    from generator.scan.pipeline import Catalogue, Scanner, Source
+    from generator.sheet.model import Settings
+
+    folder = batch.folder / "photos"
+    index = int(sheet["index"])
+    log = photo_log(batch, index)
+    if sum(1 for entry in log if entry["taken"] > time.time() - 60) >= PER_MINUTE:
+        raise PhotoError(f"{PER_MINUTE} photos of this sheet in a minute already: wait a minute and take it again")
+    grey, colour = decoded(content)
+    if too_dark(grey):  # read anyway, its boxes would be guesses: said at once
+        raise PhotoError(why_unread(grey))
+    problem = problem_from_json(sheet["problem"])
+    student = Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")})
+    settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
+    # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
+    scanner = Scanner(Catalogue([Source(sheet["code"], index, problem, student)], settings,
+                                links={token.lower(): code_key(sheet["code"])}))
+    report = scanner.add(ScanPage("photo", 1, grey))
+    if not report.identified:
+        why = report.why
+        if "not in the manifest" in why or "student's link of another" in why:
+            raise PhotoError("this photo shows another sheet: photograph your own worksheet (its code is "
+                             f"{sheet['code']})")
+        raise PhotoError(why_unread(grey))
+    pages = scanner.sheets[code_key(sheet["code"])].pages
+    if report.sheet_page != page:
+        raise PhotoError(f"this photo shows page {report.sheet_page} of your sheet, not page {page}: choose page "
+                         f"{report.sheet_page}, or photograph page {page}")
+    (_, decisions), = scanner.decisions()
+    on_page = {key for key, number in scanner.sheets[code_key(sheet["code"])].boxes.items() if number == page}
+    boxes = [PhotoBox(d.key[0], d.key[1], d.key[2], d.key[3],
+                      d.value if d.verdict == "accepted" else guess(d.reads),
+                      d.verdict in ("accepted", "blank"))
+             for d in decisions if d.key in on_page]
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{index:03d}-p{page}-{time.time_ns()}.jpg"
+    from generator.output.files import write_atomic
+
+    write_atomic(folder / name, jpeg(colour))  # re-encoded: no camera metadata kept
+    entry = {"file": name, "page": page, "pages": pages, "taken": time.time(), "handed": None,
+             "boxes": [box.__dict__ for box in boxes]}
+    write_atomic(folder / f"{index:03d}.json", (json.dumps(log + [entry]) + "\n").encode(), force=True)
+    return {"photo": name, "page": page, "pages": pages, "boxes": [box.__dict__ for box in boxes]}
+
+
+def guess(reads) -> str:
+    """An unsure box's best read as the student will see it: a number, or nothing (never "? ?")."""
+    best = reads[0][0] if reads else ""
+    return "" if "?" in best else best
+
+
+def photo_log(batch: StoredBatch, index: int) -> list[dict]:
+    """Every photo a sheet's student has sent, oldest first: its file, page, when, what was read,
+    and the hand-in it went with (None until then)."""
+    path = batch.folder / "photos" / f"{index:03d}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+
+
+def handed_with(batch: StoredBatch, index: int, names: list, answers: dict) -> None:
+    """Mark the photos a hand-in went with (`names`, as read_photo returned them), with what was handed in."""
+    from generator.output.files import write_atomic
+
+    log = photo_log(batch, index)
+    wanted = {str(n) for n in names}
+    changed = False
+    for entry in log:
+        if entry["file"] in wanted:
+            entry["handed"] = {"at": time.time(), "answers": answers}
+            changed = True
+    if changed:
+        write_atomic(batch.folder / "photos" / f"{index:03d}.json", (json.dumps(log) + "\n").encode(), force=True)
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two writings of a box are the same (a decimal comma or point, − or -, spacing aside)."""
+    def norm(text: str) -> str:
+        return " ".join(text.replace("−", "-").replace(",", ".").split())
+    return norm(a) == norm(b)
+
+
+def differences(entry: dict) -> list[dict]:
+    """The boxes the photo read surely whose handed-in value is not what it read: where the phone
+    says one thing and the paper another (each with what was read and what was handed in)."""
+    from generator.core.answers import cell_at
+
+    handed = (entry.get("handed") or {}).get("answers")
+    if not handed:
+        return []
+    out = []
+    for box in entry["boxes"]:
+        if not box["sure"]:  # a guess the student corrected says nothing of the paper
+            continue
+        try:
+            given = cell_at(handed, box["head"], box["step"], box["i"], box["j"])
+        except (KeyError, IndexError, TypeError):  # a grid the hand-in left out
+            given = None
+        if not _same(str(given or ""), box["value"]):
+            out.append({**box, "handed": "" if given is None else str(given)})
+    return out
+
+
+def photo_path(batch: StoredBatch, name: str) -> Path:
+    """A kept photo's file, if `name` is one of the batch's photos (never a path out of its folder)."""
+    from generator.app.store import NotFound
+
+    folder = batch.folder / "photos"
+    if not name.endswith(".jpg") or "/" in name or "\\" in name or name.startswith("."):
+        raise NotFound("no such photo")
+    path = folder / name
+    if not path.resolve().is_relative_to(folder.resolve()) or not path.is_file():
+        raise NotFound("no such photo")
+    return path
+
+
+def photo_files(batch: StoredBatch) -> list[str]:
+    """The batch's kept photos and their logs, by name (what an export of the batch includes)."""
+    folder = batch.folder / "photos"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
+                  and p.suffix in (".jpg", ".json"))

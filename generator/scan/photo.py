@@ -1,0 +1,79 @@
+"""A phone's photo of a paper sheet as the scanner reads a page: decoded (JPEG, PNG, HEIC), upright, within limits, and what is wrong with one the scanner cannot use."""
+
+from __future__ import annotations
+
+import io
+
+import cv2
+import numpy as np
+
+from generator.core.errors import AttnsheetError
+
+MAX_PHOTO_BYTES = 20 * 1024 * 1024
+"""The largest photo taken (a 12-megapixel JPEG is 3–6 MB; an iPhone's HEIC less)."""
+MAX_PHOTO_PIXELS = 50_000_000
+"""The most pixels a photo may declare, checked in its header before it is decoded."""
+MIN_SIDE = 700
+"""Fewer pixels across than this and a page's boxes are too small to read."""
+LONG_SIDE = 3000
+"""A photo is read at most this many pixels long (a page at about 250 dpi): more is only slower."""
+TOO_DARK, BLURRED = 80.0, 12.0
+"""A photo darker than this (the grey its brightest tenth reaches: the paper) or less sharp (its
+Laplacian's spread, at reading size)."""
+
+
+class PhotoError(AttnsheetError):
+    """A photo that cannot be used, said in one line of what to do: nothing of it is kept."""
+
+
+def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """A photo's pixels, upright as the phone held it (its EXIF orientation), grey and in colour at
+    reading size; PhotoError for a file that is no picture, too large or too small."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    if len(content) > MAX_PHOTO_BYTES:
+        raise PhotoError(f"this photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB: take it again at a "
+                         "lower resolution")
+    try:
+        with Image.open(io.BytesIO(content)) as image:
+            if image.width * image.height > MAX_PHOTO_PIXELS:
+                raise PhotoError(f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it "
+                                 "again at a lower resolution")
+            if min(image.width, image.height) < MIN_SIDE:
+                raise PhotoError("this photo is too small to read the boxes: take it again closer, the whole page "
+                                 "filling the picture")
+            upright = ImageOps.exif_transpose(image).convert("RGB")
+    except PhotoError:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        raise PhotoError("this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)") from None
+    shrink = min(1.0, LONG_SIDE / max(upright.size))
+    if shrink < 1.0:
+        upright = upright.resize((round(upright.width * shrink), round(upright.height * shrink)), Image.LANCZOS)
+    colour = cv2.cvtColor(np.asarray(upright), cv2.COLOR_RGB2BGR)
+    return cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), colour
+
+
+def why_unread(grey: np.ndarray) -> str:
+    """What to do about a photo in which no page of the sheet was found."""
+    from generator.scan.locate import is_blank
+
+    if too_dark(grey):
+        return "this photo is too dark: take it again in more light"
+    if is_blank(grey):
+        return "this photo shows no sheet: photograph your worksheet, the whole page in the picture"
+    if float(cv2.Laplacian(grey, cv2.CV_64F).var()) < BLURRED:
+        return "this photo is blurred: hold the phone still and take it again"
+    return "the sheet's four corner squares are not all in this photo: take it again with the whole page in it"
+
+
+def jpeg(colour: np.ndarray) -> bytes:
+    """A photo as it is kept: re-encoded JPEG, no camera metadata (where and when it was taken)."""
+    return cv2.imencode(".jpg", colour, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes()
+
+
+def too_dark(grey: np.ndarray) -> bool:
+    """Whether even a photo's brightest tenth (where its paper is) is too dark to tell ink from paper."""
+    return float(np.percentile(grey, 90)) < TOO_DARK

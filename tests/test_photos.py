@@ -1,0 +1,161 @@
+"""A student hands in a photo of their paper sheet (issue 58): read as a scanned page under a phone's conditions, unsure boxes left to confirm, refused in one line with nothing kept, the picture kept with the hand-in."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import struct
+import zipfile
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+from waiting import made
+
+from generator.app.store import Store
+from generator.scan.synthetic import filled_sheets
+from generator.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def school(tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("photos") / "data")
+    web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    web.csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
+    location = made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2", "seed": "5"}))
+    batch = store.batch(location.rsplit("/", 1)[1])
+    return store, web, batch
+
+
+def photographed(batch, **scan) -> tuple:
+    """Sheet 1 filled in by its writer and photographed (`scan`: synthetic.scanned's settings), as a JPEG."""
+    filled = next(filled_sheets(batch.folder, seed=3, scan={"dpi": 200, "quality": 70, **scan}))
+    return filled, cv2.imencode(".jpg", filled.pages[0], [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
+
+
+def send(web, token: str, content: bytes, page: str = "1", name: str = "photo.jpg"):
+    return web.post(f"/api/s/{token}/photo", files={"photo": (name, content, "image/jpeg")}, data={"page": page},
+                    headers={"x-csrf-token": web.csrf})
+
+
+def kept(store, batch) -> list[str]:
+    folder = store.batch(batch.id).folder / "photos"
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def token_of(store, batch, code: str) -> str:
+    index = next(int(s["index"]) for s in batch.sheets if s["code"] == code)
+    return store.links(batch)[index].token
+
+
+@pytest.mark.parametrize("scan", [{"photo": True, "angle": 8}, {"photo": True, "angle": -4, "quarter": True},
+                                  {"angle": 180}, {"photo": True, "angle": 3, "dpi": 300}],
+                         ids=["angle", "turned-90", "upside-down", "12-megapixels"])
+def test_a_photo_of_the_sheet_is_read_and_nothing_sure_is_other_than_what_was_written(school, scan):
+    store, web, batch = school
+    filled, content = photographed(batch, **scan)
+    answer = send(web, token_of(store, batch, filled.code), content)
+    assert answer.status_code == 200, answer.text
+    read = answer.json()
+    boxes = read["boxes"]
+    assert read["page"] == 1 and len(boxes) == len(filled.written)
+    wrong = [b for b in boxes if b["sure"] and b["value"] != filled.text((b["head"], b["step"], b["i"], b["j"]))]
+    assert not wrong, wrong[:3]  # the scans' rule: no box accepted other than what was written
+    assert sum(b["sure"] for b in boxes) > len(boxes) / 2
+    assert read["photo"] in kept(store, batch)
+
+
+def test_a_blank_worksheet_reads_as_blank_and_a_heic_photo_is_read(school):
+    store, web, batch = school
+    import pillow_heif
+    from PIL import Image
+
+    pillow_heif.register_heif_opener()
+    filled, content = photographed(batch, photo=True, angle=5)
+    picture = Image.open(io.BytesIO(content))
+    heic = io.BytesIO()
+    picture.save(heic, format="HEIF", quality=80)
+    answer = send(web, token_of(store, batch, filled.code), heic.getvalue(), name="IMG_0001.HEIC")
+    assert answer.status_code == 200, answer.text
+    # A worksheet printed and photographed before anything was written: every box blank, none refused.
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(batch.folder / "worksheets.pdf"))
+    sheet = batch.sheets[1]
+    grey = np.array(pdf[sheet["worksheet"]["first_page"] - 1].render(scale=200 / 72, grayscale=True).to_numpy())
+    pdf.close()
+    blank = send(web, store.links(batch)[int(sheet["index"])].token, cv2.imencode(".jpg", grey)[1].tobytes())
+    assert blank.status_code == 200, blank.text
+    assert all(b["value"] == "" and b["sure"] for b in blank.json()["boxes"])
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header declares `width` × `height` pixels (and holds almost none)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 16)) + chunk(b"IEND", b""))
+
+
+def test_what_cannot_be_used_is_refused_in_one_line_and_nothing_is_kept(school):
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=6)
+    other = next(s for s in batch.sheets if s["code"] != filled.code)
+    mine = token_of(store, batch, filled.code)
+    theirs = store.links(batch)[int(other["index"])].token
+    before = kept(store, batch)
+    desk = cv2.imencode(".jpg", np.full((1800, 1400, 3), 128, np.uint8))[1].tobytes()
+    cases = [(theirs, content, "1", "this photo shows another sheet"),
+             (mine, content, "2", "this photo shows page 1 of your sheet, not page 2"),
+             (mine, b"%PDF-1.4 not a photo", "1", "not a picture the reader knows"),
+             (mine, png_declaring(9000, 9000), "1", "more than 50 megapixels"),
+             (mine, cv2.imencode(".jpg", np.full((300, 200), 250, np.uint8))[1].tobytes(), "1", "too small"),
+             (mine, desk, "1", "shows no sheet"),
+             (mine, cv2.imencode(".jpg", (filled.pages[0] // 8).astype(np.uint8))[1].tobytes(), "1", "too dark")]
+    for token, data, page, words in cases:
+        answer = send(web, token, data, page)
+        assert answer.status_code == 400 and words in answer.json()["error"], (words, answer.text)
+        assert "\n" not in answer.json()["error"]
+        assert other["student"].get("name", "") not in answer.json()["error"] or not other["student"].get("name")
+    assert kept(store, batch) == before
+    huge = web.post(f"/api/s/{mine}/photo", files={"photo": ("big.jpg", b"\xff" * (22 * 1024 * 1024), "image/jpeg")},
+                    headers={"x-csrf-token": web.csrf})
+    assert huge.status_code == 413 and kept(store, batch) == before
+
+
+def test_the_photo_is_kept_with_the_hand_in_and_the_teacher_sees_where_it_differs(school):
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=4)
+    token = token_of(store, batch, filled.code)
+    read = send(web, token, content).json()
+    index = next(int(s["index"]) for s in batch.sheets if s["code"] == filled.code)
+    sheet = next(s for s in batch.sheets if s["code"] == filled.code)
+    from generator.core.answers import skeleton
+    from generator.core.formats import problem_from_json
+
+    problem = problem_from_json(sheet["problem"])
+    answers = filled.typed(skeleton(problem, problem.code))  # the student confirmed what they wrote
+    changed = next(b for b in read["boxes"] if b["sure"] and b["value"])
+    from generator.core.answers import put_cell
+
+    put_cell(answers, changed["head"], changed["step"], changed["i"], changed["j"], "99")  # and changed one on the phone
+    answers.pop("problem", None)
+    handed = web.post(f"/api/s/{token}/handin", json={**answers, "photos": [read["photo"]]},
+                      headers={"x-csrf-token": web.csrf})
+    assert handed.status_code == 200 and handed.json()["handed_in"], handed.text
+    page = web.get(f"/batches/{batch.id}/sheets/{index}").text
+    assert f"/batches/{batch.id}/photos/{read['photo']}" in page
+    assert "1 box handed in is not what the photo shows" in page and "handed in 99" in page
+    differs = json.loads(re.search(r'data-differs="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"'))
+    assert differs == [[changed["head"], changed["step"], changed["i"], changed["j"]]]
+    photo = web.get(f"/batches/{batch.id}/photos/{read['photo']}")
+    assert photo.status_code == 200 and photo.headers["content-type"] == "image/jpeg"
+    assert web.get(f"/batches/{batch.id}/photos/..%2Fmanifest.json").status_code == 404
+    names = zipfile.ZipFile(io.BytesIO(web.get(f"/batches/{batch.id}/files.zip").content)).namelist()
+    assert f"{batch.id}/photos/{read['photo']}" in names  # exports include the photos
+    # A student reaches no photo: the teacher's route needs the teacher's page.
+    student = TestClient(web.app, base_url="http://127.0.0.1")
+    assert f"/photos/{read['photo']}" not in student.get(f"/s/{token}").text
