@@ -149,6 +149,7 @@ def test_the_photo_is_kept_with_the_hand_in_and_the_teacher_sees_where_it_differ
     page = web.get(f"/batches/{batch.id}/sheets/{index}").text
     assert f"/batches/{batch.id}/photos/{read['photo']}" in page
     assert "1 box handed in is not what the photo shows" in page and "handed in 99" in page
+    assert "handed in by the student, read from a photo" in page  # its source in the sheet's history
     differs = json.loads(re.search(r'data-differs="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"'))
     assert differs == [[changed["head"], changed["step"], changed["i"], changed["j"]]]
     photo = web.get(f"/batches/{batch.id}/photos/{read['photo']}")

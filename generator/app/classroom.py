@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from generator.app.links import student_links
 from generator.app.revisions import Closed, Saved
@@ -111,9 +111,14 @@ def wrong_only(expected: dict, verdicts: dict) -> dict:
     return keep(expected, verdicts)
 
 
-def hand_in(store: Store, batch: StoredBatch, sheet: dict, written: dict) -> dict:
-    """A student's hand-in kept (refused once closed or out of attempts) and the feedback it gets."""
+def hand_in(store: Store, batch: StoredBatch, sheet: dict, written: dict, photos: Sequence[str] = ()) -> dict:
+    """A student's hand-in kept (refused once closed or out of attempts) and the feedback it gets;
+    `photos`: the photos of their paper it was read from, kept with it (app/photos)."""
     graded = save_sheet(store, batch, sheet, written, "student")
+    if photos:
+        from generator.app.photos import handed_with
+
+        handed_with(batch, int(sheet["index"]), list(photos), written, graded.saved.rev)
     final = graded.saved.last or batch.closed
     return {"handed_in": True, **feedback_for(batch, graded, final),
             **attempts_left(batch, graded.saved.attempt)}

@@ -110,8 +110,9 @@ def photo_log(batch: StoredBatch, index: int) -> list[dict]:
         return []
 
 
-def handed_with(batch: StoredBatch, index: int, names: list, answers: dict) -> None:
-    """Mark the photos a hand-in went with (`names`, as read_photo returned them), with what was handed in."""
+def handed_with(batch: StoredBatch, index: int, names: list, answers: dict, rev: Optional[int] = None) -> None:
+    """Mark the photos a hand-in went with (`names`, as read_photo returned them), with what was
+    handed in and its revision (the sheet's history says it came from a photo)."""
     from generator.output.files import write_atomic
 
     log = photo_log(batch, index)
@@ -119,7 +120,7 @@ def handed_with(batch: StoredBatch, index: int, names: list, answers: dict) -> N
     changed = False
     for entry in log:
         if entry["file"] in wanted:
-            entry["handed"] = {"at": time.time(), "answers": answers}
+            entry["handed"] = {"at": time.time(), "answers": answers, "rev": rev}
             changed = True
     if changed:
         write_atomic(batch.folder / "photos" / f"{index:03d}.json", (json.dumps(log) + "\n").encode(), force=True)

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from generator.app.classroom import Closed, feedback_now, hand_in
-from generator.app.photos import MAX_PHOTO_BYTES, PhotoError, handed_with, read_photo
+from generator.app.photos import MAX_PHOTO_BYTES, PhotoError, read_photo
 from generator.app.links import code_key
 from generator.app.screens import sheet_form, translations
 from generator.app.store import NotFound, Store
@@ -109,10 +109,8 @@ class Students(Pages):
         batch, sheet = await self.off_db(self.store.by_token, token)
         written = await self._json(request)
         photos = written.pop("photos", None)  # the photos it was read from, kept beside what it hands in
-        answer = await self.off_db(hand_in, self.store, batch, sheet, written)
-        if isinstance(photos, list) and photos:
-            await self.off_loop(handed_with, batch, int(sheet["index"]), photos[:8], written)
-        return JSONResponse(answer)
+        photos = [str(name) for name in photos[:8]] if isinstance(photos, list) else []
+        return JSONResponse(await self.off_db(hand_in, self.store, batch, sheet, written, photos))
 
     async def photo(self, request: Request) -> Response:
         """A photo of the student's paper sheet (multipart: photo, and page for a sheet of several),
