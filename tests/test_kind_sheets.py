@@ -103,7 +103,7 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
     web = TestClient(create_app(Store(tmp_path / "data")), base_url="http://127.0.0.1", follow_redirects=False)
     home = web.get("/").text
     csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-    assert "--kind" in home and 'name="residual" type="checkbox" checked' in home
+    assert 'id="f-kind"' in home and 'name="residual" type="checkbox" checked' in home
     for kind, fields, cells in (("ffn", {"residual": "on"}, 4 * 3 * 2 + 3 * 3 * 2),
                                 ("transformer", {}, 3 * 3 * 6)):
         location = made(web, web.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5", "kind": kind,

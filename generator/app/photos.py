@@ -128,9 +128,9 @@ def handed_with(batch: StoredBatch, index: int, names: list, answers: dict, rev:
 
 def _same(a: str, b: str) -> bool:
     """Whether two writings of a box are the same (a decimal comma or point, − or -, spacing aside)."""
-    def norm(text: str) -> str:
+    def plain(text: str) -> str:
         return " ".join(text.replace("−", "-").replace(",", ".").split())
-    return norm(a) == norm(b)
+    return plain(a) == plain(b)
 
 
 def differences(entry: dict) -> list[dict]:

@@ -183,7 +183,7 @@ def class_name(values: dict[str, str], req) -> str:
         return given
     stem = PurePath(values.get("roster_name", "")).stem.replace("_", " ").strip() if req.students else ""
     lang = req.settings.lang
-    kind = getattr(req.options, "kind", "") or (req.problems[0].kind if req.problems else "attention")
+    kind = getattr(req.options, "kind", "") or (req.problems[0].kind if req.problems else SETTINGS["kind"].default)
     title = translations(lang).gettext(kind_titles().get(kind, kind))
     return f"{stem or title}, {datetime.date.today().isoformat()}"
 
