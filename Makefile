@@ -18,7 +18,7 @@ TEST_DEBS := chromium postgresql $(HELD_OUT_DEBS)
 
 AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: demo test system system-test debs bench clean fonts messages readme model
+.PHONY: demo test check system system-test debs bench clean fonts messages readme model
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
@@ -26,6 +26,11 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test $(AXE)
 	$(BIN)/python -m pytest
+
+# The quick subset, for a one-line change: no browser, no PostgreSQL, nothing slow (at most about two
+# minutes here); `make test` stays the whole suite and CI's command.
+check: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow" -p no:cacheprovider
 
 # Regenerate the README's --help blocks from the tool (tests/test_docs.py checks they are current).
 readme: $(VENV)/.installed-test

@@ -47,6 +47,31 @@ def run(capsys, monkeypatch):
     return _run
 
 
+SLOW_MODULES = frozenset({
+    "test_jobs", "test_draw", "test_reliability4", "test_wide", "test_scan", "test_scan_printed", "test_every_kind",
+    "test_jobs_share", "test_pages", "test_store", "test_paint", "test_scan_assign", "test_plugin_kind",
+    "test_accounts", "test_robust", "test_web", "test_photos", "test_web_assign", "test_connections", "test_direct",
+    "test_grown", "test_upload_limits", "test_server_limits", "test_reliability", "test_scan_reports",
+    "test_scan_writers", "test_properties", "test_packaging"})
+"""Modules whose tests take long on this machine (pytest --durations on 2026-12-06: these 28 took
+440 of the 516 s the suite takes without a browser or PostgreSQL): `make check` leaves them to
+`make test`."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test marked by what it needs: a real browser (browser), a PostgreSQL server (postgres),
+    or much time (slow): `make check` runs the others, `make test` every one."""
+    for item in items:
+        module = item.module.__name__ if item.module else ""
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if module.startswith("test_browser") or "browser" in item.fixturenames:
+            item.add_marker(pytest.mark.browser)
+        if "postgres_server" in item.fixturenames or params.get("database") == "postgresql":
+            item.add_marker(pytest.mark.postgres)
+        if module in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
