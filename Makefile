@@ -25,11 +25,13 @@ demo: $(VENV)/.installed
 	$(BIN)/attnsheet generate --count 30 --seed 2026 --out output --force
 
 test: $(VENV)/.installed-test $(AXE)
+	$(BIN)/ruff check generator tests bench
 	$(BIN)/python -m pytest
 
 # The quick subset, for a one-line change: no browser, no PostgreSQL, nothing slow (at most about two
 # minutes here); `make test` stays the whole suite and CI's command.
 check: $(VENV)/.installed-test
+	$(BIN)/ruff check generator tests bench
 	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow" -p no:cacheprovider
 
 # Regenerate the README's --help blocks from the tool (tests/test_docs.py checks they are current).

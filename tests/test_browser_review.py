@@ -136,7 +136,7 @@ def _differences(mine: dict, want: dict, saved: dict, typed: dict) -> list:
             for r, (ra, rb) in enumerate(zip(a[step], b[step]) if step != "sums" else [(a[step], b[step])]):
                 for c, (x, y) in enumerate(zip(ra, rb)):
                     if x != y:
-                        cell = (lambda g: g[c] if step == "sums" else g[r][c])
+                        cell = (lambda g: g[c] if step == "sums" else g[r][c])  # noqa: E731
                         out.append((h, step, r, c, x, y, cell(saved["heads"][h - 1][step]),
                                     cell(typed["heads"][h - 1][step])))
     return out

@@ -12,7 +12,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import pytest
 from conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "golden" / "rebuilds.json"

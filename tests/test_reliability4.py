@@ -24,7 +24,7 @@ from conftest import ROOT
 from procs import serve
 from starlette.testclient import TestClient
 
-from generator.app.classroom import Closed, grade_sheet, save_sheet
+from generator.app.classroom import Closed, save_sheet
 from generator.app.scans import finish_runs, new_run
 from generator.app.store import Store
 from generator.core.answers import parse_answers_json, skeleton

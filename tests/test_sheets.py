@@ -204,7 +204,7 @@ def test_panels_place_every_value_and_caption_without_collisions(layout):
         else:
             panels = [(side_by_side(grids["proj"], grids["att"]), grids["proj"].cells + grids["att"].cells)]
         for panel, cells in panels:
-            text = {kind: "\n".join(l.text for l in panel.layers if l.kind == kind)
+            text = {kind: "\n".join(layer.text for layer in panel.layers if layer.kind == kind)
                     for kind in ("given", "answers", "captions")}
             values = "".join(line for c in cells for line in c.m.lines)
             written = text["given"] + text["answers"]

@@ -153,7 +153,7 @@ def test_a_box_said_already_is_said_again_only_from_what_it_was(scanned):
     key = f"{sheet['index']}:1:Q:1:1"
     now = cell_at(answers, 1, "Q", 0, 0)
     assert now is not None
-    post = lambda body: teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
+    post = lambda body: teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},  # noqa: E731
                                      content=json.dumps(body))
     assert post({"key": key, "value": "41", "was": str(now) + "9"}).status_code == 400  # not what it holds
     assert post({"key": key, "value": "41", "was": str(now)}).status_code == 200

@@ -34,9 +34,10 @@ from generator.sheet.style import (
     raster_width,
 )
 
+from generator.sheet.writing import PanelBox, writing_boxes
+
 NODE_PT = 7.0
 """A graph's node circle's radius: room for its number, at a matrix line's height."""
-from generator.sheet.writing import PanelBox, writing_boxes
 
 
 @dataclass(frozen=True)
