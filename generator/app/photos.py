@@ -22,7 +22,7 @@ from generator.app.store import StoredBatch
 from generator.core.formats import problem_from_json
 from generator.core.student import Student
 from generator.output.manifest import code_key
-from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, decoded, jpeg, too_dark, why_unread
+from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, decoded, evened, jpeg, too_dark, why_unread
 
 __all__ = ["MAX_PHOTO_BYTES", "PhotoBox", "PhotoError", "differences", "handed_with", "photo_files", "photo_log",
            "photo_path", "read_photo"]
@@ -66,7 +66,7 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
     # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
     scanner = Scanner(Catalogue([Source(sheet["code"], index, problem, student)], settings,
                                 links={token.lower(): code_key(sheet["code"])}))
-    report = scanner.add(ScanPage("photo", 1, grey))
+    report = scanner.add(ScanPage("photo", 1, evened(grey)))  # a phone's light is no scanner's: evened first
     if not report.identified:
         why = report.why
         if "not in the manifest" in why or "student's link of another" in why:

@@ -77,3 +77,13 @@ def jpeg(colour: np.ndarray) -> bytes:
 def too_dark(grey: np.ndarray) -> bool:
     """Whether even a photo's brightest tenth (where its paper is) is too dark to tell ink from paper."""
     return float(np.percentile(grey, 90)) < TOO_DARK
+
+
+def evened(grey: np.ndarray) -> np.ndarray:
+    """A photo with its light made even: each pixel over the paper's own light around it (the page with
+    its ink taken out, blurred), so a shadow across a third of the page or light falling off toward
+    a corner leaves the marks, the QR code and the boxes as a scanner's even light would."""
+    small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    paper = cv2.GaussianBlur(cv2.dilate(small, np.ones((9, 9), np.uint8)), (0, 0), 8)  # ink out, then smooth
+    paper = cv2.resize(paper, (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    return np.clip(grey.astype(np.float32) / np.maximum(paper, 1.0) * 235.0, 0, 255).astype(np.uint8)
