@@ -30,7 +30,7 @@ from generator.sheet.fit import (
 )
 from generator.sheet.graded import GradedSheet, score_panel
 from generator.sheet.i18n import translations
-from generator.sheet.grid import GridView, grid, marked
+from generator.sheet.grid import GridView, MatrixView, cell_width, grid, marked, matrix
 from generator.sheet.look import ASIDE_GAP_PT, HEADER_GAP_PT, SCORE_GAP_PT, SPACED_PT
 from generator.sheet.model import Settings
 from generator.sheet.panel import band_panels
@@ -75,6 +75,20 @@ def with_bias(w, b, row: bool) -> tuple:
 def ones(n: int, row: bool) -> tuple:
     """A row of n 1s (a column, in the row convention): what a bias multiplies."""
     return tuple((1,) for _ in range(n)) if row else ((1,) * n,)
+
+
+def layer_weights(k: int, layer, inputs: int, row: bool, given: bool, _: Callable) -> MatrixView:
+    """Layer k's [W | b] ([W ; b] in the row convention), a line where its bias begins (after its `inputs`)."""
+    w = with_bias(layer.W, layer.b, row)
+    return replace(matrix(f"W{k} ; b{k}" if row else f"W{k} | b{k}", _("weights, bias last"), w, tone="weight",
+                          given=given, cell_w=cell_width(w, 4)),
+                   **({"split_rows": (inputs,)} if row else {"split_cols": (inputs,)}))
+
+
+def ones_row(n: int, row: bool, width: int, _: Callable) -> MatrixView:
+    """The row of n 1s a bias multiplies (a column, in the row convention), as wide as the grid's cells."""
+    return matrix("1", "" if row else _("a row of 1s"), ones(n, row), tone="input", given=True,
+                  cell_w=3 if row else width)
 
 
 def stepped(m: dict, steps: tuple, marks: Optional[dict] = None) -> dict:

@@ -9,7 +9,6 @@ the left of each M, the features above it, [W ; b] above each Z with a column of
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 from generator.core.faces import N_
@@ -17,7 +16,7 @@ from generator.core.numbers import sheet_value
 from generator.kinds.gcn.steps import FINAL_STEPS, column_twin, edges, steps
 from generator.sheet.grid import cell_width, graph, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import OneGrid, Rows, Said, ones, rules_box, stepped, with_bias
+from generator.sheet.layers import OneGrid, Rows, Said, layer_weights, ones_row, rules_box, stepped
 from generator.sheet.worked import dot, equals
 
 TITLE = N_("A graph convolution by hand")
@@ -41,13 +40,8 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     for k in range(1, L + 1):
         m["A" if k == 1 else f"A{k}"] = matrix("A", _("adjacency") if k == 1 else _("adjacency, again"), problem.A,
                                                tone="k", given=given, cell_w=3, tokens=nodes, row_labels=nodes)
-        w = with_bias(problem.layers[k - 1].W, problem.layers[k - 1].b, row)
-        size = problem.sizes()[k - 1]
-        m[f"W{k}"] = replace(matrix(f"W{k} ; b{k}" if row else f"W{k} | b{k}", _("weights, bias last"), w,
-                                    tone="weight", given=given, cell_w=cell_width(w, 4)),
-                             **({"split_rows": (size,)} if row else {"split_cols": (size,)}))
-        m[f"ones{k}"] = matrix("1", "" if row else _("a row of 1s"), ones(n, row), tone="input", given=True,
-                               cell_w=3 if row else width)
+        m[f"W{k}"] = layer_weights(k, problem.layers[k - 1], problem.sizes()[k - 1], row, given, _)
+        m[f"ones{k}"] = ones_row(n, row, width, _)
     for name, face in faces.items():
         m[name] = matrix(face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key,
                          cell_w=width)

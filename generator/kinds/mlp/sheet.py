@@ -18,7 +18,7 @@ from generator.core.numbers import sheet_value
 from generator.draw.rebuild import grown_since
 from generator.sheet.grid import cell_width, matrix
 from generator.sheet.i18n import translations
-from generator.sheet.layers import OneGrid, Rows, Said, ones, rules_box, stepped, with_bias
+from generator.sheet.layers import OneGrid, Rows, Said, layer_weights, ones_row, rules_box, stepped
 from generator.sheet.worked import dot, equals
 
 TITLE = N_("The multi-layer perceptron by hand")
@@ -42,13 +42,9 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
                        **({"split_cols": (problem.d_model,)} if row else {"split_rows": (problem.d_model,)}))}
     sizes = problem.sizes()
     for k, layer in enumerate(problem.layers, start=1):
-        w = with_bias(layer.W, layer.b, row)
-        m[f"W{k}"] = replace(matrix(f"W{k} ; b{k}" if row else f"W{k} | b{k}", _("weights, bias last"), w,
-                                    tone="weight", given=given, cell_w=cell_width(w, 4)),
-                             **({"split_rows": (sizes[k - 1],)} if row else {"split_cols": (sizes[k - 1],)}))
+        m[f"W{k}"] = layer_weights(k, layer, sizes[k - 1], row, given, _)
         if k > 1:
-            m[f"ones{k}"] = matrix("1", "" if row else _("a row of 1s"), ones(n, row), tone="input", given=True,
-                                   cell_w=3 if row else width)
+            m[f"ones{k}"] = ones_row(n, row, width, _)
     for name, face in faces.items():
         m[name] = matrix(face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key,
                          cell_w=width)
