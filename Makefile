@@ -18,7 +18,7 @@ TEST_DEBS := chromium postgresql $(HELD_OUT_DEBS)
 
 AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: demo test check system system-test debs bench clean fonts messages readme model
+.PHONY: demo test check system system-test debs bench clean fonts messages docs screenshots model
 
 # The main job: a class of 30 worksheets and answer keys, with their manifest, in output/.
 demo: $(VENV)/.installed
@@ -26,6 +26,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test $(AXE)
 	$(BIN)/ruff check generator tests bench
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest
 
 # The quick subset, for a one-line change: no browser, no PostgreSQL, nothing slow (at most about two
@@ -34,9 +35,16 @@ check: $(VENV)/.installed-test
 	$(BIN)/ruff check generator tests bench
 	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow" -p no:cacheprovider
 
-# Regenerate the README's --help blocks from the tool (tests/test_docs.py checks they are current).
-readme: $(VENV)/.installed-test
-	$(BIN)/cog -r README.md
+# The documentation site (mkdocs.yml) into site/: the pages' generated blocks (each command's --help,
+# the kinds' folders) refreshed from the code first; tests/test_docs.py fails while one is stale.
+COGGED = $(shell grep -rl '\[\[\[cog' docs --include=*.md)
+docs: $(VENV)/.installed-test
+	$(BIN)/cog -r $(COGGED)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The guides' screenshots, taken by the browser test that checks the guides show them.
+screenshots: $(VENV)/.installed-test
+	ATTNSHEET_SHOTS=docs/img $(BIN)/python -m pytest -q tests/test_browser_docs.py
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,bench]'

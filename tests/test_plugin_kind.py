@@ -113,3 +113,19 @@ def test_its_package_is_a_package_of_its_own():
     own = (PLUGIN / "pyproject.toml").read_text()
     assert '[project.entry-points."attnsheet.kinds"]' in own and 'linear = "attnsheet_linear.kind:KIND"' in own
     assert "attnsheet_linear" not in (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_guides_commands_run_with_the_plugin_installed(installed, tmp_path):
+    from test_docs import code_lines
+
+    shown = [line for line in code_lines(ROOT / "docs" / "plugins.md") if line.startswith("attnsheet ")]
+    assert "attnsheet generate --kind linear --blank --out blank" in shown
+    tool = tmp_path / "bin" / "attnsheet"  # `attnsheet` as the guide types it: this Python's, with the plug-in
+    tool.parent.mkdir()
+    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m generator "$@"\n')
+    tool.chmod(0o755)
+    env = {**installed, "PATH": f"{tool.parent}{os.pathsep}{installed['PATH']}"}
+    for line in shown:  # in the order the guide gives them, in one folder, as a teacher would
+        done = subprocess.run(f"set -o pipefail; {line}", shell=True, executable="/bin/bash", capture_output=True,
+                              text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, f"{line}: {done.stderr}"

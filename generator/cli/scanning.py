@@ -31,7 +31,7 @@ def boxes_command(code: str, problem_file: Optional[str], secret_file: Optional[
     For every page of the worksheet: its registration marks' centres, what its QR code holds,
     and every answer box from the page's top left (rows and columns 1-based, as in the answers
     CSV; a fraction's box as its fraction part and its decimal part). The contract other
-    scanners can use too (README: "The box geometry").
+    scanners can use too (docs/reference/boxes.md).
 
     \b
     Example:

@@ -167,7 +167,7 @@ class DrawOptions:
 
     def limits(self) -> Preset:
         """The preset with every override applied; from draw version 3, scaled with the shape
-        where the user did not set the value (measured over the shape grid, see the README):
+        where the user did not set the value (measured over the shape grid, see docs/reference/draw.md):
         the sum cap grows with the tokens past 4 (a column of 12 powers has three times the
         room of 4); past 4 tokens X's extreme entries (2, and −1 on hard) get rarer, the more
         so with a small d_model or a large d_k (more scores, each a longer sum, must stay
