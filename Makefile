@@ -36,7 +36,7 @@ check: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow" -p no:cacheprovider
 
 # The documentation site (mkdocs.yml) into site/: the pages' generated blocks (each command's --help,
-# the kinds' folders) refreshed from the code first; tests/test_docs.py fails while one is stale.
+# the kinds' folders) refreshed from the code first; tests/cli/test_docs.py fails while one is stale.
 COGGED = $(shell grep -rl '\[\[\[cog' docs --include=*.md)
 docs: $(VENV)/.installed-test
 	$(BIN)/cog -r $(COGGED)
@@ -44,7 +44,7 @@ docs: $(VENV)/.installed-test
 
 # The guides' screenshots, taken by the browser test that checks the guides show them.
 screenshots: $(VENV)/.installed-test
-	ATTNSHEET_SHOTS=docs/img $(BIN)/python -m pytest -q tests/test_browser_docs.py
+	ATTNSHEET_SHOTS=docs/img $(BIN)/python -m pytest -q tests/web/test_browser_docs.py
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,bench]'
@@ -91,7 +91,7 @@ $(VENV)/.installed-test: pyproject.toml constraints.txt | $(VENV)/bin/python sys
 	$(BIN)/python -m compileall -q generator
 	touch $(VENV)/.installed $@
 
-# axe-core, the accessibility checker the browser tests run in every page (tests/test_browser_a11y.py),
+# axe-core, the accessibility checker the browser tests run in every page (tests/web/test_browser_a11y.py),
 # from npm (Debian's npm where the machine has none).
 AXE_VERSION := 4.14.1
 $(AXE): | $(VENV)/bin/python

@@ -3,7 +3,7 @@
 `python bench/bombs.py FOLDER` writes them and reads each with `attnsheet scan` in a process of
 its own, printing its peak memory (the process's own high-water mark of resident memory, VmHWM),
 its exit code and its last line. The tests build the
-same files (tests/test_upload_limits.py), so what is measured here is what they refuse.
+same files (tests/server/test_upload_limits.py), so what is measured here is what they refuse.
 
 - tiff-frames.tif: 30 frames of 8,000 × 10,000 one-bit pixels, Group 4 (≈ 165 KB); each frame
   is under the per-picture limit, together 2.4 billion pixels.

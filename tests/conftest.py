@@ -48,10 +48,11 @@ def run(capsys, monkeypatch):
 
 
 SLOW_MODULES = frozenset({
-    "test_jobs", "test_draw", "test_reliability4", "test_wide", "test_scan", "test_scan_printed", "test_every_kind",
+    "test_jobs", "test_attention_draw", "test_handin_policies", "test_slow_and_lying_clients",
+    "test_huge_pictures_and_long_piles", "test_secrets_leftovers_and_full_disks", "test_wide", "test_scan", "test_scan_printed", "test_every_kind",
     "test_jobs_share", "test_pages", "test_store", "test_paint", "test_scan_assign", "test_plugin_kind",
-    "test_accounts", "test_robust", "test_web", "test_photos", "test_web_assign", "test_connections", "test_direct",
-    "test_grown", "test_upload_limits", "test_server_limits", "test_reliability", "test_scan_reports",
+    "test_accounts", "test_bad_input_and_stops", "test_web_app", "test_photos", "test_web_assign", "test_connections", "test_direct",
+    "test_grown", "test_upload_limits", "test_server_limits", "test_files_and_signals", "test_scan_reports",
     "test_scan_writers", "test_properties", "test_packaging"})
 """Modules whose tests take long on this machine (pytest --durations on 2026-12-06: these 28 took
 440 of the 516 s the suite takes without a browser or PostgreSQL): `make check` leaves them to
@@ -64,7 +65,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__ if item.module else ""
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if module.startswith("test_browser") or "browser" in item.fixturenames:
+        if item.path.parent.name == "web" or "browser" in item.fixturenames:
             item.add_marker(pytest.mark.browser)
         if "postgres_server" in item.fixturenames or params.get("database") == "postgresql":
             item.add_marker(pytest.mark.postgres)
@@ -124,7 +125,7 @@ def browser():
     import shutil
 
     from playwright.sync_api import sync_playwright
-    from test_browser import CHROMIUM, FLAGS
+    from test_browser_pages import CHROMIUM, FLAGS
 
     assert shutil.which("chromium"), "Debian's chromium is missing: `make test` installs it (make system)"
     with sync_playwright() as p:

@@ -1,3 +1,3 @@
-"""A plug-in whose module raises as it loads (tests/test_kind_protocol.py)."""
+"""A plug-in whose module raises as it loads (tests/core/test_kind_protocol.py)."""
 
 raise RuntimeError("this plug-in is broken")

@@ -1,4 +1,4 @@
-"""Kinds that break the protocol, for tests/test_kind_protocol.py (each registered through a made-up entry point)."""
+"""Kinds that break the protocol, for tests/core/test_kind_protocol.py (each registered through a made-up entry point)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Each part is a `typing.Protocol` whose members the code that serves every kind u
 satisfies one by having them (a kind's `steps.py` is its `Steps`). `lacking` names what a kind
 lacks to be registered (its name, code number and steps): the registry refuses such a kind at
 start-up, in one line; a draw, sheet or settings part is checked when first loaded, and the
-conformance test (tests/test_kind_protocol.py) loads and checks every part of every registered kind.
+conformance test (tests/core/test_kind_protocol.py) loads and checks every part of every registered kind.
 """
 
 from __future__ import annotations

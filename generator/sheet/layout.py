@@ -9,7 +9,7 @@ page, and the concatenation (over two pages when too tall for one); heads too bi
 a band at a time over pages (a frame sliced open where a page ends); pages 2+ with the name
 line in their top margin. Text our fonts cannot print or that would wrap (and a block taller
 than a page, which the views avoid) is `Unsettable`: WeasyPrint lays those out from the HTML.
-Where the two paths place the same text, they agree to a fraction of a point (tests/test_direct.py).
+Where the two paths place the same text, they agree to a fraction of a point (tests/sheets/test_direct.py).
 """
 
 from __future__ import annotations

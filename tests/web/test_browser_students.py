@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect, sync_playwright
 from procs import Served
-from test_browser import CHROMIUM, FLAGS
+from test_browser_pages import CHROMIUM, FLAGS
 from test_students import typed
 
 from generator.app.store import Store

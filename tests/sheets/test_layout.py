@@ -107,7 +107,7 @@ def test_every_writing_box_is_big_enough_to_write_in(convention, heads, projecte
         try:
             view = sheet_view(problem, solve(problem), Student("Ada"), Settings(paper=paper, lang=lang), False)
         except LayoutError:
-            continue  # refused up front, with advice (tests/test_pages.py)
+            continue  # refused up front, with advice (tests/sheets/test_pages.py)
         rows = [row for panel in view.panels for row in _writing_rows(panel)]
         assert rows, problem.code
         for panel in view.panels:

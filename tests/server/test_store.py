@@ -102,7 +102,7 @@ def test_a_folder_of_an_earlier_attnsheet_is_imported_once_without_loss(tmp_path
 
 def _worker(data, database, count, seed) -> subprocess.Popen:
     script = (
-        "import sys, json; sys.path.insert(0, 'tests')\n"
+        "import sys, json; sys.path[:0] = ['tests', 'tests/server']\n"
         "from pathlib import Path\n"
         "from generator.app.store import Store\n"
         "from test_store import new_batch\n"
@@ -137,7 +137,7 @@ def test_a_save_killed_at_any_moment_leaves_answers_and_grade_agreeing(tmp_path,
     batch = new_batch(store, count=4)
     store.close()
     script = (
-        "import sys, random; sys.path.insert(0, 'tests')\n"
+        "import sys, random; sys.path[:0] = ['tests', 'tests/server']\n"
         "from pathlib import Path\n"
         "from generator.app.store import Store\n"
         "from generator.app.classroom import save_sheet\n"

@@ -86,17 +86,17 @@ def test_the_suites_every_kind_passes_pass_for_it(installed):
     # The conformance test, every page of the server (a batch typed and graded, a phone's hand-in,
     # practice, the projector, a scanned pile) and carried credit's rules run over every registered
     # kind: run with the plug-in installed, they take it in with the built-in ones.
-    suites = ["tests/test_kind_protocol.py", "tests/test_every_kind.py", "tests/test_degenerate.py"]
+    suites = ["tests/core/test_kind_protocol.py", "tests/kinds/test_every_kind.py", "tests/core/test_degenerate.py"]
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-k", "linear", *suites],
                           capture_output=True, text=True, env=installed, cwd=ROOT)
     assert done.returncode == 0, done.stdout[-3000:]
     passed = set(re.findall(r"^PASSED (\S+)", done.stdout, re.MULTILINE))
-    assert passed >= {"tests/test_kind_protocol.py::test_every_registered_kind_keeps_the_protocol[linear]",
-                      "tests/test_every_kind.py::test_a_batch_of_each_kind_is_typed_graded_and_reported[linear]",
-                      "tests/test_every_kind.py::test_a_student_of_each_kind_hands_in_from_their_link[linear]",
-                      "tests/test_every_kind.py::test_each_kind_is_practised_and_projected[linear]",
-                      "tests/test_every_kind.py::test_a_scanned_pile_of_each_kind_is_read_to_its_sheets[linear]",
-                      "tests/test_degenerate.py::test_a_constant_first_step_earns_at_most_its_own_right_cells[linear]"}, \
+    assert passed >= {"tests/core/test_kind_protocol.py::test_every_registered_kind_keeps_the_protocol[linear]",
+                      "tests/kinds/test_every_kind.py::test_a_batch_of_each_kind_is_typed_graded_and_reported[linear]",
+                      "tests/kinds/test_every_kind.py::test_a_student_of_each_kind_hands_in_from_their_link[linear]",
+                      "tests/kinds/test_every_kind.py::test_each_kind_is_practised_and_projected[linear]",
+                      "tests/kinds/test_every_kind.py::test_a_scanned_pile_of_each_kind_is_read_to_its_sheets[linear]",
+                      "tests/core/test_degenerate.py::test_a_constant_first_step_earns_at_most_its_own_right_cells[linear]"}, \
         done.stdout[-2000:]
 
 

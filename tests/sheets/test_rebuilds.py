@@ -2,7 +2,7 @@
 
 The hashes in tests/golden/rebuilds.json were written before the kinds became folders (issue
 34) and must never change for a code printed then (PRINTED below): a sheet a teacher printed last year is rebuilt from its code as it
-was. `pytest tests/test_rebuilds.py --update-golden` rewrites them (only for a deliberate
+was. `pytest tests/sheets/test_rebuilds.py --update-golden` rewrites them (only for a deliberate
 change of every sheet, reviewed).
 """
 

@@ -14,7 +14,7 @@ from test_students import typed
 from generator.app.classroom import save_sheet
 from generator.app.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDES = ("docs/teachers.md", "docs/es/teachers.md", "docs/students.md")
 
 SHOTS = {"home": 1280, "batch": 1280, "class": 1280, "entry": 1280, "student": 390, "projector": 1280}

@@ -176,7 +176,7 @@ def worker(data, url):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     return subprocess.Popen([sys.executable, "-m", "generator", "worker", "--database", url, "--data", str(data)],
                             cwd=root, stderr=subprocess.PIPE, text=True)
 

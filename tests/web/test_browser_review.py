@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect, sync_playwright
 from procs import Served
-from test_browser import CHROMIUM, FLAGS
+from test_browser_pages import CHROMIUM, FLAGS
 
 from generator.app.classroom import create_batch, grade_sheet
 from generator.app.scans import review_items

@@ -28,9 +28,9 @@ from generator.output.pdf import renderer
 from generator.sheet.graded import graded_sheet
 from generator.sheet.model import Settings
 from generator.sheet.sheets import sheet_view
-from tests.test_pages import pages
+from test_pages import pages
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def both(tmp_path, view, settings, pages=1):

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect, sync_playwright
 from procs import serve
-from test_browser import CHROMIUM, FLAGS
+from test_browser_pages import CHROMIUM, FLAGS
 
 from generator.app.store import Store
 

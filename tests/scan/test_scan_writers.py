@@ -11,7 +11,7 @@ import pytest
 
 from generator.scan.handwriting import faces, real_digits
 
-_spec = importlib.util.spec_from_file_location("writers", Path(__file__).resolve().parents[1] / "bench" / "writers.py")
+_spec = importlib.util.spec_from_file_location("writers", Path(__file__).resolve().parents[2] / "bench" / "writers.py")
 writers = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(writers)
 

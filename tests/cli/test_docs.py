@@ -162,7 +162,7 @@ def _check(args: list[str]) -> None:
 
 
 def test_every_command_the_docs_show_is_one_the_tool_takes():
-    # docs/plugins.md's need its plug-in installed: tests/test_plugin_kind.py runs them with it.
+    # docs/plugins.md's need its plug-in installed: tests/kinds/test_plugin_kind.py runs them with it.
     shown = [(page, args) for page in [ROOT / "README.md", *PAGES] if page.name != "plugins.md" for args in commands(page)]
     assert len(shown) >= 25
     for page, args in shown:
