@@ -26,6 +26,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test $(AXE)
 	$(BIN)/ruff check generator tests bench
+	$(BIN)/ruff format --check --quiet generator tests bench
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	$(BIN)/python -m pytest
 
@@ -33,6 +34,7 @@ test: $(VENV)/.installed-test $(AXE)
 # minutes here); `make test` stays the whole suite and CI's command.
 check: $(VENV)/.installed-test
 	$(BIN)/ruff check generator tests bench
+	$(BIN)/ruff format --check --quiet generator tests bench
 	$(BIN)/python -m pytest -q -m "not browser and not postgres and not slow" -p no:cacheprovider
 
 # The documentation site (mkdocs.yml) into site/: the pages' generated blocks (each command's --help,

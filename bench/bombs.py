@@ -102,8 +102,14 @@ def peak(code: str, *args: str, cwd=None) -> tuple[float, int, str]:
     what it printed."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "peak"
-        done = subprocess.run([sys.executable, "-c", HIGH_WATER, str(out), code, *args], cwd=cwd,
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "-c", HIGH_WATER, str(out), code, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=900,
+        )
         kb = int(out.read_text()) if out.exists() else 0
     return kb / 1024, done.returncode, done.stdout + done.stderr
 

@@ -49,8 +49,12 @@ class Served:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         extra = (["--database", database] if database else []) + list(extra)
-        self.process = subprocess.Popen([*ATTNSHEET, "serve", "--port", str(self.port), "--no-browser", "--data", data,
-                                         *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        self.process = subprocess.Popen(
+            [*ATTNSHEET, "serve", "--port", str(self.port), "--no-browser", "--data", data, *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
         for _ in range(600):
             try:
                 home = urllib.request.urlopen(self.base + "/", timeout=5).read().decode()
@@ -62,8 +66,9 @@ class Served:
         self.csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
 
     def post(self, path: str, body: bytes, kind: str = "application/json") -> tuple[int, bytes]:
-        request = urllib.request.Request(self.base + path, data=body, method="POST",
-                                         headers={"content-type": kind, "x-csrf-token": self.csrf})
+        request = urllib.request.Request(
+            self.base + path, data=body, method="POST", headers={"content-type": kind, "x-csrf-token": self.csrf}
+        )
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
                 return response.status, response.read()
@@ -73,8 +78,12 @@ class Served:
     def make_batch(self, count: int, seed: int) -> str:
         """A batch made through the form, once its job is done: its page's address."""
         form = urllib.parse.urlencode({"csrf": self.csrf, "count": str(count), "seed": str(seed)}).encode()
-        request = urllib.request.Request(self.base + "/batches", data=form, method="POST",
-                                         headers={"content-type": "application/x-www-form-urlencoded"})
+        request = urllib.request.Request(
+            self.base + "/batches",
+            data=form,
+            method="POST",
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
         with urllib.request.urlopen(request, timeout=120) as response:  # the batch's page, once queued
             url = response.url
         self.wait(url)
@@ -93,11 +102,21 @@ class Served:
         import uuid
 
         boundary = uuid.uuid4().hex
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{self.csrf}\r\n"
-                f"--{boundary}\r\nContent-Disposition: form-data; name=\"scans\"; filename=\"pile.pdf\"\r\n"
-                "Content-Type: application/pdf\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
-        request = urllib.request.Request(self.base + path, data=body, method="POST",
-                                         headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n{self.csrf}\r\n'
+                f'--{boundary}\r\nContent-Disposition: form-data; name="scans"; filename="pile.pdf"\r\n'
+                "Content-Type: application/pdf\r\n\r\n"
+            ).encode()
+            + content
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        request = urllib.request.Request(
+            self.base + path,
+            data=body,
+            method="POST",
+            headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+        )
         with urllib.request.urlopen(request, timeout=120) as response:
             return response.url
 
@@ -108,8 +127,16 @@ class Served:
 
 def workers(data: str, url: str, count: int) -> list[subprocess.Popen]:
     """`count` `attnsheet worker` processes on the database, once each says it runs."""
-    started = [subprocess.Popen([*ATTNSHEET, "worker", "--database", url, "--data", data], cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(count)]
+    started = [
+        subprocess.Popen(
+            [*ATTNSHEET, "worker", "--database", url, "--data", data],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
     for process in started:
         line = process.stderr.readline()
         if "running the jobs" not in line:
@@ -136,8 +163,9 @@ def job_seconds(data: str, url: str, batch: str) -> float:
     store = Store(Path(data), url)
     try:
         for _ in range(600):  # the batch is listed a moment before its job says it is done
-            ((started, finished),) = store.db.query("SELECT started, finished FROM jobs WHERE batch = ? AND "
-                                                    "kind = 'batch'", (batch,))
+            ((started, finished),) = store.db.query(
+                "SELECT started, finished FROM jobs WHERE batch = ? AND kind = 'batch'", (batch,)
+            )
             if finished is not None:
                 return finished - started
             time.sleep(0.05)
@@ -311,8 +339,9 @@ def school(pg, args, rows: list) -> None:
             making.join()
             reading.join()
             lost = args.students - kept(data, url, roster)
-            rows.append(("(m) PG, 3 servers + 2 workers, a batch and a pile meanwhile: p95", p95(latencies), "ms",
-                         lost))
+            rows.append(
+                ("(m) PG, 3 servers + 2 workers, a batch and a pile meanwhile: p95", p95(latencies), "ms", lost)
+            )
             two = job_seconds(data, url, server.make_batch(300, 24).rsplit("/", 1)[1])
             stop_workers(started[1:])
             started = started[:1]

@@ -35,8 +35,9 @@ def main(count: int = 30) -> dict:
         home = urllib.request.urlopen(served.url + "/", timeout=30).read().decode()
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         port = int(served.url.rsplit(":", 1)[1])
-        made = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": str(count), "seed": "7"}),
-                                      timeout=600).url
+        made = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": str(count), "seed": "7"}), timeout=600
+        ).url
         name = made.rsplit("/", 1)[1]
         deadline = time.monotonic() + 600
         while True:
@@ -57,11 +58,21 @@ def main(count: int = 30) -> dict:
 
         def phone(token: str, content: bytes) -> None:
             boundary = "photo-bench"
-            body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"page\"\r\n\r\n1\r\n"
-                    f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"p.jpg\"\r\n"
-                    "Content-Type: image/jpeg\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
-            request = urllib.request.Request(f"{served.url}/api/s/{token}/photo", data=body, method="POST", headers={
-                "content-type": f"multipart/form-data; boundary={boundary}", "x-csrf-token": csrf})
+            body = (
+                (
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="page"\r\n\r\n1\r\n'
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="p.jpg"\r\n'
+                    "Content-Type: image/jpeg\r\n\r\n"
+                ).encode()
+                + content
+                + f"\r\n--{boundary}--\r\n".encode()
+            )
+            request = urllib.request.Request(
+                f"{served.url}/api/s/{token}/photo",
+                data=body,
+                method="POST",
+                headers={"content-type": f"multipart/form-data; boundary={boundary}", "x-csrf-token": csrf},
+            )
             start = time.perf_counter()
             try:
                 urllib.request.urlopen(request, timeout=120).read()
@@ -77,9 +88,14 @@ def main(count: int = 30) -> dict:
             t.join()
         wall = time.perf_counter() - started
         times.sort()
-        result = {"photos": len(photos), "answered": len(times), "failed": len(failures),
-                  "p50 s": round(statistics.median(times), 2), "p95 s": round(times[max(0, int(0.95 * len(times)) - 1)], 2),
-                  "all in s": round(wall, 1)}
+        result = {
+            "photos": len(photos),
+            "answered": len(times),
+            "failed": len(failures),
+            "p50 s": round(statistics.median(times), 2),
+            "p95 s": round(times[max(0, int(0.95 * len(times)) - 1)], 2),
+            "all in s": round(wall, 1),
+        }
         print(result)
         return result
     finally:

@@ -45,18 +45,22 @@ def measure(data: Path, pile: Path, pages: int, database=None, extra=(), workers
     store = Store(data, database)
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        first = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "6"}),
-                                       timeout=600).url.rsplit("/", 1)[1]
+        first = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "6"}), timeout=600
+        ).url.rsplit("/", 1)[1]
         until(lambda: first in store.ids())
         for _ in range(piles):
-            urllib.request.urlopen(post_form(port, f"/batches/{first}/scans", {"csrf": csrf},
-                                             (("scans", "pile.pdf", pile.read_bytes()),)), timeout=600)
+            urllib.request.urlopen(
+                post_form(port, f"/batches/{first}/scans", {"csrf": csrf}, (("scans", "pile.pdf", pile.read_bytes()),)),
+                timeout=600,
+            )
         numbers = [job.id for job in store.jobs_of(first, "scan")]
         number = numbers[0]
         until(lambda: all(store.job(n).state == "running" and store.job(n).done >= 16 for n in numbers))
         start = time.monotonic()
-        second = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "7"}),
-                                        timeout=600).url.rsplit("/", 1)[1]
+        second = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "7"}), timeout=600
+        ).url.rsplit("/", 1)[1]
         until(lambda: second in store.ids())
         wait, done = time.monotonic() - start, store.job(number).done
         for n in numbers:
@@ -73,8 +77,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         pile = pdf_pages(Path(folder) / "pile.pdf", pages)
         wait, done = measure(Path(folder) / "sqlite", pile, pages)
-        print(f"(y) SQLite, one process: a 2-sheet batch listed {wait:.1f} s after it was asked for, "
-              f"{done} of {pages} pages read by then")
+        print(
+            f"(y) SQLite, one process: a 2-sheet batch listed {wait:.1f} s after it was asked for, "
+            f"{done} of {pages} pages read by then"
+        )
         from pgserver import Server, Unavailable
 
         try:
@@ -84,11 +90,15 @@ def main() -> None:
             return
         try:
             wait, done = measure(Path(folder) / "pg", pile, pages, pg.fresh(), ("--no-jobs",), workers=2)
-            print(f"(y) PostgreSQL, two workers: a 2-sheet batch listed {wait:.1f} s after it was asked for, "
-                  f"{done} of {pages} pages read by then")
+            print(
+                f"(y) PostgreSQL, two workers: a 2-sheet batch listed {wait:.1f} s after it was asked for, "
+                f"{done} of {pages} pages read by then"
+            )
             wait, done = measure(Path(folder) / "pg2", pile, pages, pg.fresh(), ("--no-jobs",), workers=2, piles=2)
-            print(f"(y) PostgreSQL, two workers each reading a pile: a 2-sheet batch listed {wait:.1f} s after it "
-                  f"was asked for, {done} of {pages} pages of the first pile read by then")
+            print(
+                f"(y) PostgreSQL, two workers each reading a pile: a 2-sheet batch listed {wait:.1f} s after it "
+                f"was asked for, {done} of {pages} pages of the first pile read by then"
+            )
         finally:
             pg.stop()
 

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.core.registry import solve# noqa: E402
+from generator.core.registry import solve  # noqa: E402
 from generator.kinds.attention.draw.presets import DrawOptions  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
@@ -78,12 +78,15 @@ def page_costs(repeats: int) -> list[Row]:
         prepared = painted_html(view, settings)
         page[key] = lambda prepared=prepared: r.pdf([r.render(*prepared)])
         page["direct", key] = lambda view=view: direct.document([view], settings)
-    ms = median_ms({
-        "floor": lambda: r.pdf([r.render(blank)]),
-        "worksheet": page[False],
-        "key": page[True],
-        "direct key": page["direct", True],
-    }, repeats)
+    ms = median_ms(
+        {
+            "floor": lambda: r.pdf([r.render(blank)]),
+            "worksheet": page[False],
+            "key": page[True],
+            "direct key": page["direct", True],
+        },
+        repeats,
+    )
     floor = ms["floor"]
     pages = {False: ms["worksheet"], True: ms["key"]}
     return [
@@ -93,7 +96,13 @@ def page_costs(repeats: int) -> list[Row]:
         Row("(b) worksheet page / floor", pages[False] / floor, "x", "<= 4", pages[False] / floor <= 4),
         Row("(b) key page / floor", pages[True] / floor, "x", "<= 4", pages[True] / floor <= 4),
         Row("(b) key page written directly, as generate writes it (no WeasyPrint)", ms["direct key"], "ms"),
-        Row("(b) key page written directly / floor", ms["direct key"] / floor, "x", "<= 3", ms["direct key"] / floor <= 3),
+        Row(
+            "(b) key page written directly / floor",
+            ms["direct key"] / floor,
+            "x",
+            "<= 3",
+            ms["direct key"] / floor <= 3,
+        ),
     ]
 
 
@@ -128,8 +137,15 @@ def kinds(repeats: int) -> list[Row]:
             continue
         ratio = ms[name] / ms["attention"]
         pages = " (two pages)" if direct.document([views[name]], settings)[1][0] > 1 else ""
-        rows.append(Row(f"(n) {name} key page{pages} / attention key page, written directly", ratio, "x",
-                        "" if pages else "<= 1.5", None if pages else ratio <= 1.5))
+        rows.append(
+            Row(
+                f"(n) {name} key page{pages} / attention key page, written directly",
+                ratio,
+                "x",
+                "" if pages else "<= 1.5",
+                None if pages else ratio <= 1.5,
+            )
+        )
         rows.append(Row(f"(n) draw of one {name} problem", drawn[name], "ms", "<= 50", drawn[name] <= 50))
     return rows
 
@@ -191,8 +207,9 @@ def measure(args: list[str]) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as out:
         target = out if args[0] == "generate" else f"{out}/problems.json"
         start = time.perf_counter()
-        proc = subprocess.Popen([*ATTNSHEET, *args, "--out", target],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        proc = subprocess.Popen(
+            [*ATTNSHEET, *args, "--out", target], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT
+        )
         rss = TreeRSS(proc.pid)
         _, err = proc.communicate()
         seconds = time.perf_counter() - start
@@ -224,14 +241,22 @@ def batches(sheets: int) -> list[Row]:
     rows.append(Row("(e) speed-up of 2 jobs over 1", results[2][0] / results[1][0], "x"))
     _, small_peak = run_generate(["--count", str(max(1, sheets // 4)), "--split", "--jobs", "2"])
     growth = results[2][1] / small_peak
-    rows.append(Row(f"(d) peak RSS, {sheets} vs {max(1, sheets // 4)} sheets", growth, "x", "<= 1.2 (flat)",
-                    growth <= 1.2))
+    rows.append(
+        Row(f"(d) peak RSS, {sheets} vs {max(1, sheets // 4)} sheets", growth, "x", "<= 1.2 (flat)", growth <= 1.2)
+    )
     # Combined files too: written a part at a time, so as flat.
     _, big = run_generate(["--count", str(sheets), "--jobs", "2"])
     _, small = run_generate(["--count", str(max(1, sheets // 4)), "--jobs", "2"])
     rows.append(Row(f"(d) combined files, {sheets} sheets: peak RSS", big, "MB", "<= 300", big <= 300))
-    rows.append(Row(f"(d) combined, peak RSS {sheets} vs {max(1, sheets // 4)} sheets", big / small, "x",
-                    "<= 1.1 (flat)", big / small <= 1.1))
+    rows.append(
+        Row(
+            f"(d) combined, peak RSS {sheets} vs {max(1, sheets // 4)} sheets",
+            big / small,
+            "x",
+            "<= 1.1 (flat)",
+            big / small <= 1.1,
+        )
+    )
     return rows
 
 
@@ -253,8 +278,14 @@ def shape_grid(seeds: int) -> list[Row]:
     refused before any draw; and the slowest draw or refusal."""
     from generator.draw.options import DrawError
 
-    shapes = [(p, n, d, k, v) for p in ("medium", "easy") for n in (2, 3, 4, 6, 8, 10, 12) for d in (2, 3, 4, 6, 8, 12, 16)
-              for k in (1, 2, 3, 4, 6, 8) for v in (1, 3, 8)]
+    shapes = [
+        (p, n, d, k, v)
+        for p in ("medium", "easy")
+        for n in (2, 3, 4, 6, 8, 10, 12)
+        for d in (2, 3, 4, 6, 8, 12, 16)
+        for k in (1, 2, 3, 4, 6, 8)
+        for v in (1, 3, 8)
+    ]
     drawn, refused, slowest, total = 0, 0, 0.0, 0
     for p, n, d, k, v in shapes:
         for seed in range(1, seeds + 1):
@@ -274,10 +305,17 @@ def shape_grid(seeds: int) -> list[Row]:
                 continue
             drawn += ok and took <= 1.0
     share = 100 * drawn / (total - refused)
-    return [Row(f"(k) shape grid ({total - refused} allowed shapes × seeds, medium and easy): drawn within 1 s",
-                share, "%", ">= 99", share >= 99),
-            Row(f"(k) shape grid: refused before any draw (of {total})", 100 * refused / total, "%"),
-            Row("(k) shape grid: slowest draw or refusal", slowest * 1000, "ms", "<= 1000", slowest <= 1.0)]
+    return [
+        Row(
+            f"(k) shape grid ({total - refused} allowed shapes × seeds, medium and easy): drawn within 1 s",
+            share,
+            "%",
+            ">= 99",
+            share >= 99,
+        ),
+        Row(f"(k) shape grid: refused before any draw (of {total})", 100 * refused / total, "%"),
+        Row("(k) shape grid: slowest draw or refusal", slowest * 1000, "ms", "<= 1000", slowest <= 1.0),
+    ]
 
 
 def key_answers_json(problem, solution, slip: bool) -> str:
@@ -288,8 +326,12 @@ def key_answers_json(problem, solution, slip: bool) -> str:
     heads = []
     for h in solution.heads:
         g = {k: encode_matrix(getattr(h, k)) for k in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")}
-        g.update(sums=[encode(x) for x in h.sums], Q_copy=encode_matrix(h.Q),
-                 K_T=[list(r) for r in zip(*encode_matrix(h.K))], V_copy=encode_matrix(h.V))
+        g.update(
+            sums=[encode(x) for x in h.sums],
+            Q_copy=encode_matrix(h.Q),
+            K_T=[list(r) for r in zip(*encode_matrix(h.K))],
+            V_copy=encode_matrix(h.V),
+        )
         if slip:
             g["Q"][0][0] += 1
             g["Q_copy"][0][0] += 1
@@ -333,12 +375,20 @@ def graded_pages(repeats: int) -> list[Row]:
     graded = Graded(grade(problem, pending.answers(problem, Student("Ada Lovelace"), problem.code)), problem)
     settings = Settings()
     # Both as their commands make them: the key's view is built per page, as render_task does.
-    ms = median_ms({"key": lambda: renderer().document(
-                        [sheet_view(problem, solution, Student("Ada Lovelace"), settings, True)], settings),
-                    "graded": lambda: graded_pdf(graded, settings)}, repeats)
+    ms = median_ms(
+        {
+            "key": lambda: renderer().document(
+                [sheet_view(problem, solution, Student("Ada Lovelace"), settings, True)], settings
+            ),
+            "graded": lambda: graded_pdf(graded, settings),
+        },
+        repeats,
+    )
     ratio = ms["graded"] / ms["key"]
-    return [Row("(h) graded sheet page (render + write)", ms["graded"], "ms"),
-            Row("(h) graded sheet / key page", ratio, "x", "<= 1.2", ratio <= 1.2)]
+    return [
+        Row("(h) graded sheet page (render + write)", ms["graded"], "ms"),
+        Row("(h) graded sheet / key page", ratio, "x", "<= 1.2", ratio <= 1.2),
+    ]
 
 
 def against_typst(pairs: int, sheets: int = 0) -> list[Row]:
@@ -360,28 +410,55 @@ def against_typst(pairs: int, sheets: int = 0) -> list[Row]:
     problem = draw(DrawOptions(), 2026)[0]
     solution = solve(problem)
     markup = typst_ref.PREAMBLE + typst_ref.page(problem, solution, True)
-    ms = median_ms({"ours": lambda: document([sheet_view(problem, solution, Student(), Settings(), True)], Settings()),
-                    "typst": lambda: typst_ref.compile_pdf(markup)}, 20)
+    ms = median_ms(
+        {
+            "ours": lambda: document([sheet_view(problem, solution, Student(), Settings(), True)], Settings()),
+            "typst": lambda: typst_ref.compile_pdf(markup),
+        },
+        20,
+    )
     ours, theirs = [], []
     with tempfile.TemporaryDirectory() as out:
         for _ in range(pairs):
             ours.append(measure(["generate", "--seed", "2026", "--count", "30"])[0])
             start = time.perf_counter()
-            subprocess.run([sys.executable, str(ROOT / "bench" / "typst_ref.py"), "--count", "30", "--out",
-                            f"{out}/class.pdf"], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "typst_ref.py"), "--count", "30", "--out", f"{out}/class.pdf"],
+                check=True,
+                capture_output=True,
+            )
             theirs.append(time.perf_counter() - start)
     ratio = statistics.median(a / b for a, b in zip(ours, theirs))
-    rows = [Row("(i) key page / the same page by Typst", ms["ours"] / ms["typst"], "x"),
-            Row("(i) class of 30, fresh process / Typst script", ratio, "x", "<= 1.0", ratio <= 1.0)]
+    rows = [
+        Row("(i) key page / the same page by Typst", ms["ours"] / ms["typst"], "x"),
+        Row("(i) class of 30, fresh process / Typst script", ratio, "x", "<= 1.0", ratio <= 1.0),
+    ]
     if sheets:
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            subprocess.run([sys.executable, str(ROOT / "bench" / "typst_ref.py"), "--count", str(sheets), "--out",
-                            f"{out}/all.pdf"], check=True, capture_output=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "bench" / "typst_ref.py"),
+                    "--count",
+                    str(sheets),
+                    "--out",
+                    f"{out}/all.pdf",
+                ],
+                check=True,
+                capture_output=True,
+            )
             typst_rate = 2 * sheets / (time.perf_counter() - start)
         our_rate = 2 * sheets / run_generate(["--count", str(sheets), "--split", "--jobs", "2"])[0]
-        rows.append(Row(f"(i) {sheets} sheets, pages/s: ours (2 jobs) / Typst", our_rate / typst_rate, "x", ">= 1.5",
-                        our_rate / typst_rate >= 1.5))
+        rows.append(
+            Row(
+                f"(i) {sheets} sheets, pages/s: ours (2 jobs) / Typst",
+                our_rate / typst_rate,
+                "x",
+                ">= 1.5",
+                our_rate / typst_rate >= 1.5,
+            )
+        )
     return rows
 
 
@@ -405,8 +482,12 @@ def web_app(repeats: int) -> list[Row]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
-        server = subprocess.Popen([*ATTNSHEET, "serve", "--port", str(port), "--no-browser", "--data", data],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+        server = subprocess.Popen(
+            [*ATTNSHEET, "serve", "--port", str(port), "--no-browser", "--data", data],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
         try:
             for _ in range(200):  # up in a few seconds: WeasyPrint and the fonts load before it listens
                 try:
@@ -422,8 +503,9 @@ def web_app(repeats: int) -> list[Row]:
                 return urllib.request.urlopen(base + path, timeout=60).read()
 
             def post(path: str, body: bytes, kind: str) -> bytes:
-                request = urllib.request.Request(base + path, data=body, method="POST",
-                                                 headers={"content-type": kind, "x-csrf-token": csrf})
+                request = urllib.request.Request(
+                    base + path, data=body, method="POST", headers={"content-type": kind, "x-csrf-token": csrf}
+                )
                 return urllib.request.urlopen(request, timeout=120).read()
 
             form = urllib.parse.urlencode({"csrf": csrf, "count": "30", "seed": "2026"}).encode()
@@ -442,8 +524,9 @@ def web_app(repeats: int) -> list[Row]:
             problem = problem_from_json(sheet["problem"])
             answers = json.loads(key_answers_json(problem, solve(problem), slip=True))
             body = json.dumps({k: v for k, v in answers.items() if k not in ("format", "code")}).encode()
-            graded = median_ms({"grade": lambda: post(f"/api/batches/{batch}/sheets/1/grade", body,
-                                                      "application/json")}, repeats * 5)["grade"]
+            graded = median_ms(
+                {"grade": lambda: post(f"/api/batches/{batch}/sheets/1/grade", body, "application/json")}, repeats * 5
+            )["grade"]
             warm, cold = [], []
             for _ in range(3):  # taking turns with the CLI's cold start of the same batch
                 start = time.perf_counter()
@@ -454,17 +537,20 @@ def web_app(repeats: int) -> list[Row]:
             server.terminate()
             server.wait(10)
     seconds, speedup = statistics.median(warm), statistics.median(c / w for c, w in zip(cold, warm))
-    return [Row("(j) web: one-sheet preview (key), warm server", preview, "ms", "<= 150", preview <= 150),
-            Row("(j) web: class of 30 written, warm server", seconds, "s", "<= 1.0", seconds <= 1.0),
-            Row("(j) web: CLI cold start / warm server, class of 30", speedup, "x", ">= 2", speedup >= 2),
-            Row("(j) web: grading one entered sheet", graded, "ms", "<= 20", graded <= 20)]
+    return [
+        Row("(j) web: one-sheet preview (key), warm server", preview, "ms", "<= 150", preview <= 150),
+        Row("(j) web: class of 30 written, warm server", seconds, "s", "<= 1.0", seconds <= 1.0),
+        Row("(j) web: CLI cold start / warm server, class of 30", speedup, "x", ">= 2", speedup >= 2),
+        Row("(j) web: grading one entered sheet", graded, "ms", "<= 20", graded <= 20),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 100-sheet batch instead of 1,000: a smoke run")
-    parser.add_argument("--only", choices=["pages", "kinds", "batches", "draw", "grade", "typst", "web"],
-                        help="measure one group only")
+    parser.add_argument(
+        "--only", choices=["pages", "kinds", "batches", "draw", "grade", "typst", "web"], help="measure one group only"
+    )
     args = parser.parse_args(argv)
     rows: list[Row] = []
     if args.only in (None, "pages"):

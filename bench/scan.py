@@ -34,11 +34,16 @@ def make_class(folder: Path, count: int, first: int, seed: int) -> tuple[Path, P
     and all of them; their paths (the batch in folder/batch)."""
     folder.mkdir()
     batch = folder / "batch"
-    subprocess.run([*ATTNSHEET, "generate", "--count", str(count), "--seed", str(seed), "--out", str(batch)],
-                   check=True, capture_output=True)
-    pages = [cv2.imencode(".jpg", page, [cv2.IMWRITE_JPEG_QUALITY, 80])[1]  # held small until written
-             for sheet in filled_sheets(batch, seed, scan=dict(dpi=200, angle=1.5, quality=80))
-             for page in sheet.pages]
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", str(count), "--seed", str(seed), "--out", str(batch)],
+        check=True,
+        capture_output=True,
+    )
+    pages = [
+        cv2.imencode(".jpg", page, [cv2.IMWRITE_JPEG_QUALITY, 80])[1]  # held small until written
+        for sheet in filled_sheets(batch, seed, scan=dict(dpi=200, angle=1.5, quality=80))
+        for page in sheet.pages
+    ]
     small, every = folder / f"scans{first}.pdf", folder / f"scans{count}.pdf"
     pdf_of((cv2.imdecode(p, cv2.IMREAD_UNCHANGED) for p in pages[:first]), small)
     pdf_of((cv2.imdecode(p, cv2.IMREAD_UNCHANGED) for p in pages), every)
@@ -51,11 +56,30 @@ def run_scan(pdf: Path, out: Path) -> tuple[float, int]:
     manifest = pdf.parent / "batch" / "manifest.json"  # the class the PDF was made from
     # A small process starts the scan and reports its peak: a child forked from this one (which
     # made the scans) would count this one's memory as its own until it runs the scan.
-    wrapper = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-               "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-               "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    result = subprocess.run([sys.executable, "-c", wrapper, *pin, *ATTNSHEET, "scan", str(pdf), "--manifest",
-                             str(manifest), "--out", str(out), "--force"], check=True, capture_output=True, text=True)
+    wrapper = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            wrapper,
+            *pin,
+            *ATTNSHEET,
+            "scan",
+            str(pdf),
+            "--manifest",
+            str(manifest),
+            "--out",
+            str(out),
+            "--force",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     seconds, peak = result.stdout.split()
     return float(seconds), int(peak)
 
@@ -74,11 +98,13 @@ def main() -> int:
         big_seconds, big_rss = run_scan(every, folder / "out-big")
     rate, big_rate = 30 / seconds, args.pages / big_seconds
     growth = big_rss / small_rss
-    rows = [("pages/s, a class of 30, one core, 200 dpi", f"{rate:.2f}", ">= 4", rate >= 4),
-            (f"pages/s, a class of {args.pages}", f"{big_rate:.2f}", ">= 4", big_rate >= 4),
-            (f"peak memory, 30 pages of {args.pages} (MB)", f"{small_rss / 1024:.0f}", "", True),
-            (f"peak memory, all {args.pages} pages (MB)", f"{big_rss / 1024:.0f}", "", True),
-            (f"memory {args.pages} / 30 pages", f"{growth:.2f}", "<= 1.25", growth <= 1.25)]
+    rows = [
+        ("pages/s, a class of 30, one core, 200 dpi", f"{rate:.2f}", ">= 4", rate >= 4),
+        (f"pages/s, a class of {args.pages}", f"{big_rate:.2f}", ">= 4", big_rate >= 4),
+        (f"peak memory, 30 pages of {args.pages} (MB)", f"{small_rss / 1024:.0f}", "", True),
+        (f"peak memory, all {args.pages} pages (MB)", f"{big_rss / 1024:.0f}", "", True),
+        (f"memory {args.pages} / 30 pages", f"{growth:.2f}", "<= 1.25", growth <= 1.25),
+    ]
     for name, value, target, ok in rows:
         print(f"{name:<42} {value:>8}  {target:<8} {'ok' if ok else 'MISSED'}")
     return 0 if all(ok for *_, ok in rows) else 1

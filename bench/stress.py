@@ -18,10 +18,16 @@ def main() -> int:
     rows = []
     ok = True
     for name, big, small in [
-        ("draw 10,000 problems", ["draw", "--seed", "1", "--count", "10000"], ["draw", "--seed", "1", "--count", "2500"]),
-        ("render 1,000 sheets (2,000 pages), --split --jobs 2",
-         ["generate", "--seed", "1", "--count", "1000", "--split", "--jobs", "2"],
-         ["generate", "--seed", "1", "--count", "250", "--split", "--jobs", "2"]),
+        (
+            "draw 10,000 problems",
+            ["draw", "--seed", "1", "--count", "10000"],
+            ["draw", "--seed", "1", "--count", "2500"],
+        ),
+        (
+            "render 1,000 sheets (2,000 pages), --split --jobs 2",
+            ["generate", "--seed", "1", "--count", "1000", "--split", "--jobs", "2"],
+            ["generate", "--seed", "1", "--count", "250", "--split", "--jobs", "2"],
+        ),
     ]:
         big_s, big_mb = measure(big)
         _, small_mb = measure(small)

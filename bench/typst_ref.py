@@ -42,17 +42,19 @@ def _matrix(m, x: float, y: float, key: bool) -> str:
         line = m.lines[i * m.cell_h] if m.lines else ""
         second = m.lines[i * m.cell_h + 1] if m.lines and m.cell_h == 2 else ""
         for j in range(m.cols):
-            value = line[j * m.cell_w:(j + 1) * m.cell_w].strip()
-            below = second[j * m.cell_w:(j + 1) * m.cell_w].strip()
+            value = line[j * m.cell_w : (j + 1) * m.cell_w].strip()
+            below = second[j * m.cell_w : (j + 1) * m.cell_w].strip()
             text = _escape(value) + (f" \\ {_escape(below)}" if below else "")
             cells.append(f"[{text}]")
-    stroke = "0.5pt + rgb(\"#8a8a8a\")" if m.boxes else "none"
-    return (f'#place(dx: {x}pt, dy: {y}pt)[#block(fill: rgb("{tone.tint}"), stroke: (left: 1.2pt + rgb("{tone.ink}"), '
-            f'right: 1.2pt + rgb("{tone.ink}")))[#set text(font: "Noto Sans Mono", size: 10pt, fill: rgb("{style.colour}"), '
-            f'weight: {style.weight})\n#table(columns: ({", ".join([f"{m.cell_w * CHAR_PT}pt"] * m.cols)}), '
-            f'rows: {m.cell_h * LINE_PT}pt, inset: 0pt, align: center + horizon, stroke: {stroke}, {", ".join(cells)})]]\n'
-            f'#place(dx: {x}pt, dy: {y - LINE_PT}pt)[#text(font: "Noto Sans Mono", size: 7.5pt, fill: rgb("#5a5a5a"))'
-            f'[{_escape(m.caption_text)}]]\n')
+    stroke = '0.5pt + rgb("#8a8a8a")' if m.boxes else "none"
+    return (
+        f'#place(dx: {x}pt, dy: {y}pt)[#block(fill: rgb("{tone.tint}"), stroke: (left: 1.2pt + rgb("{tone.ink}"), '
+        f'right: 1.2pt + rgb("{tone.ink}")))[#set text(font: "Noto Sans Mono", size: 10pt, fill: rgb("{style.colour}"), '
+        f"weight: {style.weight})\n#table(columns: ({', '.join([f'{m.cell_w * CHAR_PT}pt'] * m.cols)}), "
+        f"rows: {m.cell_h * LINE_PT}pt, inset: 0pt, align: center + horizon, stroke: {stroke}, {', '.join(cells)})]]\n"
+        f'#place(dx: {x}pt, dy: {y - LINE_PT}pt)[#text(font: "Noto Sans Mono", size: 7.5pt, fill: rgb("#5a5a5a"))'
+        f"[{_escape(m.caption_text)}]]\n"
+    )
 
 
 def page(problem, solution, key: bool, name: str = "") -> str:
@@ -61,7 +63,7 @@ def page(problem, solution, key: bool, name: str = "") -> str:
     grids = {g: grid(rows) for g, rows in arrangement(problem.convention, m).items()}
     out = [
         '#text(size: 7.5pt, weight: 600, fill: rgb("#6b6b6b"))[' + ("ANSWER KEY" if key else "WORKSHEET") + "]\n",
-        '#text(size: 15pt, weight: 600)[Self-attention by hand]\n\n',
+        "#text(size: 15pt, weight: 600)[Self-attention by hand]\n\n",
         f"Name #box(width: 62mm, stroke: (bottom: 0.6pt))[{_escape(name)}] Date #box(width: 24mm, stroke: (bottom: 0.6pt))[] "
         "Group #box(width: 24mm, stroke: (bottom: 0.6pt))[]\n",
         f'#place(top + right)[#text(font: "Noto Sans Mono", size: 11pt, weight: 700)[{_escape(problem.code or "")}]]\n',
@@ -74,19 +76,25 @@ def page(problem, solution, key: bool, name: str = "") -> str:
         left += (grids[g].cols + GAP) * CHAR_PT
     out.append("]\n")
     rules = "\n".join(_escape(line) + " \\" for line in rules_lines(problem, key, "en"))
-    out.append(f'#block(width: 82mm, stroke: 0.8pt + rgb("#bbbbbb"), inset: 6pt, radius: 4pt)[#set text(size: 8pt)\n'
-               f"*Rules* \\\n{rules}\n]\n")  # a line break before the bracket: "\\]" would escape it
+    out.append(
+        f'#block(width: 82mm, stroke: 0.8pt + rgb("#bbbbbb"), inset: 6pt, radius: 4pt)[#set text(size: 8pt)\n'
+        f"*Rules* \\\n{rules}\n]\n"
+    )  # a line break before the bracket: "\\]" would escape it
     return "".join(out)
 
 
-PREAMBLE = ('#set page(paper: "a4", margin: (top: 12mm, right: 13mm, bottom: 14mm, left: 13mm), '
-            'footer: context [#set text(size: 7.5pt, fill: rgb("#555555")); attnsheet #h(1fr) page #counter(page).display()])\n'
-            '#set text(font: "Inter", size: 9pt, fill: rgb("#1b1b1b"))\n')
+PREAMBLE = (
+    '#set page(paper: "a4", margin: (top: 12mm, right: 13mm, bottom: 14mm, left: 13mm), '
+    'footer: context [#set text(size: 7.5pt, fill: rgb("#555555")); attnsheet #h(1fr) page #counter(page).display()])\n'
+    '#set text(font: "Inter", size: 9pt, fill: rgb("#1b1b1b"))\n'
+)
 
 
 def document(problems, solutions) -> str:
     """A class: every worksheet, then every key, one page each."""
-    pages = [page(p, s, False) for p, s in zip(problems, solutions)] + [page(p, s, True) for p, s in zip(problems, solutions)]
+    pages = [page(p, s, False) for p, s in zip(problems, solutions)] + [
+        page(p, s, True) for p, s in zip(problems, solutions)
+    ]
     return PREAMBLE + "\n#pagebreak()\n".join(pages)
 
 

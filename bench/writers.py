@@ -47,17 +47,32 @@ def perfectly_read(problem, written: dict) -> int:
     return sum(d.verdict == "accepted" for d in verify(problem, reads))
 
 
-def read_class(folder: Path, kind: str, count: int, seed: int, hands: str,
-               by_hand: Optional[dict] = None) -> dict[str, int]:
+def read_class(
+    folder: Path, kind: str, count: int, seed: int, hands: str, by_hand: Optional[dict] = None
+) -> dict[str, int]:
     """One class filled in by `hands`, scanned and read: its counts (and, in `by_hand`, each
     held-out face's written and accepted cells)."""
     batch = folder / "batch"
-    subprocess.run([*ATTNSHEET, "generate", "--kind", kind, "--count", str(count), "--seed", str(seed), "--out",
-                    str(batch)], check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--kind", kind, "--count", str(count), "--seed", str(seed), "--out", str(batch)],
+        check=True,
+        capture_output=True,
+    )
     sheets = list(filled_sheets(batch, seed, scan=dict(dpi=200, angle=1.0, quality=80), hands=hands))
     pdf_of([p for s in sheets for p in s.pages], folder / "pile.pdf")
-    subprocess.run([*ATTNSHEET, "scan", str(folder / "pile.pdf"), "--manifest", str(batch / "manifest.json"),
-                    "--out", str(folder / "out")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            *ATTNSHEET,
+            "scan",
+            str(folder / "pile.pdf"),
+            "--manifest",
+            str(batch / "manifest.json"),
+            "--out",
+            str(folder / "out"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     listed = read_manifest((batch / "manifest.json").read_text(), "manifest")
     problems = {item.code: item.problem for item in listed.values()}
     listed_sheets = json.loads((batch / "manifest.json").read_text())["sheets"]
@@ -66,8 +81,9 @@ def read_class(folder: Path, kind: str, count: int, seed: int, hands: str,
     for f in (folder / "out" / "answers").glob("*.json"):
         doc = json.loads(f.read_text())
         answers[doc["code"]] = doc
-    counts = dict.fromkeys(("written", "accepted", "true", "carried", "false true", "false carried", "review",
-                            "read blank", "perfect"), 0)
+    counts = dict.fromkeys(
+        ("written", "accepted", "true", "carried", "false true", "false carried", "review", "read blank", "perfect"), 0
+    )
     for sheet in sheets:
         doc, truth = answers[sheet.code], key_values(problems[sheet.code])
         counts["perfect"] += perfectly_read(problems[sheet.code], sheet.written)
@@ -114,15 +130,20 @@ def main() -> int:
             met = accepted >= 0.85 and false <= 0.005 and total["read blank"] == 0
             ok = ok and (met or group == "project")
             rows.append((group, total, accepted, false, met))
-    print(f"{'writers':10} {'written':>8} {'accepted':>9} {'perfect':>8} {'review':>7} {'false (true/carried)':>22} "
-          f"{'blank':>6}  target")
+    print(
+        f"{'writers':10} {'written':>8} {'accepted':>9} {'perfect':>8} {'review':>7} {'false (true/carried)':>22} "
+        f"{'blank':>6}  target"
+    )
     for group, t, accepted, false, met in rows:
-        print(f"{group:10} {t['written']:8d} {accepted:9.1%} {t['perfect'] / t['written']:8.1%} {t['review']:7d} "
-              f"{t['false true'] + t['false carried']:5d} {false:6.2%} ({t['false true']}/{t['false carried']})"
-              f"{t['read blank']:7d}  {'met' if met else 'MISSED'} (>= 85 %, <= 0.5 %, no blank)")
+        print(
+            f"{group:10} {t['written']:8d} {accepted:9.1%} {t['perfect'] / t['written']:8.1%} {t['review']:7d} "
+            f"{t['false true'] + t['false carried']:5d} {false:6.2%} ({t['false true']}/{t['false carried']})"
+            f"{t['read blank']:7d}  {'met' if met else 'MISSED'} (>= 85 %, <= 0.5 %, no blank)"
+        )
     if by_hand:
-        print("held-out faces, accepted: "
-              + ", ".join(f"{name} {a / w:.0%}" for name, (w, a) in sorted(by_hand.items())))
+        print(
+            "held-out faces, accepted: " + ", ".join(f"{name} {a / w:.0%}" for name, (w, a) in sorted(by_hand.items()))
+        )
     return 0 if ok else 1
 
 

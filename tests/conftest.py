@@ -47,13 +47,41 @@ def run(capsys, monkeypatch):
     return _run
 
 
-SLOW_MODULES = frozenset({
-    "test_jobs", "test_attention_draw", "test_handin_policies", "test_slow_and_lying_clients",
-    "test_huge_pictures_and_long_piles", "test_secrets_leftovers_and_full_disks", "test_wide", "test_scan", "test_scan_printed", "test_every_kind",
-    "test_jobs_share", "test_pages", "test_store", "test_paint", "test_scan_assign", "test_plugin_kind",
-    "test_accounts", "test_bad_input_and_stops", "test_web_app", "test_photos", "test_web_assign", "test_connections", "test_direct",
-    "test_grown", "test_upload_limits", "test_server_limits", "test_files_and_signals", "test_scan_reports",
-    "test_scan_writers", "test_properties", "test_packaging"})
+SLOW_MODULES = frozenset(
+    {
+        "test_jobs",
+        "test_attention_draw",
+        "test_handin_policies",
+        "test_slow_and_lying_clients",
+        "test_huge_pictures_and_long_piles",
+        "test_secrets_leftovers_and_full_disks",
+        "test_wide",
+        "test_scan",
+        "test_scan_printed",
+        "test_every_kind",
+        "test_jobs_share",
+        "test_pages",
+        "test_store",
+        "test_paint",
+        "test_scan_assign",
+        "test_plugin_kind",
+        "test_accounts",
+        "test_bad_input_and_stops",
+        "test_web_app",
+        "test_photos",
+        "test_web_assign",
+        "test_connections",
+        "test_direct",
+        "test_grown",
+        "test_upload_limits",
+        "test_server_limits",
+        "test_files_and_signals",
+        "test_scan_reports",
+        "test_scan_writers",
+        "test_properties",
+        "test_packaging",
+    }
+)
 """Modules whose tests take long on this machine (pytest --durations on 2026-12-06: these 28 took
 440 of the 516 s the suite takes without a browser or PostgreSQL): `make check` leaves them to
 `make test`."""

@@ -52,8 +52,9 @@ def codes_rebuild(o, problems) -> None:
     assert draw(o, 7, count=5)[3] == draw(o, 7, count=1, start=3)[0]
 
 
-def prints_and_grades(run, tmp_path, kind: str, args, lang: str, paper: str, names, most_pages: int = 1,
-                      gradebook=()) -> dict:
+def prints_and_grades(
+    run, tmp_path, kind: str, args, lang: str, paper: str, names, most_pages: int = 1, gradebook=()
+) -> dict:
     """Two sheets of `kind` (with `args`) printed with a worked key in `lang` on `paper`: each on one
     page (or at most `most_pages`), inside the margins, every one of `names` on them, in the
     sheet's language; their answer skeletons graded, the gradebook's header naming `gradebook`.
@@ -62,8 +63,25 @@ def prints_and_grades(run, tmp_path, kind: str, args, lang: str, paper: str, nam
     from test_pages import pages
 
     out = tmp_path / "b"
-    r = run("generate", "--kind", kind, "--count", "2", "--seed", "5", *args, "--lang", lang, "--paper", paper,
-            "--worked", "--out", str(out), "--jobs", "1")
+    r = run(
+        "generate",
+        "--kind",
+        kind,
+        "--count",
+        "2",
+        "--seed",
+        "5",
+        *args,
+        "--lang",
+        lang,
+        "--paper",
+        paper,
+        "--worked",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    )
     assert r.code == 0, r.err
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(out / name)

@@ -36,4 +36,3 @@ LATE_LACK = Kind("noview", code=91, load=_sheet_without_view)
 """A kind whose sheet lacks `view`: refused when its sheet is first asked for."""
 WELL = Kind("rnncopy", code=92, load=rnn_part, order=2000)
 """A kind that keeps the protocol (the recurrent layer under another name)."""
-

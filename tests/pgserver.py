@@ -45,16 +45,33 @@ class Server:
         if owner is not None:
             os.chown(self.dir, owner.pw_uid, owner.pw_gid)
         self.data, self.log = self.dir / "data", self.dir / "log"
-        self._run(self.bin / "initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                  "--locale=C", "--no-sync")
+        self._run(
+            self.bin / "initdb",
+            "-D",
+            self.data,
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
         options = f"-c listen_addresses='' -c unix_socket_directories={self.dir} -c fsync=off -c max_connections=200"
         self._run(self.bin / "pg_ctl", "-D", self.data, "-o", options, "-l", self.log, "-w", "-t", "60", "start")
         # A watchdog: if this process dies without stopping the server, the server stops anyway.
         stop = " ".join(self.prefix + [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"])
         self.watchdog = subprocess.Popen(
-            ["sh", "-c", f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; {stop} >/dev/null 2>&1; "
-                         f"rm -rf {self.dir}"], start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "sh",
+                "-c",
+                f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; {stop} >/dev/null 2>&1; rm -rf {self.dir}",
+            ],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
     def _run(self, *args) -> None:
         done = subprocess.run(self.prefix + [str(a) for a in args], capture_output=True, text=True, timeout=120)

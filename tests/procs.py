@@ -44,8 +44,9 @@ class Served:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.url, self.port, self.store = f"http://127.0.0.1:{port}", port, store
-        self.server = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port,
-                                                    log_level="warning"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 30
@@ -79,8 +80,12 @@ def serve(data, *extra: str, port: int = 0):
 
     port = port or free_port()
     root = Path(__file__).resolve().parent.parent
-    server = subprocess.Popen([sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser",
-                               "--data", str(data), *extra], cwd=root, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser", "--data", str(data), *extra],
+        cwd=root,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while True:
         try:

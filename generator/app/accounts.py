@@ -117,21 +117,26 @@ class Accounts:
                 raise AccountError("accounts are set up already: sign in")
             if cur.rows("SELECT 1 FROM teachers WHERE lower(name) = lower(?)", (name,)):
                 raise AccountError(f"a teacher named {name} exists already")
-            (number,), = cur.rows("INSERT INTO teachers (name, password, admin, created) VALUES (?, ?, ?, ?) "
-                                  "RETURNING id", (name, digest, int(admin), time.time()))
+            ((number,),) = cur.rows(
+                "INSERT INTO teachers (name, password, admin, created) VALUES (?, ?, ?, ?) RETURNING id",
+                (name, digest, int(admin), time.time()),
+            )
             if admin:
                 cur.run("UPDATE batches SET owner = ? WHERE owner IS NULL", (number,))
         return Teacher(number, name, admin)
 
     def teachers(self) -> list[Teacher]:
         """Every teacher, by name."""
-        return [Teacher(i, n, bool(a), bool(d)) for i, n, a, d in
-                self.db.query("SELECT id, name, admin, disabled FROM teachers ORDER BY lower(name)")]
+        return [
+            Teacher(i, n, bool(a), bool(d))
+            for i, n, a, d in self.db.query("SELECT id, name, admin, disabled FROM teachers ORDER BY lower(name)")
+        ]
 
     def teacher(self, name: str) -> Teacher:
         """The teacher of `name` (any case)."""
-        rows = self.db.query("SELECT id, name, admin, disabled FROM teachers WHERE lower(name) = lower(?)",
-                             (str(name)[:40],))
+        rows = self.db.query(
+            "SELECT id, name, admin, disabled FROM teachers WHERE lower(name) = lower(?)", (str(name)[:40],)
+        )
         if not rows:
             raise AccountError(f"no teacher is named {str(name)[:40]}")
         number, name, admin, disabled = rows[0]
@@ -147,8 +152,11 @@ class Accounts:
             # rows are read as they were when each statement began, so the table is taken in turn).
             if self.db.dialect == "postgresql":
                 cur.run("LOCK TABLE teachers IN EXCLUSIVE MODE")
-            if disabled and teacher.admin and not cur.rows(
-                    "SELECT 1 FROM teachers WHERE admin = 1 AND disabled = 0 AND id <> ?", (teacher.id,)):
+            if (
+                disabled
+                and teacher.admin
+                and not cur.rows("SELECT 1 FROM teachers WHERE admin = 1 AND disabled = 0 AND id <> ?", (teacher.id,))
+            ):
                 raise AccountError(f"{teacher.name} is the only admin left: make another admin first")
             cur.run("UPDATE teachers SET disabled = ? WHERE id = ?", (int(disabled), teacher.id))
             if disabled:
@@ -170,9 +178,11 @@ class Accounts:
 
         hasher = _hasher()
         # The whole name, never a part: a name longer than any account's is no account's.
-        rows = self.db.query("SELECT id, password, disabled FROM teachers WHERE lower(name) = lower(?)",
-                             (name,)) if isinstance(name, str) and isinstance(password, str) and \
-            NAME.fullmatch(name) else []
+        rows = (
+            self.db.query("SELECT id, password, disabled FROM teachers WHERE lower(name) = lower(?)", (name,))
+            if isinstance(name, str) and isinstance(password, str) and NAME.fullmatch(name)
+            else []
+        )
         if not rows or len(password) > MAX_PASSWORD:
             _verify_nothing(hasher)  # as long as a real check: the time says nothing of which names exist
             return None
@@ -189,8 +199,10 @@ class Accounts:
         session, now = secrets.token_urlsafe(32), time.time()
         with self.db.transaction() as cur:
             cur.run("DELETE FROM sessions WHERE expires < ?", (now,))
-            cur.run("INSERT INTO sessions (id, teacher_id, created, expires) VALUES (?, ?, ?, ?)",
-                    (_digest(session), number, now, now + SESSION_FOR))
+            cur.run(
+                "INSERT INTO sessions (id, teacher_id, created, expires) VALUES (?, ?, ?, ?)",
+                (_digest(session), number, now, now + SESSION_FOR),
+            )
         return f"{session}.{self._signature(session)}"
 
     def session(self, cookie: str) -> Optional[Teacher]:
@@ -199,8 +211,11 @@ class Accounts:
         session = self._session_id(cookie)
         if session is None:
             return None
-        rows = self.db.query("SELECT t.id, t.name, t.admin FROM sessions s JOIN teachers t ON t.id = s.teacher_id "
-                             "WHERE s.id = ? AND s.expires > ? AND t.disabled = 0", (_digest(session), time.time()))
+        rows = self.db.query(
+            "SELECT t.id, t.name, t.admin FROM sessions s JOIN teachers t ON t.id = s.teacher_id "
+            "WHERE s.id = ? AND s.expires > ? AND t.disabled = 0",
+            (_digest(session), time.time()),
+        )
         return Teacher(rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
 
     def sign_out(self, cookie: str) -> None:
@@ -252,8 +267,9 @@ class Accounts:
         owner = batch.owner if batch.owner is not None else self._first_admin()
         if owner == teacher.id:
             return "own"
-        rows = self.db.query("SELECT mode FROM shares WHERE batch_id = ? AND teacher_id = ?",
-                             (batch.number, teacher.id))
+        rows = self.db.query(
+            "SELECT mode FROM shares WHERE batch_id = ? AND teacher_id = ?", (batch.number, teacher.id)
+        )
         return rows[0][0] if rows else None
 
     def visible(self, teacher: Optional[Teacher]) -> list[str]:
@@ -261,10 +277,14 @@ class Accounts:
         if teacher is None:
             return [name for (name,) in self.db.query("SELECT name FROM batches ORDER BY id DESC")]
         first = self._first_admin()
-        return [name for (name,) in self.db.query(
-            "SELECT name FROM batches WHERE owner = ? OR (owner IS NULL AND ? = ?) OR id IN "
-            "(SELECT batch_id FROM shares WHERE teacher_id = ?) ORDER BY id DESC",
-            (teacher.id, teacher.id, first if first is not None else -1, teacher.id))]
+        return [
+            name
+            for (name,) in self.db.query(
+                "SELECT name FROM batches WHERE owner = ? OR (owner IS NULL AND ? = ?) OR id IN "
+                "(SELECT batch_id FROM shares WHERE teacher_id = ?) ORDER BY id DESC",
+                (teacher.id, teacher.id, first if first is not None else -1, teacher.id),
+            )
+        ]
 
     def share(self, batch, name: str, mode: str) -> Teacher:
         """Share a batch with the colleague `name`, to read or write ("none": no longer)."""
@@ -276,15 +296,22 @@ class Accounts:
         with self.db.transaction() as cur:
             cur.run("DELETE FROM shares WHERE batch_id = ? AND teacher_id = ?", (batch.number, colleague.id))
             if mode != "none":
-                cur.run("INSERT INTO shares (batch_id, teacher_id, mode) VALUES (?, ?, ?)",
-                        (batch.number, colleague.id, mode))
+                cur.run(
+                    "INSERT INTO shares (batch_id, teacher_id, mode) VALUES (?, ?, ?)",
+                    (batch.number, colleague.id, mode),
+                )
         return colleague
 
     def shares(self, batch) -> list[tuple[str, str]]:
         """Whom a batch is shared with, and to do what: (name, mode), by name."""
-        return [(n, m) for n, m in self.db.query(
-            "SELECT t.name, s.mode FROM shares s JOIN teachers t ON t.id = s.teacher_id WHERE s.batch_id = ? "
-            "ORDER BY lower(t.name)", (batch.number,))]
+        return [
+            (n, m)
+            for n, m in self.db.query(
+                "SELECT t.name, s.mode FROM shares s JOIN teachers t ON t.id = s.teacher_id WHERE s.batch_id = ? "
+                "ORDER BY lower(t.name)",
+                (batch.number,),
+            )
+        ]
 
     def owner_name(self, batch) -> str:
         """The name of the teacher a batch belongs to ("" with accounts off)."""
@@ -307,8 +334,11 @@ class Accounts:
         slot, into = int(now // period), (now % period) / period
         key = str(key)[:200]
         with self.db.transaction() as cur:
-            (hits,), = cur.rows("INSERT INTO limits (key, slot, hits) VALUES (?, ?, 1) ON CONFLICT (key, slot) "
-                                "DO UPDATE SET hits = limits.hits + 1 RETURNING hits", (key, slot))
+            ((hits,),) = cur.rows(
+                "INSERT INTO limits (key, slot, hits) VALUES (?, ?, 1) ON CONFLICT (key, slot) "
+                "DO UPDATE SET hits = limits.hits + 1 RETURNING hits",
+                (key, slot),
+            )
             before = cur.rows("SELECT hits FROM limits WHERE key = ? AND slot = ?", (key, slot - 1))
             if hits == 1:  # a key's first request of a slot: the slots gone by are dropped now and then
                 cur.run("DELETE FROM limits WHERE slot < ?", (slot - 1,))

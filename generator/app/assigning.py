@@ -64,8 +64,9 @@ def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> lis
 
     failed = {job.run for job in store.jobs_of(batch.id, "scan") if job.state == "failed"} if store else set()
     # A run being read again hides the one it reads (its pages come back with the new run's).
-    superseded = {assignments_of(scans_folder(batch) / run)[0] for run in runs(batch, finished=False)
-                  if run not in failed}
+    superseded = {
+        assignments_of(scans_folder(batch) / run)[0] for run in runs(batch, finished=False) if run not in failed
+    }
     found = []
     for run in runs(batch):
         if run in superseded:
@@ -77,13 +78,22 @@ def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> lis
                 continue
             name = Path(str(page["file"])).name
             picture = unidentified_picture(str(page["file"]), int(page["page"]))
-            found.append(Unidentified(run, name, int(page["page"]),
-                                      picture if (folder / "pages" / picture).is_file() else ""))
+            found.append(
+                Unidentified(run, name, int(page["page"]), picture if (folder / "pages" / picture).is_file() else "")
+            )
     return found
 
 
-def assign_page(store: Store, batch: StoredBatch, run: str, file: str, page: int, index: int, sheet_page: int,
-                teacher: Optional[int] = None) -> str:
+def assign_page(
+    store: Store,
+    batch: StoredBatch,
+    run: str,
+    file: str,
+    page: int,
+    index: int,
+    sheet_page: int,
+    teacher: Optional[int] = None,
+) -> str:
     """Page `page` of `file` in `run` said to be page `sheet_page` of sheet `index`: a new run over
     the same uploads with that word and those said before, queued to be read; its name."""
     listed = {(u.run, u.file, u.page) for u in unidentified_pages(batch, store)}
@@ -113,8 +123,12 @@ def assign_page(store: Store, batch: StoredBatch, run: str, file: str, page: int
             except OSError:
                 shutil.copyfile(source / "uploads" / name, again / "uploads" / name)
         write_json(again / ASSIGNED, {"from": run, "pages": said})
-        store.submit("scan", {"batch": batch.id, "run": again.name, "uploads": uploads, "replace": replace_typed,
-                              "assigned": said}, teacher, batch.id)
+        store.submit(
+            "scan",
+            {"batch": batch.id, "run": again.name, "uploads": uploads, "replace": replace_typed, "assigned": said},
+            teacher,
+            batch.id,
+        )
     except BaseException:
         shutil.rmtree(again, ignore_errors=True)  # nothing half made: the page stays listed
         raise
@@ -134,6 +148,8 @@ def sheet_named(batch: StoredBatch, text: str) -> int:
     by_name = [s for s in batch.sheets if str(s["student"].get("name", "")).casefold() == said.casefold()]
     found = by_code or by_name
     if len(found) != 1:
-        raise AttnsheetError(f"{said[:60]!r} names {'no' if not found else 'more than one'} sheet of this batch: "
-                             "pick a student from the list")
+        raise AttnsheetError(
+            f"{said[:60]!r} names {'no' if not found else 'more than one'} sheet of this batch: "
+            "pick a student from the list"
+        )
     return int(found[0]["index"])

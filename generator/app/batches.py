@@ -24,10 +24,27 @@ from generator.output.batch import Batch, Written, check_printable, generate
 from generator.output.manifest import Origin
 from generator.sheet.model import Settings, timestamp
 
-__all__ = ["Batch", "Origin", "Request", "RequestError", "Settings", "Written", "blank_problem", "blank_sheets",
-           "check_printable", "draw_options",
-           "generate", "key_sheet", "make_sheets", "own_sheets", "request", "roster_students", "sheets_of", "timestamp",
-           "with_files"]
+__all__ = [
+    "Batch",
+    "Origin",
+    "Request",
+    "RequestError",
+    "Settings",
+    "Written",
+    "blank_problem",
+    "blank_sheets",
+    "check_printable",
+    "draw_options",
+    "generate",
+    "key_sheet",
+    "make_sheets",
+    "own_sheets",
+    "request",
+    "roster_students",
+    "sheets_of",
+    "timestamp",
+    "with_files",
+]
 
 
 class RequestError(AttnsheetError):
@@ -63,15 +80,24 @@ class Request:
     """Where the students came from, as the manifest names it."""
 
 
-def request(values: dict, given: Collection[str], problems: Optional[Sequence[Problem]] = None,
-            students: Optional[Sequence[Student]] = None, roster: Optional[str] = None,
-            problem_file: Optional[str] = None) -> Request:
+def request(
+    values: dict,
+    given: Collection[str],
+    problems: Optional[Sequence[Problem]] = None,
+    students: Optional[Sequence[Student]] = None,
+    roster: Optional[str] = None,
+    problem_file: Optional[str] = None,
+) -> Request:
     """A batch's request from its settings by name (`values`, every default filled in; `given`:
     the ones the teacher chose) and the files chosen: the teacher's own `problems`, a roster's
     `students` (`roster`, `problem_file`: their names, for the manifest). A RequestError (with the setting it is about) where
     they cannot go together; the draw's own refusals are its DrawError."""
-    count, blank, worked, seed = values.get("count"), values.get("blank", False), values.get("worked", False), \
-        values.get("seed")
+    count, blank, worked, seed = (
+        values.get("count"),
+        values.get("blank", False),
+        values.get("worked", False),
+        values.get("seed"),
+    )
     if roster is not None and "count" in given and count is not None:
         raise RequestError("count", "use --count or --roster, not both")
     title = values.get("title") or ""
@@ -88,11 +114,20 @@ def request(values: dict, given: Collection[str], problems: Optional[Sequence[Pr
         used = "--problem" if own else "--blank"
         clash = [n for n in ("seed",) + (DRAW_SETTINGS if own else ()) if n in given]
         if clash:
-            raise RequestError(clash[0], f"{used} takes no --{clash[0].replace('_', '-')}: "
-                               + ("the file says the shape and the rules" if own else
-                                  "a blank template has no numbers to draw"))
-    settings = Settings(paper=values.get("paper", "a4"), lang=values.get("lang", "en"), title=title, worked=worked,
-                        blank=blank, decimal_comma=values.get("decimal_comma"), timestamp=values.get("timestamp", ""))
+            raise RequestError(
+                clash[0],
+                f"{used} takes no --{clash[0].replace('_', '-')}: "
+                + ("the file says the shape and the rules" if own else "a blank template has no numbers to draw"),
+            )
+    settings = Settings(
+        paper=values.get("paper", "a4"),
+        lang=values.get("lang", "en"),
+        title=title,
+        worked=worked,
+        blank=blank,
+        decimal_comma=values.get("decimal_comma"),
+        timestamp=values.get("timestamp", ""),
+    )
     options = None
     if not own:
         try:
@@ -106,8 +141,12 @@ def request(values: dict, given: Collection[str], problems: Optional[Sequence[Pr
     return with_files(req, count, problems, students)
 
 
-def with_files(req: Request, count: Optional[int], problems: Optional[Sequence[Problem]] = None,
-               students: Optional[Sequence[Student]] = None) -> Request:
+def with_files(
+    req: Request,
+    count: Optional[int],
+    problems: Optional[Sequence[Problem]] = None,
+    students: Optional[Sequence[Student]] = None,
+) -> Request:
     """A checked request with its files read (a problem file's problems, a roster's students):
     without a roster, --count unnamed sheets, or one per problem, or one."""
     if students is None:
@@ -119,17 +158,22 @@ def sheets_of(req: Request, secret=None, start: int = 0) -> tuple[tuple[Sheet, .
     """A request's sheets, drawn and solved (a drawn batch's numbers from `secret` when given: its
     codes are then private), how they came to be, and the seed drawn with (a fresh one if none)."""
     if req.source == "own":
-        return (own_sheets(req.problems, req.students), Origin(problem_file=req.problem_file or "(given)",
-                                                              roster=req.roster), None)
+        return (
+            own_sheets(req.problems, req.students),
+            Origin(problem_file=req.problem_file or "(given)", roster=req.roster),
+            None,
+        )
     if req.source == "blank":
         return blank_sheets(req.options, req.students), Origin(options=req.options, roster=req.roster), None
     seed = fresh_seed() if req.seed is None else req.seed
-    return make_sheets(req.options, seed, req.students, start, secret), Origin(options=req.options, roster=req.roster), \
-        seed
+    return (
+        make_sheets(req.options, seed, req.students, start, secret),
+        Origin(options=req.options, roster=req.roster),
+        seed,
+    )
 
 
-def make_sheets(options, seed: int, students: Sequence[Student], start: int = 0,
-                secret=None) -> tuple[Sheet, ...]:
+def make_sheets(options, seed: int, students: Sequence[Student], start: int = 0, secret=None) -> tuple[Sheet, ...]:
     """Draw and solve one problem per student (blank students for a plain --count); with a
     `secret` (draw/private.Secret) the numbers are drawn from it and the codes are private."""
     from generator.draw.search import draw
@@ -140,11 +184,11 @@ def make_sheets(options, seed: int, students: Sequence[Student], start: int = 0,
         from generator.draw.private import private_coder
 
         code = private_coder(options, seed, secret)  # the seed is the batch's tag; the numbers are the secret's
-        problems = [replace(p, code=code(start + i))
-                    for i, p in enumerate(draw(options, secret.seed(seed), count=len(students), start=start))]
-    return tuple(
-        Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1)
-    )
+        problems = [
+            replace(p, code=code(start + i))
+            for i, p in enumerate(draw(options, secret.seed(seed), count=len(students), start=start))
+        ]
+    return tuple(Sheet(i, student, p, solve(p)) for i, (student, p) in enumerate(zip(students, problems), start=1))
 
 
 def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tuple[Sheet, ...]:
@@ -153,8 +197,10 @@ def own_sheets(problems: Sequence[Problem], students: Sequence[Student]) -> tupl
     from generator.draw.sheetcodes import content_code
 
     if len(problems) != 1 and len(problems) != len(students):
-        raise BatchError(f"the file holds {len(problems)} problems for {len(students)} sheets: give one problem "
-                         "for the whole class, or one per sheet")
+        raise BatchError(
+            f"the file holds {len(problems)} problems for {len(students)} sheets: give one problem "
+            "for the whole class, or one per sheet"
+        )
     chosen = list(problems) * len(students) if len(problems) == 1 else problems
     sheets = []
     for i, (student, problem) in enumerate(zip(students, chosen), start=1):
@@ -201,15 +247,18 @@ def roster_students(text: str, label: str, strict: bool = False) -> tuple[list[S
     for student, line in zip(read.students, read.lines):
         missing = unprintable(student.name)
         if missing:
-            said.append(f"warning: {label}: line {line}: no installed font has {missing[:10]!r} of the name "
-                        f"{student.name[:40]!r}, which prints with gaps; install a font for its script "
-                        "(on Debian: fonts-noto-cjk for Chinese, Japanese and Korean)")
+            said.append(
+                f"warning: {label}: line {line}: no installed font has {missing[:10]!r} of the name "
+                f"{student.name[:40]!r}, which prints with gaps; install a font for its script "
+                "(on Debian: fonts-noto-cjk for Chinese, Japanese and Korean)"
+            )
     said.append(f"read {len(read.students)} student{'s' if len(read.students) != 1 else ''} from {label}")
     return list(read.students), said
 
 
-def key_sheet(code: str, problems: Sequence[Problem] = (), where: str = "the file",
-              secret=None) -> tuple[Sheet, Origin, Optional[int]]:
+def key_sheet(
+    code: str, problems: Sequence[Problem] = (), where: str = "the file", secret=None
+) -> tuple[Sheet, Origin, Optional[int]]:
     """The one sheet a code was printed for, rebuilt (a teacher's own from `problems`, a private one
     with its `secret`), how the manifest names its origin, and its seed (none for a private or own code)."""
     from generator.draw.private import is_private
@@ -223,7 +272,10 @@ def key_sheet(code: str, problems: Sequence[Problem] = (), where: str = "the fil
     if is_private(code):  # its seed is the secret's: the manifest names the code alone
         return Sheet(1, Student(), problem, solve(problem)), Origin(code=problem.code), None
     if own is not None:
-        return (Sheet(own.index + 1, Student(), problem, solve(problem)),
-                Origin(code=own.code, problem_file=where if problems else None), None)
+        return (
+            Sheet(own.index + 1, Student(), problem, solve(problem)),
+            Origin(code=own.code, problem_file=where if problems else None),
+            None,
+        )
     decoded = decode_code(code)
     return Sheet(1, Student(), problem, solve(problem)), Origin(code=decoded.code), decoded.seed

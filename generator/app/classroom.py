@@ -20,13 +20,33 @@ from generator.core.numbers import sheet_value
 from generator.core.student import Student
 from generator.output.batch import Batch, generate
 
-__all__ = ["Closed", "Graded", "attempts_left", "create_batch", "feedback_for", "feedback_now", "grade_sheet", "hand_in", "handout",
-           "save_sheet", "wrong_only"]
+__all__ = [
+    "Closed",
+    "Graded",
+    "attempts_left",
+    "create_batch",
+    "feedback_for",
+    "feedback_now",
+    "grade_sheet",
+    "hand_in",
+    "handout",
+    "save_sheet",
+    "wrong_only",
+]
 
 
-def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release: str = "now",
-                 base_url: str = "", attempts: int = 3, trivial: str = "none", owner: Optional[int] = None,
-                 reserved: Optional[tuple[str, Path]] = None, progress=None) -> StoredBatch:
+def create_batch(
+    store: Store,
+    batch: Batch,
+    feedback: str = "verdicts",
+    release: str = "now",
+    base_url: str = "",
+    attempts: int = 3,
+    trivial: str = "none",
+    owner: Optional[int] = None,
+    reserved: Optional[tuple[str, Path]] = None,
+    progress=None,
+) -> StoredBatch:
     """Write a batch's files into a fresh folder the database numbered, then list it (its row last:
     a batch that failed or stopped half-way is never listed). With the server's `base_url`, each
     worksheet's QR opens its student's link, and its PIN is printed beside the code; `owner`: the
@@ -36,8 +56,10 @@ def create_batch(store: Store, batch: Batch, feedback: str = "verdicts", release
     links = student_links(store.secret, name, [(s.index, s.problem.code) for s in batch.sheets])
     sheets = batch.sheets
     if base_url:
-        sheets = tuple(replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
-                       for s, link in zip(batch.sheets, links))
+        sheets = tuple(
+            replace(s, link=f"{base_url.rstrip('/')}/s/{link.token}", pin=link.pin)
+            for s, link in zip(batch.sheets, links)
+        )
     generate(replace(batch, sheets=sheets, out=folder), progress)
     return store.add(name, links, feedback, release, attempts, trivial, owner)
 
@@ -59,20 +81,32 @@ class Graded:
 def grade_sheet(sheet: dict, written: dict, trivial: str = "none") -> Graded:
     """Grade what is written on one of a batch's sheets (its problem from the manifest, never the
     request); `trivial`: the batch's credit for cells carried from inputs that make their step trivial."""
-    value = {**{k: v for k, v in written.items() if k not in ("problem", "base")}, "format": "attnsheet/answers@1",
-             "code": sheet["code"]}
+    value = {
+        **{k: v for k, v in written.items() if k not in ("problem", "base")},
+        "format": "attnsheet/answers@1",
+        "code": sheet["code"],
+    }
     (pending,) = parse_answers_json(json.dumps(value), "answers")
     problem = problem_from_json(sheet["problem"])
     student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
     result = grade(problem, pending.answers(problem, student, sheet["code"]), trivial=trivial)
     value["student"] = sheet["student"]
-    expected = cells_json(result, lambda s, i, j: "" if s.carried[i][j] is None or s.verdicts[i][j] == "masked"
-                          else sheet_value(s.carried[i][j]))
+    expected = cells_json(
+        result,
+        lambda s, i, j: "" if s.carried[i][j] is None or s.verdicts[i][j] == "masked" else sheet_value(s.carried[i][j]),
+    )
     return Graded(value, grade_to_json(result), expected)
 
 
-def save_sheet(store: Store, batch: StoredBatch, sheet: dict, written: dict, source: str = "teacher",
-               base: Optional[int] = None, replace_typed: bool = False) -> Graded:
+def save_sheet(
+    store: Store,
+    batch: StoredBatch,
+    sheet: dict,
+    written: dict,
+    source: str = "teacher",
+    base: Optional[int] = None,
+    replace_typed: bool = False,
+) -> Graded:
     """Grade and keep what a sheet holds: a new revision, its answers and grade in one transaction
     (current, or kept beside the current one: app/revisions). A hand-in after the close, or after
     the sheet's last attempt, is refused (Closed) inside that transaction."""
@@ -93,8 +127,12 @@ def feedback_for(batch: StoredBatch, graded: Optional[Graded], final: bool = Fal
         return {"status": "not handed in"}
     if batch.feedback == "none" or not batch.shown:
         return {"status": "received"}
-    out = {"status": "graded", "cells": graded.grade["cells"], "points": graded.grade["points"],
-           "total": graded.grade["total"]}
+    out = {
+        "status": "graded",
+        "cells": graded.grade["cells"],
+        "points": graded.grade["points"],
+        "total": graded.grade["total"],
+    }
     if batch.feedback == "full" and final:
         out["expected"] = wrong_only(graded.expected, graded.grade["cells"])
     return out
@@ -102,12 +140,14 @@ def feedback_for(batch: StoredBatch, graded: Optional[Graded], final: bool = Fal
 
 def wrong_only(expected: dict, verdicts: dict) -> dict:
     """`expected` with every cell but the wrong ones emptied (both shaped as grade@1's cells)."""
+
     def keep(values, marks):
         if isinstance(values, dict):
             return {k: keep(v, marks.get(k)) for k, v in values.items()}
         if isinstance(values, list):
             return [keep(v, m) for v, m in zip(values, marks)]
         return values if marks == "wrong" else ""
+
     return keep(expected, verdicts)
 
 
@@ -120,8 +160,7 @@ def hand_in(store: Store, batch: StoredBatch, sheet: dict, written: dict, photos
 
         handed_with(batch, int(sheet["index"]), list(photos), written, graded.saved.rev)
     final = graded.saved.last or batch.closed
-    return {"handed_in": True, **feedback_for(batch, graded, final),
-            **attempts_left(batch, graded.saved.attempt)}
+    return {"handed_in": True, **feedback_for(batch, graded, final), **attempts_left(batch, graded.saved.attempt)}
 
 
 def feedback_now(store: Store, batch: StoredBatch, sheet: dict) -> dict:
@@ -151,13 +190,23 @@ def handout(store: Store, batch: StoredBatch, base_url: str) -> bytes:
 
     base = base_url.rstrip("/")
     links = store.links(batch)
-    cards = [Card(int(s["index"]), str(s["student"].get("name", "")), str(s["code"]),
-                  f"{base}/s/{links[int(s['index'])].token}", links[int(s["index"])].pin)
-             for s in batch.sheets if int(s["index"]) in links]
+    cards = [
+        Card(
+            int(s["index"]),
+            str(s["student"].get("name", "")),
+            str(s["code"]),
+            f"{base}/s/{links[int(s['index'])].token}",
+            links[int(s["index"])].pin,
+        )
+        for s in batch.sheets
+        if int(s["index"]) in links
+    ]
     settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
     # Made once for what it prints (0.9–2.9 s a time): a new PIN, name or address makes it again.
-    printed = json.dumps([[c.index, c.name, c.code, c.link, c.pin] for c in cards] + [base, settings.paper,
-                         settings.lang, batch.name], ensure_ascii=False)
+    printed = json.dumps(
+        [[c.index, c.name, c.code, c.link, c.pin] for c in cards] + [base, settings.paper, settings.lang, batch.name],
+        ensure_ascii=False,
+    )
     kept = batch.folder / f".handout-{hashlib.sha256(printed.encode()).hexdigest()[:24]}.pdf"
     if kept.is_file():
         return kept.read_bytes()

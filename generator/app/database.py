@@ -16,10 +16,15 @@ from typing import Iterator, Sequence
 
 from generator.core.errors import AttnsheetError
 
-TYPES = {"sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL", "for_update": "",
-                    "for_share": ""},
-         "postgresql": {"serial": "BIGSERIAL PRIMARY KEY", "real": "DOUBLE PRECISION", "for_update": " FOR UPDATE",
-                        "for_share": " FOR SHARE"}}
+TYPES = {
+    "sqlite": {"serial": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL", "for_update": "", "for_share": ""},
+    "postgresql": {
+        "serial": "BIGSERIAL PRIMARY KEY",
+        "real": "DOUBLE PRECISION",
+        "for_update": " FOR UPDATE",
+        "for_share": " FOR SHARE",
+    },
+}
 """The types each dialect spells its own way, and its row locks (SQLite's transactions hold the
 whole database from their start, so a row needs none)."""
 MIGRATION_LOCK = 726_571_441
@@ -40,8 +45,9 @@ def _disk_said():
     try:
         yield
     except Exception as error:
-        if type(error).__name__ == "DiskFull" or (isinstance(error, sqlite3.OperationalError)
-                                                 and "full" in str(error).lower()):
+        if type(error).__name__ == "DiskFull" or (
+            isinstance(error, sqlite3.OperationalError) and "full" in str(error).lower()
+        ):
             raise DiskFull("the disk is full: nothing was saved") from None
         raise
 
@@ -60,8 +66,9 @@ class Database:
             try:
                 import psycopg  # noqa: F401  (the server store's driver, loaded only for a URL)
             except ImportError:
-                raise DatabaseError("a PostgreSQL URL needs the psycopg package (pip install 'psycopg[binary]')") \
-                    from None
+                raise DatabaseError(
+                    "a PostgreSQL URL needs the psycopg package (pip install 'psycopg[binary]')"
+                ) from None
 
     def _connect(self):
         if self.dialect == "sqlite":
@@ -129,8 +136,10 @@ class Database:
             if not rows:
                 cur.run("INSERT INTO schema_version (version) VALUES (0)")
             if version > len(migrations):
-                raise DatabaseError(f"the database's schema is version {version}, newer than this attnsheet's "
-                                    f"({len(migrations)}): use the attnsheet that wrote it")
+                raise DatabaseError(
+                    f"the database's schema is version {version}, newer than this attnsheet's "
+                    f"({len(migrations)}): use the attnsheet that wrote it"
+                )
             for number, statements in enumerate(migrations[version:], start=version + 1):
                 for statement in statements:
                     cur.run(statement)

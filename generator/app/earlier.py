@@ -35,8 +35,10 @@ class EarlierFolders:
                     self._import(cur, folder)
             cur.run("INSERT INTO meta (key, value) VALUES ('folders_imported', ?)", (str(time.time()),))
             if self.db.dialect == "postgresql":  # the numbering goes on past the imported batches
-                cur.run("SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), MAX(id)) FROM batch_ids "
-                        "HAVING MAX(id) IS NOT NULL")
+                cur.run(
+                    "SELECT setval(pg_get_serial_sequence('batch_ids', 'id'), MAX(id)) FROM batch_ids "
+                    "HAVING MAX(id) IS NOT NULL"
+                )
 
     def _import(self, cur, folder: Path) -> None:
         """One folder of an earlier attnsheet, with its saves (a folder that is no batch is left alone)."""
@@ -47,18 +49,27 @@ class EarlierFolders:
             return
         number = int(folder.name.split("-")[1])
         cur.run("INSERT INTO batch_ids (id, reserved) VALUES (?, ?)", (number, time.time()))
-        cur.run("INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
-                "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
-                (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime))
+        cur.run(
+            "INSERT INTO batches (id, name, manifest, created, feedback, release_mode) "
+            "VALUES (?, ?, ?, ?, 'verdicts', 'now')",
+            (number, folder.name, json.dumps(manifest), (folder / "manifest.json").stat().st_mtime),
+        )
         for link in links:
-            cur.run("INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
-                    (number, link.index, link.code, link.token, link.pin))
+            cur.run(
+                "INSERT INTO sheets (batch_id, idx, code, token, pin) VALUES (?, ?, ?, ?, ?)",
+                (number, link.index, link.code, link.token, link.pin),
+            )
         for path in sorted((folder / "answers").glob("[0-9][0-9][0-9].json")):
             grade = folder / "grades" / path.name
             if grade.is_file():
-                answers, grade_text, saved = (path.read_text(encoding="utf-8"), grade.read_text(encoding="utf-8"),
-                                              path.stat().st_mtime)
-                (rev,), = cur.rows("INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state) "
-                                   "VALUES (?, ?, ?, ?, ?, 'teacher', 'current') RETURNING id",
-                                   (number, int(path.stem), answers, grade_text, saved))
+                answers, grade_text, saved = (
+                    path.read_text(encoding="utf-8"),
+                    grade.read_text(encoding="utf-8"),
+                    path.stat().st_mtime,
+                )
+                ((rev,),) = cur.rows(
+                    "INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state) "
+                    "VALUES (?, ?, ?, ?, ?, 'teacher', 'current') RETURNING id",
+                    (number, int(path.stem), answers, grade_text, saved),
+                )
                 self._make_current(cur, number, int(path.stem), rev, answers, grade_text, saved, "teacher")

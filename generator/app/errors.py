@@ -7,8 +7,18 @@ from generator.draw.codes import CodeError
 from generator.output.files import OutputError
 from generator.output.jobs import Stop
 
-__all__ = ["AttnsheetError", "BatchError", "CodeError", "InputError", "Interrupted", "LayoutError", "NotFound",
-           "OutputError", "ProblemError", "Stop"]
+__all__ = [
+    "AttnsheetError",
+    "BatchError",
+    "CodeError",
+    "InputError",
+    "Interrupted",
+    "LayoutError",
+    "NotFound",
+    "OutputError",
+    "ProblemError",
+    "Stop",
+]
 
 
 class NotFound(AttnsheetError):

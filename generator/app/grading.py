@@ -35,10 +35,35 @@ from generator.output.manifest import Listed, check_codes, code_key, manifest_se
 from generator.sheet.i18n import languages
 from generator.sheet.model import PAPERS, Settings
 
-__all__ = ["CSV_DIALECTS", "PAPERS", "SCALES", "SCHOOL_SYSTEMS", "GradebookError", "Graded", "Listed", "Student",
-           "answer_skeletons", "class_gradebook", "class_report", "grade_all", "dumps", "gradebook_csv", "graded_pdf",
-           "grades_json", "grades_text", "languages", "load_manifest", "parse_answers", "report_pdf",
-           "school_gradebook", "skeleton", "step_titles", "summary_lines", "titled_report", "write_grades"]
+__all__ = [
+    "CSV_DIALECTS",
+    "PAPERS",
+    "SCALES",
+    "SCHOOL_SYSTEMS",
+    "GradebookError",
+    "Graded",
+    "Listed",
+    "Student",
+    "answer_skeletons",
+    "class_gradebook",
+    "class_report",
+    "grade_all",
+    "dumps",
+    "gradebook_csv",
+    "graded_pdf",
+    "grades_json",
+    "grades_text",
+    "languages",
+    "load_manifest",
+    "parse_answers",
+    "report_pdf",
+    "school_gradebook",
+    "skeleton",
+    "step_titles",
+    "summary_lines",
+    "titled_report",
+    "write_grades",
+]
 
 
 def load_manifest(text: str, label: str, secret=None) -> tuple[dict[str, Listed], dict]:
@@ -49,8 +74,9 @@ def load_manifest(text: str, label: str, secret=None) -> tuple[dict[str, Listed]
     return sheets, manifest_settings(text, label)
 
 
-def answer_skeletons(code: Optional[str], sheets: Optional[dict[str, Listed]], every: bool,
-                     label: str = "the manifest", secret=None) -> list[dict]:
+def answer_skeletons(
+    code: Optional[str], sheets: Optional[dict[str, Listed]], every: bool, label: str = "the manifest", secret=None
+) -> list[dict]:
     """The empty answers@1 skeletons asked for: every sheet of a manifest, the manifest's sheet
     `code`, or the sheet a drawn `code` rebuilds."""
     if every:
@@ -83,8 +109,14 @@ def _rebuilt(code: str, where: str, problems: Sequence[Problem] = (), secret=Non
         raise AnswersError(f"{where}: {error}") from None
 
 
-def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]], carry: bool,
-              manifest_label: str = "the manifest", secret=None, trivial: str = "none") -> list[Graded]:
+def grade_all(
+    pendings: Sequence[Pending],
+    manifest: Optional[dict[str, Listed]],
+    carry: bool,
+    manifest_label: str = "the manifest",
+    secret=None,
+    trivial: str = "none",
+) -> list[Graded]:
     """Grade every sheet's answers against the teacher's truth; the same sheet twice is an error.
 
     With a manifest, a sheet's problem comes from the manifest alone: a code not in it, or
@@ -104,19 +136,21 @@ def grade_all(pendings: Sequence[Pending], manifest: Optional[dict[str, Listed]]
         elif code is not None:
             problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,), secret)
             if pending.problem is not None and not same_numbers(pending.problem, problem):
-                raise AnswersError(f"{where}: its problem is not the one sheet {problem.code} was printed with; "
-                                   "grade it with the batch's manifest (--manifest)")
+                raise AnswersError(
+                    f"{where}: its problem is not the one sheet {problem.code} was printed with; "
+                    "grade it with the batch's manifest (--manifest)"
+                )
             code = problem.code
         else:
             problem = pending.problem
             code = problem.code
         key = code_key(code) if code else dumps(problem.X)
         if key in seen:
-            raise AnswersError(f"{where}: sheet {code or '(no code)'} is graded twice "
-                               f"(also in {seen[key]})")
+            raise AnswersError(f"{where}: sheet {code or '(no code)'} is graded twice (also in {seen[key]})")
         seen[key] = where
-        grades.append(Graded(grade(problem, pending.answers(problem, student, code), carry=carry, trivial=trivial),
-                             problem))
+        grades.append(
+            Graded(grade(problem, pending.answers(problem, student, code), carry=carry, trivial=trivial), problem)
+        )
     return grades
 
 
@@ -133,14 +167,24 @@ def _listed(pending: Pending, manifest: dict[str, Listed], label: str) -> Listed
     if listed is None:
         raise AnswersError(f"{where}: sheet {clean_text(code, 40)!r} is not in {label}")
     if pending.problem is not None and not same_numbers(pending.problem, listed.problem):
-        raise AnswersError(f"{where}: its problem is not the one {label} lists for sheet {listed.code}; "
-                           "the manifest's is the one graded, so remove the answers' own")
+        raise AnswersError(
+            f"{where}: its problem is not the one {label} lists for sheet {listed.code}; "
+            "the manifest's is the one graded, so remove the answers' own"
+        )
     return listed
 
 
-def write_grades(graded: Sequence[Graded], out: Path, chosen: dict, force: bool, paper: Optional[str] = None,
-                 lang: Optional[str] = None, dialect: str = "excel", systems: Sequence[str] = (),
-                 roster: Sequence[Listed] = ()) -> int:
+def write_grades(
+    graded: Sequence[Graded],
+    out: Path,
+    chosen: dict,
+    force: bool,
+    paper: Optional[str] = None,
+    lang: Optional[str] = None,
+    dialect: str = "excel",
+    systems: Sequence[str] = (),
+    roster: Sequence[Listed] = (),
+) -> int:
     """A class's grades written into `out`: gradebook.csv (and a school system's), grades.json, the
     report and each student's graded sheet; every target checked before any work, all or nothing
     (`chosen`: the batch's paper, language and title, where the teacher chose none). The gradebooks
@@ -152,18 +196,28 @@ def write_grades(graded: Sequence[Graded], out: Path, chosen: dict, force: bool,
     grades = [g.grade for g in graded]
     handed = {code_key(g.code) for g in grades if g.code}
     missing = [(s.student, s.code) for s in roster if code_key(s.code) not in handed]
-    targets = {out / "gradebook.csv": gradebook_csv(grades, dialect, missing),
-               out / "grades.json": dumps(grades_json(grades)) + "\n"}
+    targets = {
+        out / "gradebook.csv": gradebook_csv(grades, dialect, missing),
+        out / "grades.json": dumps(grades_json(grades)) + "\n",
+    }
     assignment = chosen.get("title") or "attnsheet"
-    targets.update({out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment, missing)
-                    for system in dict.fromkeys(systems)})
+    targets.update(
+        {
+            out / f"gradebook-{system}.csv": school_gradebook(grades, system, assignment, missing)
+            for system in dict.fromkeys(systems)
+        }
+    )
     pdfs = graded_paths(graded, out)
     report = out / "report.pdf"
     check_free(list(targets) + pdfs + [report], force)  # every target is checked before any work
     check_writable(out)
     check_writable(out / "graded")
-    settings = Settings(paper=paper or chosen.get("paper", "a4"), lang=lang or chosen.get("lang", "en"),
-                        title=chosen.get("title", ""), decimal_comma=chosen.get("decimal_comma"))
+    settings = Settings(
+        paper=paper or chosen.get("paper", "a4"),
+        lang=lang or chosen.get("lang", "en"),
+        title=chosen.get("title", ""),
+        decimal_comma=chosen.get("decimal_comma"),
+    )
     # Staged, then moved in together: a failed or stopped run leaves `out` as it was.
     with Staging(out, force) as stage:
         for g, path in zip(graded, pdfs):

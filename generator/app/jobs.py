@@ -71,8 +71,6 @@ CANCELLED = "cancelled; nothing of it was kept"
 """What a job that failed for a reason of the server's own says (its details go to the log)."""
 
 
-
-
 @dataclass(frozen=True)
 class Job:
     """A job as its page shows it."""
@@ -117,15 +115,18 @@ class Jobs:
         """Where a job's inputs are kept until it is done."""
         return self.root / "jobs" / f"job-{int(job_id)}"
 
-    def submit(self, kind: str, params: dict, owner: Optional[int] = None, batch: str = "",
-               inputs: Optional[bytes] = None) -> int:
+    def submit(
+        self, kind: str, params: dict, owner: Optional[int] = None, batch: str = "", inputs: Optional[bytes] = None
+    ) -> int:
         """Queue a job (its `inputs` written first, where every runner finds them); its id."""
         if kind not in KINDS:
             raise ValueError(kind)
         with self.db.transaction() as cur:
-            (number,), = cur.rows("INSERT INTO jobs (kind, owner, batch, params, state, created) "
-                                  "VALUES (?, ?, ?, ?, 'queued', ?) RETURNING id",
-                                  (kind, owner, batch, json.dumps(params), time.time()))
+            ((number,),) = cur.rows(
+                "INSERT INTO jobs (kind, owner, batch, params, state, created) "
+                "VALUES (?, ?, ?, ?, 'queued', ?) RETURNING id",
+                (kind, owner, batch, json.dumps(params), time.time()),
+            )
             if inputs is not None:  # inside the transaction: a job whose inputs failed to write is never queued
                 folder = self.job_folder(number)
                 ensure_folder(folder)
@@ -143,17 +144,24 @@ class Jobs:
 
     def job(self, job_id: int) -> Job:
         """The job of `job_id`."""
-        rows = self.db.query("SELECT id, kind, state, done, total, batch, result, error, owner, params FROM jobs "
-                             "WHERE id = ?", (int(job_id),))
+        rows = self.db.query(
+            "SELECT id, kind, state, done, total, batch, result, error, owner, params FROM jobs WHERE id = ?",
+            (int(job_id),),
+        )
         if not rows:
             raise NotFound("no such job")
         return _job(rows[0])
 
     def jobs_of(self, batch: str, kind: str) -> list[Job]:
         """The jobs of `kind` that make or read into batch `batch`, oldest first."""
-        return [_job(row) for row in self.db.query(
-            "SELECT id, kind, state, done, total, batch, result, error, owner, params FROM jobs WHERE batch = ? AND "
-            "kind = ? ORDER BY id", (str(batch)[:40], kind))]
+        return [
+            _job(row)
+            for row in self.db.query(
+                "SELECT id, kind, state, done, total, batch, result, error, owner, params FROM jobs WHERE batch = ? AND "
+                "kind = ? ORDER BY id",
+                (str(batch)[:40], kind),
+            )
+        ]
 
     def batch_job(self, name: str) -> Optional[Job]:
         """The newest job that makes or reads into batch `name`, if any."""
@@ -162,13 +170,21 @@ class Jobs:
 
     def making(self, kind: str = "batch") -> set[str]:
         """The batches that jobs of `kind` not yet finished make (their folders are theirs)."""
-        return {name for (name,) in self.db.query(
-            "SELECT batch FROM jobs WHERE kind = ? AND state IN ('queued', 'running')", (kind,))}
+        return {
+            name
+            for (name,) in self.db.query(
+                "SELECT batch FROM jobs WHERE kind = ? AND state IN ('queued', 'running')", (kind,)
+            )
+        }
 
     def queued_runs(self) -> set[tuple[str, str]]:
         """The (batch, run) of every pile of scans a job not yet finished reads."""
-        return {(name, json.loads(params).get("run", "")) for name, params in self.db.query(
-            "SELECT batch, params FROM jobs WHERE kind = 'scan' AND state IN ('queued', 'running')")}
+        return {
+            (name, json.loads(params).get("run", ""))
+            for name, params in self.db.query(
+                "SELECT batch, params FROM jobs WHERE kind = 'scan' AND state IN ('queued', 'running')"
+            )
+        }
 
     def unfinished(self, owner: Optional[int] = None) -> list[Job]:
         """Jobs queued or running (a teacher's own, with accounts on), oldest first."""
@@ -178,8 +194,7 @@ class Jobs:
 
     # --- running ---------------------------------------------------------------------------------
 
-    def claim(self, runner: str, job_id: Optional[int] = None,
-              short: bool = False) -> Optional[tuple[int, str, dict]]:
+    def claim(self, runner: str, job_id: Optional[int] = None, short: bool = False) -> Optional[tuple[int, str, dict]]:
         """Take a job to run (`job_id`, or the oldest waiting; `short`: none of the LONG kinds): one
         queued, or one whose runner stopped beating; (id, kind, params), or None when there is none."""
         now = time.time()
@@ -188,22 +203,31 @@ class Jobs:
         if short:
             which += f"kind NOT IN ({', '.join('?' for _ in LONG)}) AND "
         with self.db.transaction() as cur:
-            rows = cur.rows(f"SELECT id, kind, params, tries, cancel FROM jobs WHERE {which}(state = 'queued' OR "
-                            f"(state = 'running' AND beat < ?)) ORDER BY id LIMIT 1{lock}",
-                            ((job_id,) if job_id is not None else ()) + (LONG if short else ()) + (now - STALE,))
+            rows = cur.rows(
+                f"SELECT id, kind, params, tries, cancel FROM jobs WHERE {which}(state = 'queued' OR "
+                f"(state = 'running' AND beat < ?)) ORDER BY id LIMIT 1{lock}",
+                ((job_id,) if job_id is not None else ()) + (LONG if short else ()) + (now - STALE,),
+            )
             if not rows:
                 return None
             number, kind, params, tries, cancel = rows[0]
             if cancel:  # asked to stop, then its runner went: it stops here
-                cur.run("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ?",
-                        (CANCELLED, now, number))
+                cur.run(
+                    "UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ?",
+                    (CANCELLED, now, number),
+                )
                 return None
             if tries >= MAX_TRIES:  # begun and lost this often: the work itself stops its runners
-                cur.run("UPDATE jobs SET state = 'failed', error = ?, finished = ? WHERE id = ?",
-                        (f"stopped {tries} times before it was done: {FAILED}", now, number))
+                cur.run(
+                    "UPDATE jobs SET state = 'failed', error = ?, finished = ? WHERE id = ?",
+                    (f"stopped {tries} times before it was done: {FAILED}", now, number),
+                )
                 return None
-            cur.run("UPDATE jobs SET state = 'running', runner = ?, beat = ?, started = COALESCE(started, ?), "
-                    "tries = tries + 1 WHERE id = ?", (runner, now, now, number))
+            cur.run(
+                "UPDATE jobs SET state = 'running', runner = ?, beat = ?, started = COALESCE(started, ?), "
+                "tries = tries + 1 WHERE id = ?",
+                (runner, now, now, number),
+            )
         return number, kind, json.loads(params)
 
     def release_dead(self) -> list[int]:
@@ -217,8 +241,11 @@ class Jobs:
             tag = runner.partition("/")[0]
             if tag.partition("@")[2] == here and not tag_alive(tag, self.root):
                 with self.db.transaction() as cur:
-                    cur.run("UPDATE jobs SET state = 'queued', runner = '' WHERE id = ? AND runner = ? AND "
-                            "state = 'running'", (number, runner))
+                    cur.run(
+                        "UPDATE jobs SET state = 'queued', runner = '' WHERE id = ? AND runner = ? AND "
+                        "state = 'running'",
+                        (number, runner),
+                    )
                 released.append(number)
         return released
 
@@ -233,8 +260,10 @@ class Jobs:
             sets.append("total = ?")
             params.append(int(total))
         with self.db.transaction() as cur:
-            rows = cur.rows(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND runner = ? AND state = 'running' "
-                            "RETURNING cancel", (*params, int(job_id), runner))
+            rows = cur.rows(
+                f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND runner = ? AND state = 'running' RETURNING cancel",
+                (*params, int(job_id), runner),
+            )
         return bool(rows[0][0]) if rows else None
 
     def cancel(self, job_id: int) -> Job:
@@ -242,26 +271,40 @@ class Jobs:
         had saved stays whole: a batch is listed only when made, a pile's sheets saved only when
         read). The job as it is then; a job already finished is left as it was."""
         with self.db.transaction() as cur:
-            cur.run("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND state = 'queued'",
-                    (CANCELLED, time.time(), int(job_id)))
+            cur.run(
+                "UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND state = 'queued'",
+                (CANCELLED, time.time(), int(job_id)),
+            )
             cur.run("UPDATE jobs SET cancel = 1 WHERE id = ? AND state = 'running'", (int(job_id),))
         return self.job(job_id)
 
     def cancelled(self, job_id: int, runner: str) -> None:
         """A running job that stopped as asked."""
         with self.db.transaction() as cur:
-            ended = cur.rows("UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND runner = ? "
-                             "AND state = 'running' RETURNING id", (CANCELLED, time.time(), int(job_id), runner))
+            ended = cur.rows(
+                "UPDATE jobs SET state = 'cancelled', error = ?, finished = ? WHERE id = ? AND runner = ? "
+                "AND state = 'running' RETURNING id",
+                (CANCELLED, time.time(), int(job_id), runner),
+            )
         if ended:
             shutil.rmtree(self.job_folder(job_id), ignore_errors=True)
 
     def finish(self, job_id: int, runner: str, result: Optional[dict] = None, error: str = "") -> None:
         """A job done (its result) or failed (its reason); its inputs removed."""
         with self.db.transaction() as cur:
-            ended = cur.rows("UPDATE jobs SET state = ?, result = ?, error = ?, finished = ?, done = CASE WHEN ? = 1 "
-                             "THEN total ELSE done END WHERE id = ? AND runner = ? AND state = 'running' RETURNING id",
-                             ("failed" if error else "done", json.dumps(result or {}), error[:500], time.time(),
-                              int(not error), int(job_id), runner))
+            ended = cur.rows(
+                "UPDATE jobs SET state = ?, result = ?, error = ?, finished = ?, done = CASE WHEN ? = 1 "
+                "THEN total ELSE done END WHERE id = ? AND runner = ? AND state = 'running' RETURNING id",
+                (
+                    "failed" if error else "done",
+                    json.dumps(result or {}),
+                    error[:500],
+                    time.time(),
+                    int(not error),
+                    int(job_id),
+                    runner,
+                ),
+            )
         if ended:  # a runner taken for gone leaves the inputs to the one that took the job over
             shutil.rmtree(self.job_folder(job_id), ignore_errors=True)
 

@@ -45,13 +45,15 @@ def token(secret: Secret, batch: str, code: str) -> str:
 
 def pin(secret: Secret, batch: str, code: str) -> str:
     """The PIN of sheet `code` of `batch`, printed on it."""
-    return f"{int.from_bytes(_mac(secret, 'pin', batch, code)[:8], 'big') % 10 ** PIN_DIGITS:0{PIN_DIGITS}d}"
+    return f"{int.from_bytes(_mac(secret, 'pin', batch, code)[:8], 'big') % 10**PIN_DIGITS:0{PIN_DIGITS}d}"
 
 
 def student_links(secret: Secret, batch: str, sheets: Iterable[tuple[int, str]]) -> list[StudentLink]:
     """Every sheet's link and PIN, from a batch's name and its sheets' (index, code)."""
-    return [StudentLink(int(index), code_key(code), token(secret, batch, code), pin(secret, batch, code))
-            for index, code in sheets]
+    return [
+        StudentLink(int(index), code_key(code), token(secret, batch, code), pin(secret, batch, code))
+        for index, code in sheets
+    ]
 
 
 def manifest_sheets(manifest: dict) -> list[tuple[int, str]]:

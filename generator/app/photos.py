@@ -24,8 +24,17 @@ from generator.core.student import Student
 from generator.output.manifest import code_key
 from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, decoded, evened, jpeg, too_dark, why_unread
 
-__all__ = ["MAX_PHOTO_BYTES", "PhotoBox", "PhotoError", "differences", "handed_with", "photo_files", "photo_log",
-           "photo_path", "read_photo"]
+__all__ = [
+    "MAX_PHOTO_BYTES",
+    "PhotoBox",
+    "PhotoError",
+    "differences",
+    "handed_with",
+    "photo_files",
+    "photo_log",
+    "photo_path",
+    "read_photo",
+]
 
 PER_MINUTE = 6
 """Photos one sheet may send in a minute (a page retaken, another page): more is refused."""
@@ -64,32 +73,52 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
     student = Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")})
     settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
     # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
-    scanner = Scanner(Catalogue([Source(sheet["code"], index, problem, student)], settings,
-                                links={token.lower(): code_key(sheet["code"])}))
+    scanner = Scanner(
+        Catalogue(
+            [Source(sheet["code"], index, problem, student)], settings, links={token.lower(): code_key(sheet["code"])}
+        )
+    )
     report = scanner.add(ScanPage("photo", 1, evened(grey)))  # a phone's light is no scanner's: evened first
     if not report.identified:
         why = report.why
         if "not in the manifest" in why or "student's link of another" in why:
-            raise PhotoError("this photo shows another sheet: photograph your own worksheet (its code is "
-                             f"{sheet['code']})")
+            raise PhotoError(
+                f"this photo shows another sheet: photograph your own worksheet (its code is {sheet['code']})"
+            )
         raise PhotoError(why_unread(grey))
     pages = scanner.sheets[code_key(sheet["code"])].pages
     if report.sheet_page != page:
-        raise PhotoError(f"this photo shows page {report.sheet_page} of your sheet, not page {page}: choose page "
-                         f"{report.sheet_page}, or photograph page {page}")
-    (_, decisions), = scanner.decisions()
+        raise PhotoError(
+            f"this photo shows page {report.sheet_page} of your sheet, not page {page}: choose page "
+            f"{report.sheet_page}, or photograph page {page}"
+        )
+    ((_, decisions),) = scanner.decisions()
     on_page = {key for key, number in scanner.sheets[code_key(sheet["code"])].boxes.items() if number == page}
-    boxes = [PhotoBox(d.key[0], d.key[1], d.key[2], d.key[3],
-                      d.value if d.verdict == "accepted" else guess(d.reads),
-                      d.verdict in ("accepted", "blank"))
-             for d in decisions if d.key in on_page]
+    boxes = [
+        PhotoBox(
+            d.key[0],
+            d.key[1],
+            d.key[2],
+            d.key[3],
+            d.value if d.verdict == "accepted" else guess(d.reads),
+            d.verdict in ("accepted", "blank"),
+        )
+        for d in decisions
+        if d.key in on_page
+    ]
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{index:03d}-p{page}-{time.time_ns()}.jpg"
     from generator.output.files import write_atomic
 
     write_atomic(folder / name, jpeg(colour))  # re-encoded: no camera metadata kept
-    entry = {"file": name, "page": page, "pages": pages, "taken": time.time(), "handed": None,
-             "boxes": [box.__dict__ for box in boxes]}
+    entry = {
+        "file": name,
+        "page": page,
+        "pages": pages,
+        "taken": time.time(),
+        "handed": None,
+        "boxes": [box.__dict__ for box in boxes],
+    }
     write_atomic(folder / f"{index:03d}.json", (json.dumps(log + [entry]) + "\n").encode(), force=True)
     return {"photo": name, "page": page, "pages": pages, "boxes": [box.__dict__ for box in boxes]}
 
@@ -128,8 +157,10 @@ def handed_with(batch: StoredBatch, index: int, names: list, answers: dict, rev:
 
 def _same(a: str, b: str) -> bool:
     """Whether two writings of a box are the same (a decimal comma or point, − or -, spacing aside)."""
+
     def plain(text: str) -> str:
         return " ".join(text.replace("−", "-").replace(",", ".").split())
+
     return plain(a) == plain(b)
 
 
@@ -172,5 +203,6 @@ def photo_files(batch: StoredBatch) -> list[str]:
     folder = batch.folder / "photos"
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
-                  and p.suffix in (".jpg", ".json"))
+    return sorted(
+        p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".") and p.suffix in (".jpg", ".json")
+    )

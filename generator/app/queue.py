@@ -161,8 +161,9 @@ class PartFuture:
         self.pool, self.part = pool, part
 
     def _state(self) -> tuple[str, Optional[float]]:
-        rows = self.pool.store.db.query("SELECT state, beat FROM parts WHERE job_id = ? AND part = ?",
-                                        (self.pool.job_id, self.part))
+        rows = self.pool.store.db.query(
+            "SELECT state, beat FROM parts WHERE job_id = ? AND part = ?", (self.pool.job_id, self.part)
+        )
         return rows[0] if rows else ("gone", None)
 
     def done(self) -> bool:
@@ -170,8 +171,9 @@ class PartFuture:
 
     def cancel(self) -> bool:
         with self.pool.store.db.transaction() as cur:
-            cur.run("DELETE FROM parts WHERE job_id = ? AND part = ? AND state = 'queued'",
-                    (self.pool.job_id, self.part))
+            cur.run(
+                "DELETE FROM parts WHERE job_id = ? AND part = ? AND state = 'queued'", (self.pool.job_id, self.part)
+            )
         return True
 
     def result(self):
@@ -188,9 +190,13 @@ def claim_part(store, job_id: int, part: int, runner: str) -> bool:
     """Take a part to render: one waiting, or one whose worker stopped."""
     now = time.time()
     with store.db.transaction() as cur:
-        return bool(cur.rows("UPDATE parts SET state = 'running', runner = ?, beat = ? WHERE job_id = ? AND part = ? "
-                             "AND (state = 'queued' OR (state = 'running' AND beat < ?)) RETURNING part",
-                             (runner, now, job_id, part, now - PART_STALE)))
+        return bool(
+            cur.rows(
+                "UPDATE parts SET state = 'running', runner = ?, beat = ? WHERE job_id = ? AND part = ? "
+                "AND (state = 'queued' OR (state = 'running' AND beat < ?)) RETURNING part",
+                (runner, now, job_id, part, now - PART_STALE),
+            )
+        )
 
 
 def render_part(store, job_id: int, part: int, runner: str):
@@ -222,8 +228,15 @@ def worker_tasks(app, store, queue: Procrastinated, name: str) -> None:
 
     def run(number: int, kind: str, params: dict) -> None:
         pool = SharedPool(store, queue, number, name) if kind == "batch" else None
-        run_job(store, number, kind, params, runner=name, workers=pool,
-                hand_on=(lambda: between_slices(store, name, run)) if kind in LONG else None)
+        run_job(
+            store,
+            number,
+            kind,
+            params,
+            runner=name,
+            workers=pool,
+            hand_on=(lambda: between_slices(store, name, run)) if kind in LONG else None,
+        )
 
     @app.task(name=JOB_TASK, queue=QUEUE)
     def job(job_id: int) -> None:
@@ -251,8 +264,9 @@ def sweep(store, queue: Procrastinated) -> int:
     """Defer again the jobs a stopped process left: queued and not handed on, or running without a
     heartbeat (its runner gone). How many."""
     store.release_dead()
-    rows = store.db.query("SELECT id FROM jobs WHERE state = 'queued' OR (state = 'running' AND beat < ?)",
-                          (time.time() - STALE,))
+    rows = store.db.query(
+        "SELECT id FROM jobs WHERE state = 'queued' OR (state = 'running' AND beat < ?)", (time.time() - STALE,)
+    )
     for (number,) in rows:
         queue.defer(JOB_TASK, job_id=number)
     return len(rows)
@@ -273,8 +287,10 @@ def run_worker(store, url: str, on_start=None) -> None:
     """Run jobs of the store's database until stopped (Ctrl-C, SIGTERM): one at a time, the parts of
     other workers' batches between them."""
     if store.db.dialect != "postgresql":
-        raise AttnsheetError("workers share the jobs of a PostgreSQL database (--database postgresql://…); "
-                             "on the SQLite default the server runs its jobs itself")
+        raise AttnsheetError(
+            "workers share the jobs of a PostgreSQL database (--database postgresql://…); "
+            "on the SQLite default the server runs its jobs itself"
+        )
     from generator.output.batch import warm_renderer
 
     warm_renderer()  # WeasyPrint and the fonts, once, before the first job
@@ -290,9 +306,16 @@ def run_worker(store, url: str, on_start=None) -> None:
             if on_start is not None:
                 on_start()
             try:
-                await app.run_worker_async(queues=[QUEUE], concurrency=1, name=name, wait=True,
-                                           install_signal_handlers=True, shutdown_graceful_timeout=30,
-                                           update_heartbeat_interval=STALE / 4, stalled_worker_timeout=STALE)
+                await app.run_worker_async(
+                    queues=[QUEUE],
+                    concurrency=1,
+                    name=name,
+                    wait=True,
+                    install_signal_handlers=True,
+                    shutdown_graceful_timeout=30,
+                    update_heartbeat_interval=STALE / 4,
+                    stalled_worker_timeout=STALE,
+                )
             finally:
                 sweeper.cancel()
 

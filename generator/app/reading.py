@@ -18,7 +18,18 @@ from generator.scan.limits import MAX_PAGES, MAX_PIXELS, PAGE_PIXELS
 from generator.sheet.boxes import boxes_json
 from generator.sheet.model import Settings
 
-__all__ = ["MAX_PAGES", "MAX_PIXELS", "PAGE_PIXELS", "Assignment", "batch_manifest", "boxes_json", "is_own_code", "scan_files", "sheet_boxes", "web_batch"]
+__all__ = [
+    "MAX_PAGES",
+    "MAX_PIXELS",
+    "PAGE_PIXELS",
+    "Assignment",
+    "batch_manifest",
+    "boxes_json",
+    "is_own_code",
+    "scan_files",
+    "sheet_boxes",
+    "web_batch",
+]
 
 
 def is_own_code(code: str) -> bool:
@@ -26,8 +37,9 @@ def is_own_code(code: str) -> bool:
     return read_own_code(code) is not None
 
 
-def sheet_boxes(code: str, problems: Sequence = (), label: str = "the file", secret=None, paper: str = "a4",
-                lang: str = "en"):
+def sheet_boxes(
+    code: str, problems: Sequence = (), label: str = "the file", secret=None, paper: str = "a4", lang: str = "en"
+):
     """The problem a code rebuilds, and its worksheet's pages with their marks, QR code and boxes."""
     from generator.output.boxes import worksheet_boxes
 
@@ -42,10 +54,20 @@ def web_batch(store, name: str) -> tuple[str, dict[str, str]]:
     return dumps(stored.manifest), links
 
 
-def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optional[dict[str, Listed]],
-               settings: dict, links: dict[str, str], secret=None, paper: Optional[str] = None,
-               force: bool = False, progress=None, assigned: Sequence["Assignment"] = (),
-               max_pages: Optional[int] = None):
+def scan_files(
+    scans: list[Path],
+    out: Path,
+    manifest_text: str,
+    listed: Optional[dict[str, Listed]],
+    settings: dict,
+    links: dict[str, str],
+    secret=None,
+    paper: Optional[str] = None,
+    force: bool = False,
+    progress=None,
+    assigned: Sequence["Assignment"] = (),
+    max_pages: Optional[int] = None,
+):
     """Every scanned page read into `out`, found among the manifest's sheets (`listed`), or, without
     one, rebuilt from its drawn code, or as a person `assigned` it; the run's summary. `progress(n)`
     is called as page n is read; a pile of more than `max_pages` pages (default: MAX_PAGES) is refused."""
@@ -62,12 +84,22 @@ def scan_files(scans: list[Path], out: Path, manifest_text: str, listed: Optiona
         problem = rebuild(code, (), "the file", secret=secret)
         return Source(problem.code, next(counter), problem)
 
-    catalogue = Catalogue(sources, Settings(paper=paper or settings.get("paper", "a4"),
-                                            lang=settings.get("lang", "en")),
-                          links=links, rebuild=None if listed is not None else rebuilt)
+    catalogue = Catalogue(
+        sources,
+        Settings(paper=paper or settings.get("paper", "a4"), lang=settings.get("lang", "en")),
+        links=links,
+        rebuild=None if listed is not None else rebuilt,
+    )
     by_hand = _checked_assignments(assigned, scans, catalogue)
-    return scan_folder(list(scans), catalogue, out, force, progress, assigned=by_hand,
-                       limits=Limits() if max_pages is None else Limits(pages=max_pages))
+    return scan_folder(
+        list(scans),
+        catalogue,
+        out,
+        force,
+        progress,
+        assigned=by_hand,
+        limits=Limits() if max_pages is None else Limits(pages=max_pages),
+    )
 
 
 @dataclass(frozen=True)
@@ -109,8 +141,9 @@ def _checked_assignments(assigned: Sequence[Assignment], scans: list[Path], cata
             raise InputError(f"--assign {a.written}: {str(error).removeprefix('not identified: ')}") from None
         sheet_pages = len(catalogue.geometry(code_key(source.code))[0])
         if not 1 <= a.sheet_page <= sheet_pages:
-            raise InputError(f"--assign {a.written}: sheet {source.code} has {sheet_pages} "
-                             f"page{'s' * (sheet_pages != 1)}")
+            raise InputError(
+                f"--assign {a.written}: sheet {source.code} has {sheet_pages} page{'s' * (sheet_pages != 1)}"
+            )
         if (str(files[0]), a.page) in out:
             raise InputError(f"--assign {a.written}: page {a.page} of {a.file} is assigned twice")
         out[(str(files[0]), a.page)] = (source.code, a.sheet_page)

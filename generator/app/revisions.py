@@ -88,13 +88,16 @@ class Revision:
 
 def _typed(answers: dict) -> bool:
     """Whether answers@1 hold a value someone wrote (null and "" are not)."""
+
     def walk(value) -> bool:
         if isinstance(value, dict):
             return any(walk(v) for v in value.values())
         if isinstance(value, list):
             return any(walk(v) for v in value)
-        return (isinstance(value, str) and value.strip() != "") or (isinstance(value, (int, float))
-                                                                   and not isinstance(value, bool))
+        return (isinstance(value, str) and value.strip() != "") or (
+            isinstance(value, (int, float)) and not isinstance(value, bool)
+        )
+
     return walk({k: v for k, v in answers.items() if k not in ("format", "code", "student", "problem")})
 
 
@@ -103,8 +106,16 @@ class Revisions:
 
     db: object
 
-    def save(self, batch, sheet: dict, answers: dict, grade: dict, source: str = "teacher",
-             base: Optional[int] = None, replace_typed: bool = False) -> Saved:
+    def save(
+        self,
+        batch,
+        sheet: dict,
+        answers: dict,
+        grade: dict,
+        source: str = "teacher",
+        base: Optional[int] = None,
+        replace_typed: bool = False,
+    ) -> Saved:
         """Keep a sheet's answers@1 and grade@1 as a new revision, in one transaction: current, or
         beside the current one (see the module). A student's hand-in is refused (Closed) once the
         batch is closed or the sheet's attempts are used, checked inside the transaction. `base`:
@@ -117,8 +128,10 @@ class Revisions:
             attempt, last = 0, False
             if source == "student":
                 attempt, last = self._hand_in(cur, batch.number, index)
-            rows = cur.rows("SELECT s.rev, s.source, s.answers FROM saves s WHERE s.batch_id = ? AND s.idx = ?"
-                            "{for_update}", (batch.number, index))
+            rows = cur.rows(
+                "SELECT s.rev, s.source, s.answers FROM saves s WHERE s.batch_id = ? AND s.idx = ?{for_update}",
+                (batch.number, index),
+            )
             current = rows[0] if rows else None
             state, note = "current", ""
             if current is not None and current[1] != source and source != "teacher":
@@ -126,57 +139,98 @@ class Revisions:
                     state, note = "blank", "a blank page's scan"
                 elif not (source == "scan" and replace_typed):
                     state = "conflict"
-            if source == "teacher" and current is not None and current[1] != "teacher" and base is not None \
-                    and base != current[0]:  # base 0: the page showed no save at all
+            if (
+                source == "teacher"
+                and current is not None
+                and current[1] != "teacher"
+                and base is not None
+                and base != current[0]
+            ):  # base 0: the page showed no save at all
                 note = "saved over a newer revision the page had not shown"
             now = time.time()
             text_a, text_g = dumps(answers), dumps(grade)
             # A newer revision of a source ends that source's waiting conflict: the newest is the one to decide on.
-            cur.run("UPDATE revisions SET state = 'replaced' WHERE batch_id = ? AND idx = ? AND source = ? "
-                    "AND state = 'conflict'", (batch.number, index, source))
-            (rev,), = cur.rows("INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state, note) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                               (batch.number, index, text_a, text_g, now, source, state, note))
+            cur.run(
+                "UPDATE revisions SET state = 'replaced' WHERE batch_id = ? AND idx = ? AND source = ? "
+                "AND state = 'conflict'",
+                (batch.number, index, source),
+            )
+            ((rev,),) = cur.rows(
+                "INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state, note) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (batch.number, index, text_a, text_g, now, source, state, note),
+            )
             if state == "current":
-                self._make_current(cur, batch.number, index, rev, text_a, text_g, now, source,
-                                   "conflict" if note.startswith("saved over") else "replaced")
+                self._make_current(
+                    cur,
+                    batch.number,
+                    index,
+                    rev,
+                    text_a,
+                    text_g,
+                    now,
+                    source,
+                    "conflict" if note.startswith("saved over") else "replaced",
+                )
         return Saved(rev, state, attempt, last)
 
     def _hand_in(self, cur, number: int, index: int) -> tuple[int, bool]:
         """A hand-in's checks and counts, inside its transaction: the close and the attempts as they
         are now (a close being answered waits for this, or this sees it)."""
-        rows = cur.rows("SELECT closed, feedback, release_mode, released, attempts FROM batches WHERE id = ?"
-                        "{for_share}", (number,))
+        rows = cur.rows(
+            "SELECT closed, feedback, release_mode, released, attempts FROM batches WHERE id = ?{for_share}", (number,)
+        )
         closed, feedback, release, released, attempts = rows[0]
         if closed:
             raise Closed("hand-ins for this sheet are closed: ask your teacher")
         shown = feedback != "none" and (release == "now" or bool(released))
-        (answered,), = cur.rows("SELECT answered FROM sheets WHERE batch_id = ? AND idx = ?{for_update}",
-                                (number, index))
+        ((answered,),) = cur.rows(
+            "SELECT answered FROM sheets WHERE batch_id = ? AND idx = ?{for_update}", (number, index)
+        )
         if shown and answered >= attempts:
-            raise Closed(f"you have handed in this sheet {attempts} time{'s' if attempts != 1 else ''} with "
-                         "feedback, the most your teacher allows: your last hand-in is the one that counts", "attempts")
-        cur.run("UPDATE sheets SET handins = handins + 1, answered = answered + ? WHERE batch_id = ? AND idx = ?",
-                (int(shown), number, index))
+            raise Closed(
+                f"you have handed in this sheet {attempts} time{'s' if attempts != 1 else ''} with "
+                "feedback, the most your teacher allows: your last hand-in is the one that counts",
+                "attempts",
+            )
+        cur.run(
+            "UPDATE sheets SET handins = handins + 1, answered = answered + ? WHERE batch_id = ? AND idx = ?",
+            (int(shown), number, index),
+        )
         return (answered + 1, answered + 1 >= attempts) if shown else (0, False)
 
     @staticmethod
-    def _make_current(cur, number: int, index: int, rev: int, answers: str, grade: str, saved: float,
-                      source: str, old_state: str = "replaced") -> None:
-        cur.run("UPDATE revisions SET state = ? WHERE batch_id = ? AND idx = ? AND state = 'current' AND id <> ?",
-                (old_state, number, index, rev))
+    def _make_current(
+        cur,
+        number: int,
+        index: int,
+        rev: int,
+        answers: str,
+        grade: str,
+        saved: float,
+        source: str,
+        old_state: str = "replaced",
+    ) -> None:
+        cur.run(
+            "UPDATE revisions SET state = ? WHERE batch_id = ? AND idx = ? AND state = 'current' AND id <> ?",
+            (old_state, number, index, rev),
+        )
         cur.run("UPDATE revisions SET state = 'current' WHERE id = ?", (rev,))
-        cur.run("INSERT INTO saves (batch_id, idx, answers, grade, saved, source, rev) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (batch_id, idx) DO UPDATE SET answers = excluded.answers, grade = excluded.grade, "
-                "saved = excluded.saved, source = excluded.source, rev = excluded.rev",
-                (number, index, answers, grade, saved, source, rev))
+        cur.run(
+            "INSERT INTO saves (batch_id, idx, answers, grade, saved, source, rev) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (batch_id, idx) DO UPDATE SET answers = excluded.answers, grade = excluded.grade, "
+            "saved = excluded.saved, source = excluded.source, rev = excluded.rev",
+            (number, index, answers, grade, saved, source, rev),
+        )
 
     def decide(self, batch, rev: int, take: bool) -> None:
         """The teacher's decision on a conflict: take it (it becomes current; the current one is
         kept as replaced), or leave it (kept, no longer shown as waiting)."""
         with self.db.transaction() as cur:
-            rows = cur.rows("SELECT idx, answers, grade, source, state FROM revisions WHERE id = ? AND batch_id = ?"
-                            "{for_update}", (int(rev), batch.number))
+            rows = cur.rows(
+                "SELECT idx, answers, grade, source, state FROM revisions WHERE id = ? AND batch_id = ?{for_update}",
+                (int(rev), batch.number),
+            )
             if not rows or rows[0][4] not in ("conflict", "blank", "left"):
                 raise AttnsheetError("this revision is not waiting for a decision: reload the page")
             index, answers, grade, source, _ = rows[0]
@@ -197,41 +251,51 @@ class Revisions:
 
     def attempts_used(self, batch, sheet: dict) -> int:
         """How many of a sheet's hand-ins were answered with feedback."""
-        rows = self.db.query("SELECT answered FROM sheets WHERE batch_id = ? AND idx = ?",
-                             (batch.number, int(sheet["index"])))
+        rows = self.db.query(
+            "SELECT answered FROM sheets WHERE batch_id = ? AND idx = ?", (batch.number, int(sheet["index"]))
+        )
         return rows[0][0] if rows else 0
 
     def answers(self, batch, sheet: dict) -> Optional[dict]:
         """A sheet's current answers@1, if any."""
-        rows = self.db.query("SELECT answers FROM saves WHERE batch_id = ? AND idx = ?",
-                             (batch.number, int(sheet["index"])))
+        rows = self.db.query(
+            "SELECT answers FROM saves WHERE batch_id = ? AND idx = ?", (batch.number, int(sheet["index"]))
+        )
         return json.loads(rows[0][0]) if rows else None
 
     def current(self, batch, sheet: dict) -> tuple[Optional[int], Optional[dict]]:
         """A sheet's current revision's id and answers@1 (None, None before any save)."""
-        rows = self.db.query("SELECT rev, answers FROM saves WHERE batch_id = ? AND idx = ?",
-                             (batch.number, int(sheet["index"])))
+        rows = self.db.query(
+            "SELECT rev, answers FROM saves WHERE batch_id = ? AND idx = ?", (batch.number, int(sheet["index"]))
+        )
         return (rows[0][0], json.loads(rows[0][1])) if rows else (None, None)
 
     def latest(self, batch, sheet: dict, source: str) -> Optional[tuple[int, dict, str]]:
         """A sheet's newest revision from `source` (its id, answers@1 and state), whatever its state."""
-        rows = self.db.query("SELECT id, answers, state FROM revisions WHERE batch_id = ? AND idx = ? AND source = ? "
-                             "ORDER BY id DESC LIMIT 1", (batch.number, int(sheet["index"]), source))
+        rows = self.db.query(
+            "SELECT id, answers, state FROM revisions WHERE batch_id = ? AND idx = ? AND source = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (batch.number, int(sheet["index"]), source),
+        )
         return (rows[0][0], json.loads(rows[0][1]), rows[0][2]) if rows else None
 
     def replace_revision(self, batch, rev: int, answers: dict, grade: dict) -> str:
         """A scan's revision with a box confirmed: a new revision of the same source and state in its
         place (the old one kept as replaced); the state."""
         with self.db.transaction() as cur:
-            rows = cur.rows("SELECT idx, source, state FROM revisions WHERE id = ? AND batch_id = ?{for_update}",
-                            (int(rev), batch.number))
+            rows = cur.rows(
+                "SELECT idx, source, state FROM revisions WHERE id = ? AND batch_id = ?{for_update}",
+                (int(rev), batch.number),
+            )
             if not rows:
                 raise AttnsheetError("no such revision")
             index, source, state = rows[0]
             now, text_a, text_g = time.time(), dumps(answers), dumps(grade)
-            (new,), = cur.rows("INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state, note) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
-                               (batch.number, index, text_a, text_g, now, source, "replaced"))
+            ((new,),) = cur.rows(
+                "INSERT INTO revisions (batch_id, idx, answers, grade, saved, source, state, note) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, '') RETURNING id",
+                (batch.number, index, text_a, text_g, now, source, "replaced"),
+            )
             cur.run("UPDATE revisions SET state = 'replaced' WHERE id = ?", (int(rev),))
             if state == "current":
                 self._make_current(cur, batch.number, index, new, text_a, text_g, now, source)
@@ -244,19 +308,27 @@ class Revisions:
         whether it was still current. The same rule gives the same grade: doing it twice is harmless."""
         text = dumps(grade)
         with self.db.transaction() as cur:
-            rows = cur.rows("UPDATE revisions SET grade = ? WHERE id = ? AND batch_id = ? AND state = 'current' "
-                            "RETURNING idx", (text, int(rev), batch.number))
+            rows = cur.rows(
+                "UPDATE revisions SET grade = ? WHERE id = ? AND batch_id = ? AND state = 'current' RETURNING idx",
+                (text, int(rev), batch.number),
+            )
             if rows:
-                cur.run("UPDATE saves SET grade = ? WHERE batch_id = ? AND idx = ? AND rev = ?",
-                        (text, batch.number, rows[0][0], int(rev)))
+                cur.run(
+                    "UPDATE saves SET grade = ? WHERE batch_id = ? AND idx = ? AND rev = ?",
+                    (text, batch.number, rows[0][0], int(rev)),
+                )
         return bool(rows)
 
     def history(self, batch, sheet: Optional[dict] = None) -> list[Revision]:
         """Every revision of a batch (or of one sheet), newest first."""
-        where, params = ("batch_id = ?", (batch.number,)) if sheet is None else (
-            "batch_id = ? AND idx = ?", (batch.number, int(sheet["index"])))
-        rows = self.db.query(f"SELECT id, idx, source, state, saved, grade, note FROM revisions WHERE {where} "
-                             "ORDER BY id DESC", params)
+        where, params = (
+            ("batch_id = ?", (batch.number,))
+            if sheet is None
+            else ("batch_id = ? AND idx = ?", (batch.number, int(sheet["index"])))
+        )
+        rows = self.db.query(
+            f"SELECT id, idx, source, state, saved, grade, note FROM revisions WHERE {where} ORDER BY id DESC", params
+        )
         out = []
         for rev, idx, source, state, saved, grade, note in rows:
             g = json.loads(grade)
@@ -271,6 +343,5 @@ class Revisions:
 
     def saves(self, batch) -> list[tuple[int, dict, dict]]:
         """Every sheet's current revision: (index, answers@1, grade@1), in sheet order."""
-        rows = self.db.query("SELECT idx, answers, grade FROM saves WHERE batch_id = ? ORDER BY idx",
-                             (batch.number,))
+        rows = self.db.query("SELECT idx, answers, grade FROM saves WHERE batch_id = ? ORDER BY idx", (batch.number,))
         return [(idx, json.loads(a), json.loads(g)) for idx, a, g in rows]

@@ -77,8 +77,16 @@ class Heart:
                 self.stop.request(JobStopped(bool(asked)))
 
 
-def run_job(store, job_id: int, kind: str, params: dict, runner: str, lock=None, workers=None,
-            hand_on: Optional[Callable[[], None]] = None) -> None:
+def run_job(
+    store,
+    job_id: int,
+    kind: str,
+    params: dict,
+    runner: str,
+    lock=None,
+    workers=None,
+    hand_on: Optional[Callable[[], None]] = None,
+) -> None:
     """Run one claimed job to its end: done with its result, or failed with its one line."""
     try:
         with Heart(store, job_id, runner) as heart:
@@ -187,9 +195,17 @@ def _make_batch(store, job_id: int, params: dict, heart: Heart, workers) -> dict
         count[0] += n
         heart.progress(count[0])
 
-    made = create_batch(store, batch, params.get("feedback", "verdicts"), params.get("release", "now"),
-                        params.get("base_url", ""), int(params.get("attempts", 3)), owner=params.get("owner"),
-                        reserved=(name, folder), progress=progress)
+    made = create_batch(
+        store,
+        batch,
+        params.get("feedback", "verdicts"),
+        params.get("release", "now"),
+        params.get("base_url", ""),
+        int(params.get("attempts", 3)),
+        owner=params.get("owner"),
+        reserved=(name, folder),
+        progress=progress,
+    )
     if params.get("label"):  # the class's name, as its teacher gave it (or the roster's and the day)
         store.rename(made, str(params["label"]))
     return {"batch": name}
@@ -210,9 +226,17 @@ def _read_scans(store, params: dict, heart: Heart, hand_on) -> dict:
         heart.progress(0, page_count(paths))
     except AttnsheetError:
         pass  # said by the reading itself, page by page
-    line = read_upload(store, batch, paths, run, bool(params.get("replace")), hand_on,
-                       progress=lambda done: heart.progress(done), assigned=params.get("assigned", ()),
-                       max_pages=int(params.get("max_pages", MAX_PAGES)))
+    line = read_upload(
+        store,
+        batch,
+        paths,
+        run,
+        bool(params.get("replace")),
+        hand_on,
+        progress=lambda done: heart.progress(done),
+        assigned=params.get("assigned", ()),
+        max_pages=int(params.get("max_pages", MAX_PAGES)),
+    )
     return {"run": run.name, "line": line}
 
 
@@ -242,9 +266,12 @@ class Runner:
     def start(self) -> None:
         with self._guard:
             if not self._threads:
-                self._threads = [threading.Thread(target=self._loop, args=(lane, short, wake),
-                                                  name=f"attnsheet-jobs-{lane}", daemon=True)
-                                 for (lane, short), wake in zip(self.LANES, self._wakes)]
+                self._threads = [
+                    threading.Thread(
+                        target=self._loop, args=(lane, short, wake), name=f"attnsheet-jobs-{lane}", daemon=True
+                    )
+                    for (lane, short), wake in zip(self.LANES, self._wakes)
+                ]
                 for thread in self._threads:
                     thread.start()
 
@@ -272,5 +299,4 @@ class Runner:
                 wake.wait(STALE / 4)
                 wake.clear()
                 continue
-            run_job(self.store, *claimed, runner=name, lock=self.lock, workers=self.workers,
-                    hand_on=self.hand_on)
+            run_job(self.store, *claimed, runner=name, lock=self.lock, workers=self.workers, hand_on=self.hand_on)

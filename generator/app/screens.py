@@ -31,6 +31,26 @@ def document_pdf(views, settings: Settings) -> bytes:
     return data
 
 
-__all__ = ["Settings", "TONES", "document_html", "document_pdf", "environment", "explanations", "form", "frames",
-           "frames_json", "grade", "grade_to_json", "languages", "problem_from_json", "report_html", "sheet_form", "sheet_view",
-           "solve", "step_label", "stylesheet_text", "templates_dir", "translations"]
+__all__ = [
+    "Settings",
+    "TONES",
+    "document_html",
+    "document_pdf",
+    "environment",
+    "explanations",
+    "form",
+    "frames",
+    "frames_json",
+    "grade",
+    "grade_to_json",
+    "languages",
+    "problem_from_json",
+    "report_html",
+    "sheet_form",
+    "sheet_view",
+    "solve",
+    "step_label",
+    "stylesheet_text",
+    "templates_dir",
+    "translations",
+]

@@ -20,7 +20,9 @@ def load_secret(path: Optional[Path], make: bool = False) -> tuple[object, list[
             secret = write_secret(path)
         except OSError as error:
             raise InputError(f"cannot make the secret file {path}: {error.strerror or error}") from None
-        return secret, [f"made a new secret file {path} (readable by you alone): keep it, and keep it private — "
-                        "without it no key of this batch can be rebuilt, and with it anyone can"]
+        return secret, [
+            f"made a new secret file {path} (readable by you alone): keep it, and keep it private — "
+            "without it no key of this batch can be rebuilt, and with it anyone can"
+        ]
     warning = guard_secret(path)
     return read_secret(path), [f"warning: {warning}"] if warning else []

@@ -15,8 +15,10 @@ def recover(store) -> list[str]:
     from generator.app.scans import finish_runs
 
     said = [f"finished the scans {where} that a stopped server had read" for where in finish_runs(store)]
-    said += [f"job {number}, begun by a process that stopped, is done again from its start"
-             for number in store.release_dead()]
+    said += [
+        f"job {number}, begun by a process that stopped, is done again from its start"
+        for number in store.release_dead()
+    ]
     return said + [f"removed {name}, a batch a stopped server had begun and not finished" for name in store.cleaned]
 
 

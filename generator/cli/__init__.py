@@ -18,31 +18,67 @@ from generator.app.errors import AttnsheetError, Interrupted, Stop
 
 COMMANDS = {
     # name: (module, command, the line `attnsheet --help` shows for it)
-    "generate": ("generator.cli.sheets", "generate_command",
-                 "Print worksheets and matching answer keys for a class, with a manifest for grading."),
+    "generate": (
+        "generator.cli.sheets",
+        "generate_command",
+        "Print worksheets and matching answer keys for a class, with a manifest for grading.",
+    ),
     "key": ("generator.cli.sheets", "key_command", "Rebuild one sheet's worksheet and answer key from its CODE alone."),
-    "grade": ("generator.cli.grading", "grade_command",
-              "Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward."),
-    "answers": ("generator.cli.grading", "answers_command",
-                "Write the empty attnsheet/answers@1 skeleton of sheet CODE, to fill with what a student wrote."),
-    "solve": ("generator.cli.solving", "solve_command",
-              "Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step."),
-    "draw": ("generator.cli.drawing", "draw_command",
-             "Draw hand-friendly problems at random, as a JSON list of problem@1 objects."),
-    "serve": ("generator.cli.serving", "serve_command",
-              "Serve the web app: make batches, enter students' answers and grade them, in a browser."),
-    "boxes": ("generator.cli.scanning", "boxes_command",
-              "Where sheet CODE's answer boxes are printed: marks, QR code and every box, in points."),
-    "scan": ("generator.cli.scanning", "scan_command",
-             "Read scanned worksheets: every page found by its marks and codes, every answer box read and checked."),
-    "export": ("generator.cli.serving", "export_command",
-               "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI."),
-    "worker": ("generator.cli.serving", "worker_command",
-               "Run the server's long work (batches to render, piles of scans to read) beside it, on any machine."),
-    "jobs": ("generator.cli.serving", "jobs_command",
-             "List the server's unfinished jobs (batches being made, piles being read), or cancel one."),
-    "user": ("generator.cli.accounts", "user_group",
-             "Teachers' accounts: add, list, disable and enable teachers, or set a password."),
+    "grade": (
+        "generator.cli.grading",
+        "grade_command",
+        "Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.",
+    ),
+    "answers": (
+        "generator.cli.grading",
+        "answers_command",
+        "Write the empty attnsheet/answers@1 skeleton of sheet CODE, to fill with what a student wrote.",
+    ),
+    "solve": (
+        "generator.cli.solving",
+        "solve_command",
+        "Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step.",
+    ),
+    "draw": (
+        "generator.cli.drawing",
+        "draw_command",
+        "Draw hand-friendly problems at random, as a JSON list of problem@1 objects.",
+    ),
+    "serve": (
+        "generator.cli.serving",
+        "serve_command",
+        "Serve the web app: make batches, enter students' answers and grade them, in a browser.",
+    ),
+    "boxes": (
+        "generator.cli.scanning",
+        "boxes_command",
+        "Where sheet CODE's answer boxes are printed: marks, QR code and every box, in points.",
+    ),
+    "scan": (
+        "generator.cli.scanning",
+        "scan_command",
+        "Read scanned worksheets: every page found by its marks and codes, every answer box read and checked.",
+    ),
+    "export": (
+        "generator.cli.serving",
+        "export_command",
+        "Write a web batch's saved answers and grades as answers@1 and grade@1 files, for the CLI.",
+    ),
+    "worker": (
+        "generator.cli.serving",
+        "worker_command",
+        "Run the server's long work (batches to render, piles of scans to read) beside it, on any machine.",
+    ),
+    "jobs": (
+        "generator.cli.serving",
+        "jobs_command",
+        "List the server's unfinished jobs (batches being made, piles being read), or cancel one.",
+    ),
+    "user": (
+        "generator.cli.accounts",
+        "user_group",
+        "Teachers' accounts: add, list, disable and enable teachers, or set a password.",
+    ),
 }
 """Each command is imported only when it runs: `solve` never loads numpy, `--help` loads neither
 numpy, Jinja nor WeasyPrint (a test checks the lines above match the commands' own help)."""

@@ -10,10 +10,15 @@ import click
 from generator.app.errors import InputError
 from generator.cli.common import OutPath, open_store, say
 
-DATA = click.option("--data", type=OutPath(file_okay=False, path_type=Path), default=None,
-                    help="The web app's data folder (default: your user data folder).")
-DATABASE = click.option("--database", default=None, metavar="URL",
-                        help="The server's PostgreSQL database, if it uses one.")
+DATA = click.option(
+    "--data",
+    type=OutPath(file_okay=False, path_type=Path),
+    default=None,
+    help="The web app's data folder (default: your user data folder).",
+)
+DATABASE = click.option(
+    "--database", default=None, metavar="URL", help="The server's PostgreSQL database, if it uses one."
+)
 
 
 @click.group("user")
@@ -58,8 +63,11 @@ def _said(work, *args):
 
 @user_group.command("add")
 @click.argument("name")
-@click.option("--admin", is_flag=True, help="May add, disable and enable teachers (the first admin takes the "
-                                            "classes made before accounts).")
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="May add, disable and enable teachers (the first admin takes the classes made before accounts).",
+)
 @click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
 @DATA
 @DATABASE
@@ -88,8 +96,10 @@ def list_command(data, database) -> None:
     finally:
         store.close()
     for teacher in teachers:
-        click.echo(f"{teacher.name}\t{'admin' if teacher.admin else 'teacher'}\t"
-                   f"{'disabled' if teacher.disabled else 'enabled'}")
+        click.echo(
+            f"{teacher.name}\t{'admin' if teacher.admin else 'teacher'}\t"
+            f"{'disabled' if teacher.disabled else 'enabled'}"
+        )
     if not teachers:
         say("no teachers yet: attnsheet serve has no sign-in (add one with `attnsheet user add NAME --admin`)")
 

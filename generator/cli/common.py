@@ -89,10 +89,7 @@ def once(ctx, param, values: tuple) -> Optional[str]:
 
 def explicit(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
     """Options among `names` that the user typed (not left at their defaults)."""
-    return [
-        name for name in names
-        if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
-    ]
+    return [name for name in names if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
 
 
 def sheet_options(command: Callable) -> Callable:
@@ -100,20 +97,39 @@ def sheet_options(command: Callable) -> Callable:
     from generator.cli.settingopts import setting_option  # the settings load the draw (numpy): not for --help
 
     options = [
-        click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=Path("output"),
-                     show_default=True, help="Folder to write into (created if missing)."),
+        click.option(
+            "--out",
+            type=OutPath(file_okay=False, path_type=Path),
+            default=Path("output"),
+            show_default=True,
+            help="Folder to write into (created if missing).",
+        ),
         setting_option("paper"),
         setting_option("lang"),
-        click.option("--format", "fmt", type=click.Choice(["pdf", "html"]), default="pdf", show_default=True,
-                     help="Write PDF, or HTML (with the fonts copied beside it)."),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["pdf", "html"]),
+            default="pdf",
+            show_default=True,
+            help="Write PDF, or HTML (with the fonts copied beside it).",
+        ),
         setting_option("worked"),
         setting_option("decimal_comma"),
         click.option("--force", is_flag=True, help="Overwrite files that already exist."),
-        click.option("--timestamp", "stamp", is_flag=True,
-                     help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",),
-        click.option("--jobs", type=click.IntRange(1, 64), default=None, show_default="CPUs",
-                     help="Processes rendering PDF files at once, at most the CPUs (output is the same "
-                          "for any number)."),
+        click.option(
+            "--timestamp",
+            "stamp",
+            is_flag=True,
+            help="Write the creation time into the files (SOURCE_DATE_EPOCH if set).",
+        ),
+        click.option(
+            "--jobs",
+            type=click.IntRange(1, 64),
+            default=None,
+            show_default="CPUs",
+            help="Processes rendering PDF files at once, at most the CPUs (output is the same for any number).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -143,11 +159,15 @@ def label_of(path: str) -> str:
 
 def secret_option(make: bool) -> Callable:
     """--secret-file: the teacher's secret, which alone draws (and redraws) a private batch's numbers."""
-    words = ("Make the codes private: the numbers are drawn from this secret file, and only it rebuilds "
-             "the keys (made on first use; keep it safe)." if make else
-             "The secret file a batch with private codes was made with (generate --secret-file).")
-    return click.option("--secret-file", "secret_file", type=click.Path(dir_okay=False, path_type=Path),
-                        default=None, help=words)
+    words = (
+        "Make the codes private: the numbers are drawn from this secret file, and only it rebuilds "
+        "the keys (made on first use; keep it safe)."
+        if make
+        else "The secret file a batch with private codes was made with (generate --secret-file)."
+    )
+    return click.option(
+        "--secret-file", "secret_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help=words
+    )
 
 
 def load_secret(path: Optional[Path], make: bool = False):

@@ -14,14 +14,21 @@ from generator.app.solving import dumps, problem_to_json
 
 
 @click.command("draw")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
-              help="Seed of the batch; without it a fresh one is chosen and printed.")
-@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True,
-              help="Problems to draw.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=None,
+    help="Seed of the batch; without it a fresh one is chosen and printed.",
+)
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True, help="Problems to draw.")
 @draw_options
 @click.option("--code", default=None, help="Rebuild the one problem a sheet code was printed for.")
-@click.option("--out", type=OutPath(dir_okay=False, allow_dash=True, path_type=Path), default=None,
-              help="Write the JSON to this file instead of stdout (- is stdout).")
+@click.option(
+    "--out",
+    type=OutPath(dir_okay=False, allow_dash=True, path_type=Path),
+    default=None,
+    help="Write the JSON to this file instead of stdout (- is stdout).",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @click.option("--stats", is_flag=True, help="Print the spread of the difficulty metrics on stderr.")
 @click.pass_context

@@ -35,11 +35,20 @@ def load_manifest(path: Optional[str], secret=None) -> tuple[Optional[dict[str, 
 
 @click.command("answers")
 @click.argument("code", required=False)
-@click.option("--manifest", type=InFile(), multiple=True, callback=once,
-              help="A batch's manifest.json: its sheets' problems and students.")
+@click.option(
+    "--manifest",
+    type=InFile(),
+    multiple=True,
+    callback=once,
+    help="A batch's manifest.json: its sheets' problems and students.",
+)
 @click.option("--all", "every", is_flag=True, help="One skeleton per sheet of --manifest, as a JSON list.")
-@click.option("--out", type=OutPath(dir_okay=False, allow_dash=True, path_type=Path), default=None,
-              help="Write the JSON to this file instead of stdout (- is stdout).")
+@click.option(
+    "--out",
+    type=OutPath(dir_okay=False, allow_dash=True, path_type=Path),
+    default=None,
+    help="Write the JSON to this file instead of stdout (- is stdout).",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @secret_option(make=False)
 def answers_command(code, manifest, every, out, force, secret_file) -> None:
@@ -70,32 +79,83 @@ def answers_command(code, manifest, every, out, force, secret_file) -> None:
 
 
 @click.command("grade")
-@click.argument("answer_files", metavar="ANSWERS...", nargs=-1, required=True,
-                type=InFile(dash=True))
-@click.option("--manifest", type=InFile(), multiple=True, callback=once,
-              help="A batch's manifest.json: each sheet's problem and student.")
+@click.argument("answer_files", metavar="ANSWERS...", nargs=-1, required=True, type=InFile(dash=True))
+@click.option(
+    "--manifest",
+    type=InFile(),
+    multiple=True,
+    callback=once,
+    help="A batch's manifest.json: each sheet's problem and student.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print attnsheet/grade@1 JSON (a list for several sheets).")
-@click.option("--out", type=OutPath(file_okay=False, path_type=Path), default=None,
-              help="Also write gradebook.csv, grades.json, a class report (report.pdf) and each student's graded "
-                   "sheet (graded/NN-name.pdf).")
+@click.option(
+    "--out",
+    type=OutPath(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write gradebook.csv, grades.json, a class report (report.pdf) and each student's graded "
+    "sheet (graded/NN-name.pdf).",
+)
 @click.option("--no-carry", is_flag=True, help="Grade strictly: a step right from wrong numbers earns nothing.")
-@click.option("--trivial-credit", "trivial", type=click.Choice(["none", "half", "full"]), default="none",
-              show_default=True, help="What a cell earns that is right only from the student's own numbers where "
-                                      "those left its step nothing to compute (Q written as zeros).")
-@click.option("--encoding", default=None, callback=check_encoding,
-              help="The answer files' text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
-@click.option("--paper", type=click.Choice(list(PAPERS)), default=None, show_default="the manifest's, else a4",
-              help="Paper of the graded sheets and the report (--out).")
-@click.option("--lang", type=click.Choice(languages()), default=None, show_default="the manifest's, else en",
-              help="Language of the graded sheets and the report (--out).")
-@click.option("--csv-dialect", type=click.Choice(list(CSV_DIALECTS)), default="excel", show_default=True,
-              help="gradebook.csv's separator: commas, or semicolons (and decimal commas) for Excel in such locales.")
-@click.option("--gradebook", "systems", type=click.Choice(SCHOOL_SYSTEMS), multiple=True,
-              help="Also write gradebook-SYSTEM.csv in the columns that school system imports (repeatable).")
+@click.option(
+    "--trivial-credit",
+    "trivial",
+    type=click.Choice(["none", "half", "full"]),
+    default="none",
+    show_default=True,
+    help="What a cell earns that is right only from the student's own numbers where "
+    "those left its step nothing to compute (Q written as zeros).",
+)
+@click.option(
+    "--encoding",
+    default=None,
+    callback=check_encoding,
+    help="The answer files' text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).",
+)
+@click.option(
+    "--paper",
+    type=click.Choice(list(PAPERS)),
+    default=None,
+    show_default="the manifest's, else a4",
+    help="Paper of the graded sheets and the report (--out).",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(languages()),
+    default=None,
+    show_default="the manifest's, else en",
+    help="Language of the graded sheets and the report (--out).",
+)
+@click.option(
+    "--csv-dialect",
+    type=click.Choice(list(CSV_DIALECTS)),
+    default="excel",
+    show_default=True,
+    help="gradebook.csv's separator: commas, or semicolons (and decimal commas) for Excel in such locales.",
+)
+@click.option(
+    "--gradebook",
+    "systems",
+    type=click.Choice(SCHOOL_SYSTEMS),
+    multiple=True,
+    help="Also write gradebook-SYSTEM.csv in the columns that school system imports (repeatable).",
+)
 @click.option("--force", is_flag=True, help="Overwrite files in --out that already exist.")
 @secret_option(make=False)
-def grade_command(answer_files, manifest, as_json, out, no_carry, trivial, encoding, paper, lang, csv_dialect,
-                  systems, force, secret_file) -> None:
+def grade_command(
+    answer_files,
+    manifest,
+    as_json,
+    out,
+    no_carry,
+    trivial,
+    encoding,
+    paper,
+    lang,
+    csv_dialect,
+    systems,
+    force,
+    secret_file,
+) -> None:
     """Grade what students wrote (answers@1 JSON files or long CSVs), with error carried forward.
 
     A step done right from the student's own wrong numbers earns its point ("carried"). Each
@@ -115,16 +175,22 @@ def grade_command(answer_files, manifest, as_json, out, no_carry, trivial, encod
     for path in answer_files:
         label = "stdin" if path == "-" else path
         pendings += parse_answers(read_text(path, encoding), label)
-    graded = grade_all(pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret,
-                       trivial=trivial)
+    graded = grade_all(
+        pendings, sheets, carry=not no_carry, manifest_label=str(manifest), secret=secret, trivial=trivial
+    )
     if out is not None:
-        unanswered = write_grades(graded, out, chosen, force, paper, lang, csv_dialect, systems,
-                                  list((sheets or {}).values()))
+        unanswered = write_grades(
+            graded, out, chosen, force, paper, lang, csv_dialect, systems, list((sheets or {}).values())
+        )
     emit(grades_text(graded, as_json))
     if out is not None:
         extra = "".join(f", gradebook-{system}.csv" for system in dict.fromkeys(systems))
-        say(f"wrote gradebook.csv{extra}, grades.json, report.pdf and {len(graded)} graded sheet"
-            f"{'s' if len(graded) != 1 else ''} to {out}")
+        say(
+            f"wrote gradebook.csv{extra}, grades.json, report.pdf and {len(graded)} graded sheet"
+            f"{'s' if len(graded) != 1 else ''} to {out}"
+        )
         if unanswered:
-            say(f"the gradebook lists the whole class: {unanswered} of its {len(sheets)} sheets had no answers "
-                "(listed without points)")
+            say(
+                f"the gradebook lists the whole class: {unanswered} of its {len(sheets)} sheets had no answers "
+                "(listed without points)"
+            )

@@ -29,8 +29,14 @@ class RangeType(click.ParamType):
 def setting_option(name: str, *decls: str, **extra) -> Callable:
     """The Click option of a declared batch setting (app/settings.py): its flag, help, default and type."""
     s = SETTINGS[name]
-    kinds = {"number": {"type": click.IntRange(s.lo, s.hi)}, "choice": {"type": click.Choice(list(s.choices))},
-             "flag": {"is_flag": True}, "switch": {}, "range": {"type": RangeType(s)}, "text": {}}
+    kinds = {
+        "number": {"type": click.IntRange(s.lo, s.hi)},
+        "choice": {"type": click.Choice(list(s.choices))},
+        "flag": {"is_flag": True},
+        "switch": {},
+        "range": {"type": RangeType(s)},
+        "text": {},
+    }
     flags = (f"{s.flag}/{s.off}",) if s.kind == "switch" else (s.flag, *decls)
     shown = {} if not s.shown or s.kind == "flag" else {"show_default": shown_default(name)}
     default = {} if s.kind == "flag" else {"default": s.default}

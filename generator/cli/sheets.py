@@ -34,8 +34,11 @@ def report(written, sheets: int, out: Path, blank: bool = False) -> None:
     """The one-line summary at the end of a batch."""
     pages = f", {written.pages} page{'s' if written.pages != 1 else ''}" if written.pages else ""
     removed = f"; removed {len(written.removed)} files of the earlier batch" if written.removed else ""
-    what = (f"{sheets} blank template{'s' if sheets != 1 else ''}{pages}; no key or manifest" if blank
-            else f"{sheets} sheet{'s' if sheets != 1 else ''}{pages}")
+    what = (
+        f"{sheets} blank template{'s' if sheets != 1 else ''}{pages}; no key or manifest"
+        if blank
+        else f"{sheets} sheet{'s' if sheets != 1 else ''}{pages}"
+    )
     files = f"{len(written.files)} file{'s' if len(written.files) != 1 else ''}"
     say(f"wrote {files} to {out} ({what}) in {written.seconds:.1f} s{removed}")
 
@@ -65,8 +68,12 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool) 
 @click.command("generate")
 @setting_option("count")
 @click.option("--roster", type=InFile(), default=None, help=SETTINGS["roster"].help)
-@click.option("--encoding", default=None, callback=check_encoding,
-              help="The roster's text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).")
+@click.option(
+    "--encoding",
+    default=None,
+    callback=check_encoding,
+    help="The roster's text encoding, e.g. cp1252 (default: UTF-8, or UTF-16 with a BOM).",
+)
 @click.option("--strict", is_flag=True, help="Refuse a roster with unbalanced quotes or ragged rows.")
 @setting_option("seed")
 @click.option("--problem", "problem_file", type=InFile(dash=True), default=None, help=SETTINGS["problem"].help)
@@ -75,17 +82,48 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool) 
 @setting_option("title")
 @setting_option("split")
 @secret_option(make=True)
-@click.option("--server-url", default=None, metavar="URL",
-              help="Make the batch for a classroom server at URL (its --data folder): each worksheet's QR opens "
-                   "its student's link, its PIN printed beside the code.")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="With --server-url: the server's data folder (default: your user data folder).")
+@click.option(
+    "--server-url",
+    default=None,
+    metavar="URL",
+    help="Make the batch for a classroom server at URL (its --data folder): each worksheet's QR opens "
+    "its student's link, its PIN printed beside the code.",
+)
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="With --server-url: the server's data folder (default: your user data folder).",
+)
 @click.option("--database", default=None, metavar="URL", help="With --server-url: the server's PostgreSQL database.")
 @sheet_options
 @click.pass_context
-def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, problem_file, blank, title, split,
-                     secret_file, server_url, data, database, out, paper, lang, fmt, worked, decimal_comma, force,
-                     stamp, jobs, **params) -> None:
+def generate_command(
+    ctx: click.Context,
+    count,
+    roster,
+    encoding,
+    strict,
+    seed,
+    problem_file,
+    blank,
+    title,
+    split,
+    secret_file,
+    server_url,
+    data,
+    database,
+    out,
+    paper,
+    lang,
+    fmt,
+    worked,
+    decimal_comma,
+    force,
+    stamp,
+    jobs,
+    **params,
+) -> None:
     """Print worksheets and matching answer keys for a class, with a manifest for grading.
 
     Writes worksheets.pdf and answer-keys.pdf (or, with --split, worksheets/NN-name.pdf and
@@ -112,15 +150,35 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     if blank and secret_file is not None:
         raise click.UsageError("--blank takes no --secret-file: a blank template has no numbers to keep private")
     if server_url is not None:
-        clash = [flag for flag, given in (("--problem", problem_file), ("--blank", blank), ("--secret-file", secret_file),
-                                          ("--out", bool(explicit(ctx, ("out",))))) if given]
+        clash = [
+            flag
+            for flag, given in (
+                ("--problem", problem_file),
+                ("--blank", blank),
+                ("--secret-file", secret_file),
+                ("--out", bool(explicit(ctx, ("out",)))),
+            )
+            if given
+        ]
         if clash:
-            raise click.UsageError(f"--server-url makes the batch in the server's data folder, with its own secret: "
-                                   f"drop {clash[0]}")
+            raise click.UsageError(
+                f"--server-url makes the batch in the server's data folder, with its own secret: drop {clash[0]}"
+            )
     elif data is not None or database is not None:
         raise click.UsageError("--data and --database are for --server-url")
-    values = {**params, "count": count, "seed": seed, "blank": blank, "title": title, "split": split, "paper": paper,
-              "lang": lang, "worked": worked, "decimal_comma": decimal_comma, "timestamp": timestamp(stamp)}
+    values = {
+        **params,
+        "count": count,
+        "seed": seed,
+        "blank": blank,
+        "title": title,
+        "split": split,
+        "paper": paper,
+        "lang": lang,
+        "worked": worked,
+        "decimal_comma": decimal_comma,
+        "timestamp": timestamp(stamp),
+    }
     given = tuple(explicit(ctx, ("count", "seed", "blank") + DRAW_OPTION_NAMES))
     try:
         req = request(values, given, roster=roster, problem_file=problem_file)  # checked before any file is read
@@ -136,8 +194,19 @@ def generate_command(ctx: click.Context, count, roster, encoding, strict, seed, 
     sheets, origin, drawn_seed = sheets_of(req, secret)
     if req.source == "draw" and seed is None:
         say(f"seed {drawn_seed} (rebuild this batch with --seed {drawn_seed})")
-    run_batch(Batch(sheets=sheets, settings=req.settings, out=out, split=split, fmt=fmt, force=force, origin=origin,
-                    seed=drawn_seed, jobs=jobs))
+    run_batch(
+        Batch(
+            sheets=sheets,
+            settings=req.settings,
+            out=out,
+            split=split,
+            fmt=fmt,
+            force=force,
+            origin=origin,
+            seed=drawn_seed,
+            jobs=jobs,
+        )
+    )
 
 
 def make_for_server(server_url: str, data, database, req, fmt, jobs) -> None:
@@ -151,23 +220,39 @@ def make_for_server(server_url: str, data, database, req, fmt, jobs) -> None:
     store = open_store(folder_of(data), database)
     try:
         sheets, origin, seed = sheets_of(req, store.secret)
-        batch = Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split, fmt=fmt, origin=origin,
-                      seed=seed, jobs=jobs)
+        batch = Batch(
+            sheets=sheets,
+            settings=req.settings,
+            out=store.root,
+            split=req.split,
+            fmt=fmt,
+            origin=origin,
+            seed=seed,
+            jobs=jobs,
+        )
         stored = create_batch(store, batch, base_url=server_url)
     finally:
         store.close()
-    say(f"made {stored.id} in {store.root} ({len(sheets)} sheets); students hand in at {server_url.rstrip('/')}/s "
-        f"(each worksheet's QR opens its own link)")
+    say(
+        f"made {stored.id} in {store.root} ({len(sheets)} sheets); students hand in at {server_url.rstrip('/')}/s "
+        f"(each worksheet's QR opens its own link)"
+    )
 
 
 @click.command("key")
 @click.argument("code")
-@click.option("--problem", "problem_file", type=InFile(dash=True), default=None,
-              help="The problem file a teacher's own sheet was printed from (its code names its content).")
+@click.option(
+    "--problem",
+    "problem_file",
+    type=InFile(dash=True),
+    default=None,
+    help="The problem file a teacher's own sheet was printed from (its code names its content).",
+)
 @secret_option(make=False)
 @sheet_options
-def key_command(code, problem_file, secret_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp,
-                jobs) -> None:
+def key_command(
+    code, problem_file, secret_file, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs
+) -> None:
     """Rebuild one sheet's worksheet and answer key from its CODE alone.
 
     Writes CODE-worksheet.pdf, CODE-key.pdf and CODE-manifest.json (the code as printed)
@@ -186,6 +271,16 @@ def key_command(code, problem_file, secret_file, out, paper, lang, fmt, worked, 
         raise click.UsageError(str(error)) from None
     stem = sheet.problem.code
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp), decimal_comma=decimal_comma)
-    batch = Batch(sheets=(sheet,), settings=settings, out=out, split=False, fmt=fmt, force=force,
-                  origin=origin, seed=seed, jobs=jobs, names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"))
+    batch = Batch(
+        sheets=(sheet,),
+        settings=settings,
+        out=out,
+        split=False,
+        fmt=fmt,
+        force=force,
+        origin=origin,
+        seed=seed,
+        jobs=jobs,
+        names=(f"{stem}-worksheet", f"{stem}-key", f"{stem}-manifest"),
+    )
     run_batch(batch)

@@ -12,8 +12,13 @@ from generator.app.solving import dumps, solution_text, solution_to_json, solve
 @click.command("solve")
 @click.argument("problem_file", metavar="PROBLEM", type=InFile(dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print attnsheet/solution@1 JSON instead of text.")
-@click.option("--decimals", type=click.IntRange(0, 12), default=3, show_default=True,
-              help="Decimals printed beside fractions and for real-valued results.")
+@click.option(
+    "--decimals",
+    type=click.IntRange(0, 12),
+    default=3,
+    show_default=True,
+    help="Decimals printed beside fractions and for real-valued results.",
+)
 def solve_command(problem_file: str, as_json: bool, decimals: int) -> None:
     """Solve PROBLEM (a problem@1 JSON file, or - for stdin) exactly, step by step.
 

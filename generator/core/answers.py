@@ -23,6 +23,7 @@ ANSWERS_FORMAT = "attnsheet/answers@1"
 CSV_COLUMNS = ("code", "head", "step", "row", "col", "value")
 """The long CSV's required columns; `name`, `id` and `group` may follow."""
 
+
 def _keys() -> tuple[str, ...]:
     """answers@1's keys: its own, and every registered kind's grids outside the heads."""
     return ("format", "code", "problem", "student", "heads", *every_final_step())
@@ -57,11 +58,13 @@ def _grid(value: Any, where: str, shape: tuple[int, int], flat: bool) -> Grid:
         if not isinstance(value, list) or len(value) != cols or any(isinstance(x, (list, dict)) for x in value):
             raise AnswersError(f"{where}: expected a list of {cols} values, got {_kind(value)}")
         return (tuple(read_cell(x) for x in value),)
-    ok = (isinstance(value, list) and len(value) == rows
-          and all(isinstance(r, list) and len(r) == cols for r in value))
+    ok = isinstance(value, list) and len(value) == rows and all(isinstance(r, list) and len(r) == cols for r in value)
     if not ok:
-        got = (f"{len(value)}×{len(value[0])}" if isinstance(value, list) and value and isinstance(value[0], list)
-               else _kind(value))
+        got = (
+            f"{len(value)}×{len(value[0])}"
+            if isinstance(value, list) and value and isinstance(value[0], list)
+            else _kind(value)
+        )
         raise AnswersError(f"{where}: expected {rows}×{cols} (rows × columns), got {got}")
     if any(isinstance(x, (list, dict)) for r in value for x in r):
         raise AnswersError(f"{where}: expected values in the cells, got a list or an object")
@@ -147,17 +150,23 @@ def _answers_from_json(value: dict, problem: Problem, student: Student, code: Op
             raise AnswersError(f"{where}.heads[{h}]: expected an object of grids")
         unknown = [k for k in head if k not in head_steps]
         if unknown:
-            raise AnswersError(f"{where}.heads[{h}]: unknown step {unknown[0][:60]!r} "
-                               f"(steps: {', '.join(head_steps)})")
-        heads.append({name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name in flat_steps())
-                      for name in head_steps if head.get(name) is not None})
+            raise AnswersError(f"{where}.heads[{h}]: unknown step {unknown[0][:60]!r} (steps: {', '.join(head_steps)})")
+        heads.append(
+            {
+                name: _grid(head.get(name), f"{where}.heads[{h}].{name}", shapes[name], name in flat_steps())
+                for name in head_steps
+                if head.get(name) is not None
+            }
+        )
     final = {}
     for name in every_final_step():
         if value.get(name) is None:
             continue
         if name not in final_shapes:
-            raise AnswersError(f"{where}.{name}: this sheet has no {name} "
-                               f"(its grids after the heads: {', '.join(final_shapes) or 'none'})")
+            raise AnswersError(
+                f"{where}.{name}: this sheet has no {name} "
+                f"(its grids after the heads: {', '.join(final_shapes) or 'none'})"
+            )
         final[name] = _grid(value[name], f"{where}.{name}", final_shapes[name], False)
     return Answers(heads=tuple(heads), final=final, code=code, student=student)
 
@@ -176,8 +185,9 @@ def skeleton(problem: Problem, code: Optional[str], student: Student = Student()
         out["problem"] = problem_to_json(problem)
     out["student"] = {"name": student.name, "id": student.id, "group": student.group}
     if heads_of(problem):
-        out["heads"] = [{name: empty(name, shapes[name]) for name in step_names(problem)[0]}
-                        for _ in range(heads_of(problem))]
+        out["heads"] = [
+            {name: empty(name, shapes[name]) for name in step_names(problem)[0]} for _ in range(heads_of(problem))
+        ]
     for name, shape in final_shapes.items():
         out[name] = empty(name, shape)
     return out
@@ -215,8 +225,10 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
     if table is None:
         header = [h.lower() for h in re.split(r"[,;\t]", header_line(text))]
         missing = [c for c in CSV_COLUMNS if c not in header][:1] or ["code"]
-        raise AnswersError(f"{label}: the header row has no {missing[0]!r} column "
-                           f"(expected {','.join(CSV_COLUMNS)}, separated by commas, semicolons or tabs)")
+        raise AnswersError(
+            f"{label}: the header row has no {missing[0]!r} column "
+            f"(expected {','.join(CSV_COLUMNS)}, separated by commas, semicolons or tabs)"
+        )
     if not table.header:
         raise AnswersError(f"{label}: empty; expected a header row {','.join(CSV_COLUMNS)}")
     at = {name: table.column(name) for name in CSV_COLUMNS + _STUDENT_KEYS if name in table.header}
@@ -239,16 +251,19 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
         allowed = every_head_step() if head is not None else every_final_step()
         if step not in allowed:
             scope = "a head" if head is not None else "a blank head (the concatenation and output)"
-            raise AnswersError(f"{label}: line {line}: unknown step {clean_text(step, 40)!r} for {scope} "
-                               f"(steps: {', '.join(allowed)})")
+            raise AnswersError(
+                f"{label}: line {line}: unknown step {clean_text(step, 40)!r} for {scope} (steps: {', '.join(allowed)})"
+            )
         r_text, c_text = cell("row"), cell("col")
         r = _positive(r_text, label, line, "row") if r_text or step not in flat_steps() else 1
         c = _positive(c_text, label, line, "col")
         value = cell("value")
         if _THOUSANDS.fullmatch(value.replace("\u2212", "-")):
-            raise AnswersError(f"{label}: line {line}: {clean_text(value, 40)!r} reads as a number with a thousands "
-                               "separator or as a decimal: write a whole number without separators (1000), "
-                               "or a decimal with a point (1.000)")
+            raise AnswersError(
+                f"{label}: line {line}: {clean_text(value, 40)!r} reads as a number with a thousands "
+                "separator or as a decimal: write a whole number without separators (1000), "
+                "or a decimal with a point (1.000)"
+            )
         key = code.upper().replace("-", "")
         pending = sheets.get(key)
         student = Student(**{k: clean_text(cell(k)) for k in _STUDENT_KEYS})
@@ -263,8 +278,10 @@ def parse_answers_csv(text: str, label: str) -> list[Pending]:
     return list(sheets.values())
 
 
-_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+|[+-]?\d{1,3}([.,]\d{3}){2,}(?:[.,]\d+)?|"
-                        r"[+-]?\d{1,3}(,\d{3})+\.\d+|[+-]?\d{1,3}(\.\d{3})+,\d+")
+_THOUSANDS = re.compile(
+    r"[+-]?[1-9]\d{0,2}(,\d{3})+|[+-]?\d{1,3}([.,]\d{3}){2,}(?:[.,]\d+)?|"
+    r"[+-]?\d{1,3}(,\d{3})+\.\d+|[+-]?\d{1,3}(\.\d{3})+,\d+"
+)
 """A value a spreadsheet may have written with thousands separators (1,000; 1.000.000;
 1,000.5; 1.000,5): refused, since read as a decimal it would be a thousand times too small."""
 
@@ -274,24 +291,31 @@ def _problem(what: str, row: Row, table: Table, at: dict) -> str:
     if "fields but" not in what:
         return what
     v = at.get("value")
-    if table.separator == "," and v is not None and len(row.fields) == len(table.header) + 1 and v + 1 < len(
-            row.fields):
+    if (
+        table.separator == ","
+        and v is not None
+        and len(row.fields) == len(table.header) + 1
+        and v + 1 < len(row.fields)
+    ):
         first, second = clean_text(row.fields[v], 20), clean_text(row.fields[v + 1], 20)
-        return (f"column {v + 1} (value): {first!r} and {second!r} would be read as two fields: a decimal comma? "
-                f"Quote the value (\"{first},{second}\") or save the file with semicolons as separator")
+        return (
+            f"column {v + 1} (value): {first!r} and {second!r} would be read as two fields: a decimal comma? "
+            f'Quote the value ("{first},{second}") or save the file with semicolons as separator'
+        )
     return f"{what} (a comma inside a value needs quotes)"
 
 
 def _positive(text: str, label: str, line: int, column: str) -> int:
     # ASCII digits only: '²' and '①' are digits to str.isdigit() but no number anyone typed.
     if not (text.isascii() and text.isdigit()) or int(text) < 1 or len(text) > 6:
-        raise AnswersError(f"{label}: line {line}: {column} must be a whole number from 1 in the digits 0-9, "
-                           f"got {clean_text(text, 20)!r}")
+        raise AnswersError(
+            f"{label}: line {line}: {column} must be a whole number from 1 in the digits 0-9, "
+            f"got {clean_text(text, 20)!r}"
+        )
     return int(text)
 
 
-def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: Optional[str],
-                        where: str) -> Answers:
+def _answers_from_cells(cells: dict, problem: Problem, student: Student, code: Optional[str], where: str) -> Answers:
     shapes, final_shapes = grid_shapes(problem)
     grids: dict[tuple[Optional[int], str], list[list[Entry]]] = {}
     for (head, step, r, c), (value, line) in cells.items():

@@ -95,7 +95,9 @@ def degenerate(op: Optional[Any], inputs: Sequence[Grid], output: Grid, masked: 
     return Degenerate(frozenset().union(*(f.cells for f in found)), found[0].why) if found else NONE
 
 
-def findings(op: Optional[Any], inputs: Sequence[Grid], output: Grid, masked: frozenset = frozenset()) -> list[Degenerate]:
+def findings(
+    op: Optional[Any], inputs: Sequence[Grid], output: Grid, masked: frozenset = frozenset()
+) -> list[Degenerate]:
     """What each rule of the step finds degenerate (its operation's own rule, then the rule every
     step has), leaving out the rules that find nothing."""
     if not output or not output[0]:
@@ -106,8 +108,14 @@ def findings(op: Optional[Any], inputs: Sequence[Grid], output: Grid, masked: fr
     return [f for f in found if f]
 
 
-def trivial(op: Optional[Any], used: Sequence[Grid], carried: Grid, inputs: Sequence[Grid], true: Grid,
-            masked: frozenset = frozenset()) -> Degenerate:
+def trivial(
+    op: Optional[Any],
+    used: Sequence[Grid],
+    carried: Grid,
+    inputs: Sequence[Grid],
+    true: Grid,
+    masked: frozenset = frozenset(),
+) -> Degenerate:
     """The cells the student's inputs (`used`, giving `carried`) leave degenerate where the true
     `inputs` (giving `true`) do not, rule by rule: what the problem itself makes so is no one's fault
     (a ReLU the key's numbers give nothing to zero), but another rule's finding still counts."""

@@ -35,16 +35,13 @@ def int_matrix(value: Any, where: str, what: str) -> IntMatrix:
                 raise ProblemError(f"{where}[{i}]: at most {MAX_DIM} columns, got {width}")
         elif len(row) != width:
             raise ProblemError(
-                f"{where}[{i}]: expected {width} entries like row 0 ({what} must be rectangular), "
-                f"got {len(row)}"
+                f"{where}[{i}]: expected {width} entries like row 0 ({what} must be rectangular), got {len(row)}"
             )
         for j, x in enumerate(row):
             if isinstance(x, bool) or not isinstance(x, int):
                 raise ProblemError(f"{where}[{i}][{j}]: expected an integer, got {_kind(x)}")
             if abs(x) > MAX_ENTRY:
-                raise ProblemError(
-                    f"{where}[{i}][{j}]: expected an integer between -{MAX_ENTRY} and {MAX_ENTRY}"
-                )
+                raise ProblemError(f"{where}[{i}][{j}]: expected an integer between -{MAX_ENTRY} and {MAX_ENTRY}")
         rows.append(tuple(row))
     return tuple(rows)
 
@@ -108,8 +105,10 @@ def choice(obj: dict, key: str, where: str, default: str) -> str:
 def rules_from_json(value: Any, prefix: str) -> Rules:
     """A problem's `rules` object (scale, softmax), each a string the Rules type checks."""
     obj = checked_object(value, prefix + "rules", _RULE_KEYS)
-    scale, softmax = (choice(obj, "scale", prefix + "rules.scale", "floor"),
-                      choice(obj, "softmax", prefix + "rules.softmax", "base3"))
+    scale, softmax = (
+        choice(obj, "scale", prefix + "rules.scale", "floor"),
+        choice(obj, "softmax", prefix + "rules.softmax", "base3"),
+    )
     try:
         return Rules(scale=scale, softmax=softmax)
     except ProblemError as error:
@@ -123,8 +122,9 @@ def checked_fraction(value: Any, where: str) -> Number:
     except (ZeroDivisionError, ValueError):
         x = None
     if x is None or isinstance(x, float) or not 0 <= x <= 1:
-        raise ProblemError(f"{where}: expected a weight from 0 to 1 (0, 1 or a fraction such as \"1/2\"), "
-                           f"got {_kind(value)}")
+        raise ProblemError(
+            f'{where}: expected a weight from 0 to 1 (0, 1 or a fraction such as "1/2"), got {_kind(value)}'
+        )
     return x
 
 

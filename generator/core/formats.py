@@ -87,8 +87,9 @@ def parse_problems(text: str) -> list:
         raise ProblemError("not valid JSON: nested too deeply") from None
     except ValueError as error:
         if "integer string conversion" in str(error):
-            raise ProblemError("an integer with more than 4300 digits; entries are at most "
-                               f"{MAX_ENTRY:,} in magnitude") from None
+            raise ProblemError(
+                f"an integer with more than 4300 digits; entries are at most {MAX_ENTRY:,} in magnitude"
+            ) from None
         raise ProblemError(f"not valid JSON: {str(error).splitlines()[0][:120]}") from None
     if isinstance(value, list):
         if not value:

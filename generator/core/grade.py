@@ -199,9 +199,14 @@ class Chain:
     def __init__(self, carry: bool) -> None:
         self.carry = carry
 
-    def step(self, entries: Grid, true: Sequence[Sequence[Optional[Number]]],
-             carried: Optional[Sequence[Sequence[Optional[Number]]]],
-             masked: frozenset = frozenset(), trivial: frozenset = frozenset()) -> tuple[list[list[str]], Values]:
+    def step(
+        self,
+        entries: Grid,
+        true: Sequence[Sequence[Optional[Number]]],
+        carried: Optional[Sequence[Sequence[Optional[Number]]]],
+        masked: frozenset = frozenset(),
+        trivial: frozenset = frozenset(),
+    ) -> tuple[list[list[str]], Values]:
         """Verdicts of a grid, and the values later steps use: what the student wrote where it
         can be read (the fraction when a cell holds both), else the carried value. A carried cell
         among `trivial` (the student's own inputs leave it degenerate) is "trivial"."""

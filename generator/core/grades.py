@@ -39,4 +39,3 @@ def grade_to_json(grade: Grade) -> dict:
         "steps": [{"head": s.head, "step": s.step, "points": s.points, "total": s.total} for s in grade.steps],
         "cells": cells_json(grade, lambda s, i, j: s.verdicts[i][j]),
     }
-

@@ -25,7 +25,6 @@ Key = tuple[Optional[int], str]
 of a head are keyed by their head too: (2, "W_Q"))."""
 
 
-
 @dataclass(frozen=True)
 class Skip:
     """Cells a step leaves empty by another grid's value (a route): chosen by the student's own
@@ -79,8 +78,13 @@ class Evaluated:
     """The cells each step with a skip truly leaves empty (a key shows them empty)."""
 
 
-def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
-             cells: Optional[Mapping[Key, Grid]] = None, carry: bool = True, trivial: str = "none") -> Evaluated:
+def evaluate(
+    steps: Sequence[Step],
+    given: Mapping[Key, Values],
+    cells: Optional[Mapping[Key, Grid]] = None,
+    carry: bool = True,
+    trivial: str = "none",
+) -> Evaluated:
     """Run the steps in order on the givens: their true values, and with `cells` (what a student
     wrote, by key; a missing grid is blank) a grade per step with error carried forward.
 
@@ -116,23 +120,44 @@ def evaluate(steps: Sequence[Step], given: Mapping[Key, Values],
         written = cells.get(step.key)
         if written is None:
             written = tuple(tuple(BLANK for _ in row) for row in value)
-        easy = _trivial(step, carried, value, [used[k] for k in step.inputs], [true[k] for k in step.inputs],
-                        masked, hollow, made_up)
+        easy = _trivial(
+            step,
+            carried,
+            value,
+            [used[k] for k in step.inputs],
+            [true[k] for k in step.inputs],
+            masked,
+            hollow,
+            made_up,
+        )
         verdicts, used[step.key] = chain.step(written, value, carried, masked, easy.cells)
         wrong = sum(v == "wrong" for row in verdicts for v in row)
         # Made up: two cells or more wrong, and most of them, or the grid one value or one row or column
         # repeated (K written as 1s where the key has 1s in half its cells); one slip never is.
         if (wrong >= 2 and (2 * wrong > len(_cells(value, masked)) or repeated(used[step.key], masked))) or (
-                carried is not None and any(k in made_up for k in step.inputs)):
+            carried is not None and any(k in made_up for k in step.inputs)
+        ):
             made_up.add(step.key)
         # The student followed the step's degenerate arithmetic: nothing carried on from it counts.
         graded = _cells(value, masked)
-        if easy.cells and easy.cells >= frozenset(graded) and all(used[step.key][i][j] == carried[i][j]
-                                                                  for i, j in graded):
+        if (
+            easy.cells
+            and easy.cells >= frozenset(graded)
+            and all(used[step.key][i][j] == carried[i][j] for i, j in graded)
+        ):
             hollow.add(step.key)
-        grades.append(StepGrade(step.key[0], step.key[1], _frozen(verdicts), _frozen(value),
-                                _frozen(value if carried is None else carried), written, trivial,
-                                easy.why if easy.cells else ""))
+        grades.append(
+            StepGrade(
+                step.key[0],
+                step.key[1],
+                _frozen(verdicts),
+                _frozen(value),
+                _frozen(value if carried is None else carried),
+                written,
+                trivial,
+                easy.why if easy.cells else "",
+            )
+        )
     return Evaluated(true, tuple(grades), skipped)
 
 
@@ -140,8 +165,16 @@ def _cells(grid: Values, masked: frozenset) -> list[tuple[int, int]]:
     return [(i, j) for i, row in enumerate(grid) for j in range(len(row)) if (i, j) not in masked]
 
 
-def _trivial(step: Step, carried: Optional[Values], true: Values, used: Sequence[Values],
-             inputs: Sequence[Values], masked: frozenset, hollow: set, made_up: set) -> Degenerate:
+def _trivial(
+    step: Step,
+    carried: Optional[Values],
+    true: Values,
+    used: Sequence[Values],
+    inputs: Sequence[Values],
+    masked: frozenset,
+    hollow: set,
+    made_up: set,
+) -> Degenerate:
     """The cells of a step whose carried value earns only the trivial credit: those the student's
     inputs, where made up (`made_up`), leave degenerate by the step's operation where the true
     inputs do not, and every cell of a step fed by one they left wholly degenerate (`hollow`)."""

@@ -30,22 +30,36 @@ def shared(kind, problem) -> tuple[list, dict, dict]:
     """A problem's steps and values (`worked`) and the figures every kind shares, by name:
     the largest number written and the multiplications."""
     steps, values = worked(kind, problem)
-    return steps, values, {"largest_number": largest_number(steps, values),
-                           "multiplications": multiplications(steps, values)}
+    return (
+        steps,
+        values,
+        {"largest_number": largest_number(steps, values), "multiplications": multiplications(steps, values)},
+    )
 
 
 def figures_of(m: dict, own: dict[str, str]) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics: the shared figures, then the kind's own
     (`own`: their words, each with its metric's name)."""
-    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
-            **{words: m[name] for words, name in own.items()}}
+    return {
+        "largest number written": m["largest_number"],
+        "multiplications": m["multiplications"],
+        **{words: m[name] for words, name in own.items()},
+    }
 
 
 def largest_number(steps, values: dict, leave_out: Iterable[str] = ()) -> int:
     """The largest integer a student writes (for a fraction, its numerator or denominator), over
     every step they compute (copies, transposes and stacks write nothing new)."""
-    return max((size(x) for s in steps if s.op is not None and s.op.operation.new_numbers and s.key[1] not in leave_out
-                for row in values[s.key] for x in row), default=0)
+    return max(
+        (
+            size(x)
+            for s in steps
+            if s.op is not None and s.op.operation.new_numbers and s.key[1] not in leave_out
+            for row in values[s.key]
+            for x in row
+        ),
+        default=0,
+    )
 
 
 def multiplications(steps, values: dict) -> int:

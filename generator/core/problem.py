@@ -21,7 +21,6 @@ MAX_ENTRY = 1_000_000
 IntMatrix = tuple[tuple[int, ...], ...]
 
 
-
 @dataclass(frozen=True)
 class Rules:
     """How scores are scaled and exponentiated."""
@@ -35,9 +34,7 @@ class Rules:
         if self.scale not in SCALES:
             raise ProblemError(f"rules.scale: expected one of {', '.join(SCALES)}, got {self.scale!r}")
         if self.softmax not in SOFTMAXES:
-            raise ProblemError(
-                f"rules.softmax: expected one of {', '.join(SOFTMAXES)}, got {self.softmax!r}"
-            )
+            raise ProblemError(f"rules.softmax: expected one of {', '.join(SOFTMAXES)}, got {self.softmax!r}")
 
     @property
     def hand(self) -> bool:

@@ -96,6 +96,7 @@ def parted(settings: Any, steps: Callable[[], Any], heavy: Callable[[], tuple[An
     `steps()`, which loads its problem and graph when first asked for (solving loads no other
     kind's), and `heavy()`, which loads its draw and its sheet (numpy and the layout, which solving
     never needs)."""
+
     def load(which: str) -> Any:
         if which == "settings":
             return settings
@@ -103,6 +104,7 @@ def parted(settings: Any, steps: Callable[[], Any], heavy: Callable[[], tuple[An
             return steps()
         draw, sheet = heavy()
         return draw if which == "draw" else sheet
+
     return load
 
 
@@ -139,13 +141,17 @@ def _found(points) -> tuple[dict[str, Kind], list[str]]:
         try:
             kind = point.load()
         except Exception as error:  # a plug-in that fails as it loads never takes the tool down
-            refused.append(f"kind {point.name!r} ({point.value}) refused: it fails to load: "
-                           f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}")
+            refused.append(
+                f"kind {point.name!r} ({point.value}) refused: it fails to load: "
+                f"{type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''}"
+            )
             continue
         try:
             missing = lacking(kind) if isinstance(kind, Kind) else ["a Kind (generator.core.registry.Kind)"]
         except Exception as error:  # its steps fail as they load
-            missing = [f"steps that load ({type(error).__name__}: {str(error).splitlines()[0][:100] if str(error) else ''})"]
+            missing = [
+                f"steps that load ({type(error).__name__}: {str(error).splitlines()[0][:100] if str(error) else ''})"
+            ]
         if missing:
             refused.append(f"kind {point.name!r} ({point.value}) refused: it lacks {', '.join(missing)}")
             continue
@@ -158,8 +164,7 @@ def _found(points) -> tuple[dict[str, Kind], list[str]]:
             refused.append(f"kind {kind.name!r} refused: another kind of that name is registered")
         elif any(n in numbers for n in kind.numbers):
             taken = next(n for n in kind.numbers if n in numbers)
-            refused.append(f"kind {kind.name!r} refused: it claims code number {taken}, "
-                           f"which is {numbers[taken]!r}'s")
+            refused.append(f"kind {kind.name!r} refused: it claims code number {taken}, which is {numbers[taken]!r}'s")
         else:
             out[kind.name] = kind
             numbers.update({n: kind.name for n in kind.numbers})
@@ -201,8 +206,10 @@ def kind(name: str) -> Kind:
     loaded = _load()
     if name not in loaded:
         if not loaded:
-            raise ProblemError("no exercise kind is installed (the attnsheet.kinds entry points): "
-                               "install attnsheet again (pip install -e .)")
+            raise ProblemError(
+                "no exercise kind is installed (the attnsheet.kinds entry points): "
+                "install attnsheet again (pip install -e .)"
+            )
         raise ProblemError(f"kind: expected one of {', '.join(loaded)}, got {name!r}")
     return loaded[name]
 
@@ -276,7 +283,7 @@ def grade(problem, answers: Answers, carry: bool = True, trivial: str = "none") 
         return grid if name in flat or not row else transpose(grid)
 
     cells: dict[Key, Grid] = {(None, name): twin(name, grid) for name, grid in answers.final.items()}
-    for h, grids in enumerate(answers.heads[:heads_of(problem)], start=1):
+    for h, grids in enumerate(answers.heads[: heads_of(problem)], start=1):
         cells.update({(h, name): twin(name, grid) for name, grid in grids.items()})
     from generator.core.graph import evaluate  # the graph and its operations load once there is work
 

@@ -110,13 +110,13 @@ class Given:
         if value is None or not (self.matrix or self.listed):
             return value
         if self.listed:
-            return tuple(replace(item, **{g.name: g.turned(getattr(item, g.name)) for g in self.items})
-                         for item in value)
+            return tuple(
+                replace(item, **{g.name: g.turned(getattr(item, g.name)) for g in self.items}) for item in value
+            )
         return transpose(value)
 
 
-def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given],
-                 flags: dict[str, Any] = {}) -> Any:  # noqa: B006  (read, never written to)
+def read_problem(cls: type, obj: dict, prefix: str, givens: Sequence[Given], flags: dict[str, Any] = {}) -> Any:  # noqa: B006  (read, never written to)
     """A problem of `cls` from a problem@1 object of its kind, every field checked: its givens,
     its other fields (`flags`, name: default: true or false, or a word the problem's type checks)
     and convention, code and metrics."""
@@ -187,8 +187,9 @@ class Solved:
         return self.grids[name]
 
 
-def solve_graph(problem: Any, column_twin: Callable[[Any], Any], steps: Callable[[Any], list],
-                given: Callable[[Any], dict]) -> Solved:
+def solve_graph(
+    problem: Any, column_twin: Callable[[Any], Any], steps: Callable[[Any], list], given: Callable[[Any], dict]
+) -> Solved:
     """A problem solved exactly by its kind's graph of steps (a kind without heads)."""
     work = column_twin(problem)
     graph = steps(work)
@@ -198,16 +199,21 @@ def solve_graph(problem: Any, column_twin: Callable[[Any], Any], steps: Callable
     grids, empty = {}, {}
     for s in graph:
         name, skipped = s.key[1], solved.skipped.get(s.key, frozenset())
-        grids[name] = shown([[None if (i, j) in skipped else x for j, x in enumerate(r)]
-                             for i, r in enumerate(solved.values[s.key])])
+        grids[name] = shown(
+            [[None if (i, j) in skipped else x for j, x in enumerate(r)] for i, r in enumerate(solved.values[s.key])]
+        )
         empty[name] = frozenset((j, i) for i, j in skipped) if row else skipped
     return Solved(problem, grids, empty)
 
 
 def solution_json(solution: Solved, to_json: Callable[[Any], dict]) -> dict:
     """A solution as solution@1: its kind, its problem and its steps by name."""
-    return {"format": "attnsheet/solution@1", "kind": solution.problem.kind, "problem": to_json(solution.problem),
-            **{name: encode_matrix(grid) for name, grid in solution.grids.items()}}
+    return {
+        "format": "attnsheet/solution@1",
+        "kind": solution.problem.kind,
+        "problem": to_json(solution.problem),
+        **{name: encode_matrix(grid) for name, grid in solution.grids.items()},
+    }
 
 
 def shapes(solution: Solved) -> dict[str, tuple[int, int]]:
@@ -218,6 +224,7 @@ def shapes(solution: Solved) -> dict[str, tuple[int, int]]:
 def blank_problem(cls: type, givens: Sequence[Given], sizes: dict[str, int], convention: str, **fields: Any) -> Any:
     """A problem of `cls` with every given 0, of the shape `sizes` names (word: size; an optional
     given with a size of 0 is absent), written in `convention` (a blank template prints no numbers)."""
+
     def zeros(g: Given) -> Any:
         dims = [sizes[word] for word in g.shape]
         if g.optional and 0 in dims:
@@ -244,11 +251,17 @@ class Declared(NamedTuple):
     """A solution as solution@1: its kind, its problem and its steps by name."""
 
 
-def declared(cls: type, givens: Sequence[Given], steps: Callable[[Any], list], given: Callable[[Any], dict],
-             flags: dict[str, Any] = {}) -> Declared:  # noqa: B006  (read, never written to)
+def declared(
+    cls: type,
+    givens: Sequence[Given],
+    steps: Callable[[Any], list],
+    given: Callable[[Any], dict],
+    flags: dict[str, Any] = {},
+) -> Declared:  # noqa: B006  (read, never written to)
     """What the protocol asks of a kind's steps beyond its graph, for a kind without heads whose
     problem (`cls`) is its givens, its other fields (name: default, a flag or a word) and what
     every problem carries (Drawn)."""
+
     def column_twin(problem: Any) -> Any:
         return twin(problem, givens, "column")
 
@@ -258,6 +271,11 @@ def declared(cls: type, givens: Sequence[Given], steps: Callable[[Any], list], g
     def to_json(problem: Any) -> dict:
         return problem_json(problem, givens, tuple(flags))
 
-    return Declared(column_twin, solve, lambda problem: ({}, shapes(solve(problem))),
-                    lambda obj, prefix="": read_problem(cls, obj, prefix, givens, flags), to_json,
-                    lambda solution: solution_json(solution, to_json))
+    return Declared(
+        column_twin,
+        solve,
+        lambda problem: ({}, shapes(solve(problem))),
+        lambda obj, prefix="": read_problem(cls, obj, prefix, givens, flags),
+        to_json,
+        lambda solution: solution_json(solution, to_json),
+    )

@@ -75,7 +75,7 @@ def _stray_quote(line: str, sep: str) -> bool:
         ch = line[i]
         if quoted:
             if ch == '"':
-                if line[i + 1:i + 2] == '"':  # a quote written twice: one quote in the text
+                if line[i + 1 : i + 2] == '"':  # a quote written twice: one quote in the text
                     i += 1
                 else:
                     quoted = False
@@ -118,8 +118,7 @@ def read_table(text: str, required: tuple[str, ...]) -> Table | None:
     for number, line in numbered[1:]:
         fields, stray = _fields(line, sep)
         if stray:
-            problems.append((number, "a stray quote (a quote opened and never closed, or text after a closing "
-                                     "quote)"))
+            problems.append((number, "a stray quote (a quote opened and never closed, or text after a closing quote)"))
         if len(fields) > len(header):
             problems.append((number, f"{len(fields)} fields but the header has {len(header)}"))
         rows.append(Row(number, tuple(fields)))

@@ -50,6 +50,6 @@ def decode(data: bytes, label: str, encoding: Optional[str] = None) -> str:
         raise InputError(
             f"cannot read {label}: not UTF-8 text (byte {error.start}); a spreadsheet's export may be in "
             f"another encoding: try --encoding cp1252 (Windows) or --encoding latin-1"
-            if encoding is None and label != "stdin" else
-            f"cannot read {label}: not UTF-8 text (byte {error.start})"
+            if encoding is None and label != "stdin"
+            else f"cannot read {label}: not UTF-8 text (byte {error.start})"
         ) from None

@@ -17,8 +17,14 @@ def options_for(values: dict, given: Collection[str] = ()):
     if kind not in kinds():
         raise DrawError(f"--kind: expected one of {', '.join(kinds())}, got {kind!r}")
     settings, takes = draw_settings(), part(kind, "settings").TAKES
-    stray = [name for name in given if name in settings and name != "kind" and name not in takes
-             and not (settings[name].kind == "switch" and values.get(name) == settings[name].default)]
+    stray = [
+        name
+        for name in given
+        if name in settings
+        and name != "kind"
+        and name not in takes
+        and not (settings[name].kind == "switch" and values.get(name) == settings[name].default)
+    ]
     if stray:
         s = settings[stray[0]]
         flag = s.off if s.kind == "switch" and not values.get(s.name) else s.flag

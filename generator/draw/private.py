@@ -90,10 +90,14 @@ def guard_secret(path: Path) -> Optional[str]:
     try:
         os.chmod(path, 0o600)
     except OSError as error:
-        raise SecretError(f"{path} can be read by others and cannot be made private "
-                          f"({error.strerror or error}): run chmod 600 on it, or use another") from None
-    return (f"{path} could be read by other users of this machine; it is now readable by its owner alone. "
-            "Whoever read it can rebuild this secret's keys: make a new secret for the next batches if that worries you")
+        raise SecretError(
+            f"{path} can be read by others and cannot be made private "
+            f"({error.strerror or error}): run chmod 600 on it, or use another"
+        ) from None
+    return (
+        f"{path} could be read by other users of this machine; it is now readable by its owner alone. "
+        "Whoever read it can rebuild this secret's keys: make a new secret for the next batches if that worries you"
+    )
 
 
 def write_secret(path: Path) -> Secret:
@@ -186,8 +190,9 @@ def private_problem(code: str, secret: Optional[Secret]):
 
     parts = read_private(code)
     if secret is None:
-        raise SecretError(f"sheet {parts.code} has a private code: its key needs the teacher's secret file "
-                          "(--secret-file FILE)")
+        raise SecretError(
+            f"sheet {parts.code} has a private code: its key needs the teacher's secret file (--secret-file FILE)"
+        )
     if secret.check(parts.inner.seed) != parts.check:
         raise SecretError(f"sheet {parts.code} was not made with this secret file")
     problem = draw(parts.inner.options, secret.seed(parts.inner.seed), count=1, start=parts.inner.index)[0]

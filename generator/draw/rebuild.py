@@ -14,8 +14,9 @@ from generator.draw.search import draw
 from generator.draw.sheetcodes import KINDS_VERSION, content_key, decode_code, read_own_code
 
 
-def rebuild(code: str, problems: Sequence[Problem] = (), where: str = "the file",
-            secret: Optional[Secret] = None) -> Problem:
+def rebuild(
+    code: str, problems: Sequence[Problem] = (), where: str = "the file", secret: Optional[Secret] = None
+) -> Problem:
     """The problem a sheet code was printed for, with its code as printed: redrawn for a drawn
     code (a private one with the teacher's `secret`); for a teacher's own problem, the one among
     `problems` with the numbers the code names (`where` says where they came from, for the message)."""
@@ -30,8 +31,9 @@ def rebuild(code: str, problems: Sequence[Problem] = (), where: str = "the file"
     for problem in problems:
         if content_key(problem) == own.key:
             return replace(problem, code=own.code, metrics=None)
-    raise CodeError(f"no problem in {where} has the numbers of sheet {own.code} "
-                    "(was the file changed since it was printed?)")
+    raise CodeError(
+        f"no problem in {where} has the numbers of sheet {own.code} (was the file changed since it was printed?)"
+    )
 
 
 @functools.lru_cache(maxsize=1024)  # a sheet's worksheet, key and scans ask of one code often

@@ -63,18 +63,51 @@ class Setting:
 
 def kind_setting() -> Setting:
     """The kind to draw: one of the kinds registered (known only once the registry has loaded them)."""
-    return Setting("kind", "--kind", N_("The exercise, each worked by hand on a sheet of its own."), "choice",
-                   default_kind(), choices=kinds(), words=N_("Exercise"), group="exercise")
+    return Setting(
+        "kind",
+        "--kind",
+        N_("The exercise, each worked by hand on a sheet of its own."),
+        "choice",
+        default_kind(),
+        choices=kinds(),
+        words=N_("Exercise"),
+        group="exercise",
+    )
 
 
 SHARED = (
-    Setting("preset", "--preset", N_("Value ranges and guarantees: how hard the arithmetic is."), "choice", "medium",
-            choices=PRESET_NAMES, words=N_("Difficulty"), group="exercise"),
+    Setting(
+        "preset",
+        "--preset",
+        N_("Value ranges and guarantees: how hard the arithmetic is."),
+        "choice",
+        "medium",
+        choices=PRESET_NAMES,
+        words=N_("Difficulty"),
+        group="exercise",
+    ),
     Setting("tokens", "--tokens", N_("Tokens n."), "number", 4, lo=1, hi=12, words=N_("Tokens"), group="shape"),
-    Setting("d_model", "--d-model", N_("Features per token."), "number", 6, lo=1, hi=16, words=N_("Features per token"),
-            group="shape"),
-    Setting("convention", "--convention", N_("column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
-            "choice", "column", choices=("column", "row"), words=N_("Tokens as columns or rows"), group="rules"),
+    Setting(
+        "d_model",
+        "--d-model",
+        N_("Features per token."),
+        "number",
+        6,
+        lo=1,
+        hi=16,
+        words=N_("Features per token"),
+        group="shape",
+    ),
+    Setting(
+        "convention",
+        "--convention",
+        N_("column: tokens are columns (by hand); row: tokens are rows (PyTorch)."),
+        "choice",
+        "column",
+        choices=("column", "row"),
+        words=N_("Tokens as columns or rows"),
+        group="rules",
+    ),
 )
 """The settings every kind's draw takes besides its kind (a kind's own shape defaults stand where none is given)."""
 

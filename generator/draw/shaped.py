@@ -36,13 +36,27 @@ class Shaped:
     preset: str = "medium"
     """easy, medium or hard."""
 
-    def __init_subclass__(cls, kind: str = "", presets: dict | None = None, limits: dict | None = None,
-                          code: tuple = (), flags: tuple = (), choices: tuple = (), **rest: Any) -> None:
+    def __init_subclass__(
+        cls,
+        kind: str = "",
+        presets: dict | None = None,
+        limits: dict | None = None,
+        code: tuple = (),
+        flags: tuple = (),
+        choices: tuple = (),
+        **rest: Any,
+    ) -> None:
         """A kind's options declared in their class line: `class Options(Shaped, kind="mine", presets=PRESETS,
         limits=SHAPE_LIMITS, code=(("tokens", 2), …), flags=("weighted",))`; what is not given is the parent's."""
         super().__init_subclass__(**rest)
-        for name, value in (("kind", kind), ("PRESETS", presets), ("SHAPE_LIMITS", limits), ("CODE", code),
-                            ("FLAGS", flags), ("CHOICES", choices)):
+        for name, value in (
+            ("kind", kind),
+            ("PRESETS", presets),
+            ("SHAPE_LIMITS", limits),
+            ("CODE", code),
+            ("FLAGS", flags),
+            ("CHOICES", choices),
+        ):
             if value:
                 setattr(cls, name, value)
 
@@ -59,8 +73,9 @@ class Shaped:
             raise DrawError(f"draw version: expected 1 to {len(_numbers(self))}, got {self.draw_version}")
         for name, words in self.CHOICES:
             if getattr(self, name) not in words:
-                raise DrawError(f"--{name.replace('_', '-')}: expected one of {', '.join(words)}, "
-                                f"got {getattr(self, name)!r}")
+                raise DrawError(
+                    f"--{name.replace('_', '-')}: expected one of {', '.join(words)}, got {getattr(self, name)!r}"
+                )
 
     def limits(self) -> Any:
         """The preset's values and bounds."""
@@ -95,11 +110,18 @@ def _numbers(o: Shaped) -> tuple[int, ...]:
 def options_for(cls: type, default_shape: dict) -> Callable[..., Any]:
     """The protocol's `options(values, given)` of a kind whose options are `cls`: its shape its own
     where none was given."""
+
     def options(values: dict, given: Collection[str] = ()) -> Any:
         """The options of the settings by name; its shape its own where none was given."""
         convention = {"convention": values["convention"]} if _has_convention(cls) else {}
-        return cls(**shape_of(values, given, default_shape), preset=values["preset"], **convention,
-                   **{flag: values[flag] for flag in cls.FLAGS}, **{name: values[name] for name, _ in cls.CHOICES})
+        return cls(
+            **shape_of(values, given, default_shape),
+            preset=values["preset"],
+            **convention,
+            **{flag: values[flag] for flag in cls.FLAGS},
+            **{name: values[name] for name, _ in cls.CHOICES},
+        )
+
     return options
 
 
@@ -123,6 +145,7 @@ def code_head(o: Shaped, w) -> None:
 
 def code_reader(cls: type) -> Callable[..., Any]:
     """The protocol's `read_code(version, reader, code)` of a kind whose options are `cls`."""
+
     def read_code(version: int, r, code: str) -> Any:
         """The options a version-6 code holds (its kind number read)."""
         from generator.draw.codes import CodeError
@@ -140,6 +163,7 @@ def code_reader(cls: type) -> Callable[..., Any]:
                 raise CodeError(f"{code[:40]!r} is not a sheet code")
             chosen[name] = words[picked]
         return cls(preset=PRESET_NAMES[preset], **shape, **convention, **flags, **chosen)
+
     return read_code
 
 
@@ -155,7 +179,9 @@ def manifest(o: Shaped) -> dict:
 def keys_drawn_by(draw_one: Callable[..., Any]) -> Callable[..., list]:
     """The protocol's `draw_keys(options, keys)` of a kind that draws one problem by
     `draw_one(options, seed, index, code)`."""
+
     def draw_keys(o: Shaped, keys: list[tuple[int, int]]) -> list:
         """The problems for (seed, index) pairs, in order, each with its sheet code."""
         return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
+
     return draw_keys

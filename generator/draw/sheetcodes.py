@@ -70,8 +70,10 @@ def _owner(version: int, r) -> tuple[ModuleType, int]:
         number = r.gamma()
         owner = by_code(number)
         if owner is None:
-            raise UnknownKind(f"a kind this attnsheet does not know (kind number {number}); "
-                              "use the attnsheet that printed it (or install the package of that kind)")
+            raise UnknownKind(
+                f"a kind this attnsheet does not know (kind number {number}); "
+                "use the attnsheet that printed it (or install the package of that kind)"
+            )
         return owner.draw, owner.numbers.index(number) + 1
     # The codes printed before kinds had numbers name theirs in their own ways.
     faces = [part(kind, "draw") for kind in kinds()]
@@ -151,8 +153,9 @@ def read_own_code(code: str) -> Optional[OwnCode]:
     w.sized(index, 5)
     canonical = pack(w.bits)
     if _bare(canonical) != _bare(code):
-        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
-                        f"the sheet it describes is {canonical}")
+        raise CodeError(
+            f"{_shown(code)} is not a sheet code as attnsheet prints them; the sheet it describes is {canonical}"
+        )
     return OwnCode(key, index, canonical)
 
 
@@ -164,12 +167,15 @@ def decode_code(code: str) -> Decoded:
         # No code was ever of version 0: a run of 2s, or a leading 2 (which the check cannot see).
         raise CodeError(f"{_shown(code)} is not a sheet code")
     if version == PRIVATE_VERSION:
-        raise CodeError(f"sheet {_shown(code)} has a private code: its key needs the teacher's secret file "
-                        "(--secret-file FILE)")
+        raise CodeError(
+            f"sheet {_shown(code)} has a private code: its key needs the teacher's secret file (--secret-file FILE)"
+        )
     if version == OWN_VERSION:
         read_own_code(code)  # a mistyped one is said as such
-        raise CodeError(f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
-                        "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest")
+        raise CodeError(
+            f"{_shown(code)} is the code of a teacher's own problem, not of a draw: "
+            "give the problem file too (attnsheet key CODE --problem FILE), or the batch's manifest"
+        )
     try:
         face, drawn_by = _owner(version, r)
     except UnknownKind as error:
@@ -190,8 +196,9 @@ def decode_code(code: str) -> Decoded:
     canonical = encode_code(options, seed, index)
     if _bare(canonical) != _bare(code):
         # Another spelling of the same bits (say, default options written out): one sheet, one code.
-        raise CodeError(f"{_shown(code)} is not a sheet code as attnsheet prints them; "
-                        f"the sheet it describes is {canonical}")
+        raise CodeError(
+            f"{_shown(code)} is not a sheet code as attnsheet prints them; the sheet it describes is {canonical}"
+        )
     return Decoded(options, seed, index, canonical)
 
 

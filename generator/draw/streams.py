@@ -22,16 +22,27 @@ def sample(bits: np.random.PCG64, table: Table, shape: tuple[int, ...]) -> np.nd
     return table.sample(bits.random_raw(words_for(count)), count).astype(np.int64).reshape(shape)
 
 
-def draw_inputs(bits: np.random.PCG64, table: Table, d: int, n: int, distinct: bool, refusal: str,
-                candidates: int = 64, rounds: int = 64) -> np.ndarray:
+def draw_inputs(
+    bits: np.random.PCG64,
+    table: Table,
+    d: int,
+    n: int,
+    distinct: bool,
+    refusal: str,
+    candidates: int = 64,
+    rounds: int = 64,
+) -> np.ndarray:
     """X (d × n), a round of `candidates` at a time: no token all zero, no feature zero for every
     token, and, where `distinct`, no two tokens alike; DrawError (`refusal`) if no round gives one."""
     from generator.draw.options import DrawError
 
     for _ in range(rounds):
         for X in sample(bits, table, (candidates, d, n)):
-            if X.any(axis=0).all() and X.any(axis=1).all() and (
-                    not distinct or len({tuple(c) for c in X.T.tolist()}) == n):
+            if (
+                X.any(axis=0).all()
+                and X.any(axis=1).all()
+                and (not distinct or len({tuple(c) for c in X.T.tolist()}) == n)
+            ):
                 return X
     raise DrawError(refusal)
 
@@ -64,8 +75,10 @@ def as_matrix(a: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 def shape_of(values: dict, given: Collection[str], defaults: dict) -> dict:
     """The shape settings a kind takes: those given, else the kind's own defaults."""
-    return {name: values[name] if name in given and values.get(name) is not None else default
-            for name, default in defaults.items()}
+    return {
+        name: values[name] if name in given and values.get(name) is not None else default
+        for name, default in defaults.items()
+    }
 
 
 def keyed(o, keys: list[tuple[int, int]], one: Callable) -> list:

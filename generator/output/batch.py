@@ -116,8 +116,9 @@ def generate(batch: Batch, progress: Optional[Callable[[int], None]] = None) -> 
         else:
             written, pages, places = _write_pdf(batch, plan, progress, stage)
         if not batch.settings.blank:
-            chunks = manifest_chunks(batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets,
-                                     places)
+            chunks = manifest_chunks(
+                batch.origin, batch.settings, batch.split, batch.fmt, batch.seed, batch.sheets, places
+            )
             stage.write(manifest_path, chunks)  # a sheet at a time: flat memory
             written.append(manifest_path)
         try:
@@ -189,8 +190,10 @@ def render_task(task: Task) -> tuple[bytes, list[int], list]:
     (boxes@1's pages, None where unknown) for the manifest (runs in a job process)."""
     from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only when a PDF is asked for
 
-    views = [with_link(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), s.link, s.pin)
-             for s in task.sheets]
+    views = [
+        with_link(sheet_view(s.problem, s.solution, s.student, task.settings, task.key), s.link, s.pin)
+        for s in task.sheets
+    ]
     boxes: list = []
     data, counts = document(views, task.settings, boxes)
     return data, counts, [None if b is None else boxes_rows(b) for b in boxes]
@@ -211,8 +214,11 @@ def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list
     clean_stale_scratch()  # a killed run's folder, even when this one needs none (no WeasyPrint, no job process)
     settings = batch.settings
     # A combined file is rendered in parts, the same whatever the number of jobs: so are its bytes.
-    tasks = [Task(path, sheets[i:i + PART_SHEETS], key, settings)
-             for path, sheets, key in documents(batch, plan) for i in range(0, len(sheets), PART_SHEETS)]
+    tasks = [
+        Task(path, sheets[i : i + PART_SHEETS], key, settings)
+        for path, sheets, key in documents(batch, plan)
+        for i in range(0, len(sheets), PART_SHEETS)
+    ]
     files = list(dict.fromkeys(task.path for task in tasks))
     parts = {path: sum(task.path == path for task in tasks) for path in files}
     written: list[Path] = []
@@ -247,9 +253,11 @@ def _write_pdf(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[list
     except BrokenProcessPool:
         raise BatchError(_stopped("a rendering process stopped unexpectedly", batch, written, len(files))) from None
     total = sum(filled.values())
-    places = [{kind: _place(batch, path, *counts[(path, sheet.index)]) for kind, path in _files_of(batch, plan, i)}
-              | ({"boxes": geometry[sheet.index]} if sheet.index in geometry else {})
-              for i, sheet in enumerate(batch.sheets)]
+    places = [
+        {kind: _place(batch, path, *counts[(path, sheet.index)]) for kind, path in _files_of(batch, plan, i)}
+        | ({"boxes": geometry[sheet.index]} if sheet.index in geometry else {})
+        for i, sheet in enumerate(batch.sheets)
+    ]
     return written, total, places
 
 
@@ -279,8 +287,9 @@ def _write_html(batch: Batch, plan: dict, progress, stage: Staging) -> tuple[lis
     def views(sheets: Sequence[Sheet], key: bool) -> Iterator[dict]:
         # Made as the template takes them: the HTML of any batch is written with flat memory.
         for sheet in sheets:
-            yield with_link(sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key), sheet.link,
-                            sheet.pin)
+            yield with_link(
+                sheet_view(sheet.problem, sheet.solution, sheet.student, settings, key), sheet.link, sheet.pin
+            )
             if progress:
                 progress(1)
 

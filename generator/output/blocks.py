@@ -50,7 +50,6 @@ class Stamp:
     height: float
 
 
-
 INK_MARGIN_PT = 3.0
 """Room around a block's box that its form keeps: a glyph's ink may reach past its line box."""
 
@@ -67,8 +66,14 @@ def _form(block: Block) -> tuple[pikepdf.Pdf, pikepdf.Object]:
     return source, form
 
 
-def stamp(pdf: pikepdf.Pdf, page: pikepdf.Page, block: Block, box: tuple[float, float, float, float],
-          page_height: float, forms: dict[str, pikepdf.Object]) -> bytes:
+def stamp(
+    pdf: pikepdf.Pdf,
+    page: pikepdf.Page,
+    block: Block,
+    box: tuple[float, float, float, float],
+    page_height: float,
+    forms: dict[str, pikepdf.Object],
+) -> bytes:
     """PDF operators that stamp `block` with its top left at `box`'s on `page`; its form is
     copied into `pdf` once (`forms`, by key) and named in the page's resources."""
     if block.key not in forms:

@@ -28,6 +28,8 @@ def worksheet_boxes(problem, solution, student: Student, settings: Settings, lin
         if layouts is not None:
             layouts = tuple(replace(p, runs=()) for p in layouts)
     if layouts is None:
-        raise NoGeometry(f"sheet {problem.code}: its title or text needs a text engine to lay out, "
-                         "so its boxes' places are not known")
+        raise NoGeometry(
+            f"sheet {problem.code}: its title or text needs a text engine to lay out, "
+            "so its boxes' places are not known"
+        )
     return page_boxes(layouts)

@@ -44,8 +44,9 @@ def prose_key(weight: int) -> str:
     return f"AttnSans{weight}"
 
 
-def document(views: Sequence[SheetView], settings: Settings,
-             boxes: Optional[list] = None) -> Optional[tuple[bytes, list[int]]]:
+def document(
+    views: Sequence[SheetView], settings: Settings, boxes: Optional[list] = None
+) -> Optional[tuple[bytes, list[int]]]:
     """Sheets as one PDF and each one's page count, or None: one of them needs WeasyPrint.
     `boxes`: a list to put each worksheet's box geometry in (sheet/boxes.py), from the same layout."""
     measure = shaper()
@@ -79,8 +80,9 @@ def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list
             slot = painter(place.panel)
             if slot.layers:
                 return None
-            placed.append((slot.anchor, (place.x, place.y, place.x + place.panel.width_pt,
-                                         place.y + place.panel.height_pt)))
+            placed.append(
+                (slot.anchor, (place.x, place.y, place.x + place.panel.width_pt, place.y + place.panel.height_pt))
+            )
         if layout.badge:
             badge = painter.badge(view.code, badge_label(label, view), view.link, is_scanned(view))
             if badge is None:
@@ -91,8 +93,12 @@ def _placements(layouts: Sequence[PageLayout], view: SheetView) -> Optional[list
     return out
 
 
-def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: Settings, measure: Shaper,
-           counts: Sequence[int]) -> bytes:
+def _write(
+    pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]],
+    settings: Settings,
+    measure: Shaper,
+    counts: Sequence[int],
+) -> bytes:
     """The pages as one PDF (`counts`: each sheet's): fonts subset once for the file, a content
     stream per page."""
     pdf = pikepdf.new()
@@ -114,10 +120,14 @@ def _write(pages: Sequence[tuple[PageLayout, tuple[Placement, ...]]], settings: 
         ops += [_text(run, shaped, layout.height, measure) for run, shaped in runs]
         content = "\n".join(ops).encode("ascii") + b"\n"
         content += page_operators(placements, layout.height, mono_fonts, layout.width)
-        page = pikepdf.Page(pikepdf.Dictionary(
-            Type=pikepdf.Name.Page, MediaBox=pikepdf.Array([0, 0, round(layout.width, 6), round(layout.height, 6)]),
-            Resources=resources,
-            Contents=pikepdf.Stream(pdf, zlib.compress(content, 6), Filter=pikepdf.Name.FlateDecode)))
+        page = pikepdf.Page(
+            pikepdf.Dictionary(
+                Type=pikepdf.Name.Page,
+                MediaBox=pikepdf.Array([0, 0, round(layout.width, 6), round(layout.height, 6)]),
+                Resources=resources,
+                Contents=pikepdf.Stream(pdf, zlib.compress(content, 6), Filter=pikepdf.Name.FlateDecode),
+            )
+        )
         pdf.pages.append(page)
     _describe(pdf, [layout for layout, _ in pages], settings, counts)
     buffer = io.BytesIO()
@@ -140,8 +150,15 @@ def _describe(pdf: pikepdf.Pdf, layouts: Sequence[PageLayout], settings: Setting
     firsts = [0, *itertools.accumulate(counts)][:-1]
     with pdf.open_outline() as outline:
         for number, layout in ((first, layouts[first]) for first in firsts):
-            destination = pikepdf.Array([pdf.pages[number].obj, pikepdf.Name.XYZ, round(layout.foot[0], 6),
-                                         round(layout.height - layout.title_top, 6), 0])
+            destination = pikepdf.Array(
+                [
+                    pdf.pages[number].obj,
+                    pikepdf.Name.XYZ,
+                    round(layout.foot[0], 6),
+                    round(layout.height - layout.title_top, 6),
+                    0,
+                ]
+            )
             outline.root.append(pikepdf.OutlineItem(layout.title, destination))
 
 
@@ -159,13 +176,15 @@ def _frame(frame: Frame) -> str:
     x, y, w, h = frame.x + half, frame.y + half, frame.width - frame.border, frame.height - frame.border
     r = frame.radius - half
     k = r * 0.5523  # a quarter circle's control points
-    path = (f"{num(x + r)} {num(y)} m {num(x + w - r)} {num(y)} l "
-            f"{num(x + w - r + k)} {num(y)} {num(x + w)} {num(y + r - k)} {num(x + w)} {num(y + r)} c "
-            f"{num(x + w)} {num(y + h - r)} l "
-            f"{num(x + w)} {num(y + h - r + k)} {num(x + w - r + k)} {num(y + h)} {num(x + w - r)} {num(y + h)} c "
-            f"{num(x + r)} {num(y + h)} l "
-            f"{num(x + r - k)} {num(y + h)} {num(x)} {num(y + h - r + k)} {num(x)} {num(y + h - r)} c "
-            f"{num(x)} {num(y + r)} l {num(x)} {num(y + r - k)} {num(x + r - k)} {num(y)} {num(x + r)} {num(y)} c h")
+    path = (
+        f"{num(x + r)} {num(y)} m {num(x + w - r)} {num(y)} l "
+        f"{num(x + w - r + k)} {num(y)} {num(x + w)} {num(y + r - k)} {num(x + w)} {num(y + r)} c "
+        f"{num(x + w)} {num(y + h - r)} l "
+        f"{num(x + w)} {num(y + h - r + k)} {num(x + w - r + k)} {num(y + h)} {num(x + w - r)} {num(y + h)} c "
+        f"{num(x + r)} {num(y + h)} l "
+        f"{num(x + r - k)} {num(y + h)} {num(x)} {num(y + h - r + k)} {num(x)} {num(y + h - r)} c "
+        f"{num(x)} {num(y + r)} l {num(x)} {num(y + r - k)} {num(x + r - k)} {num(y)} {num(x + r)} {num(y)} c h"
+    )
     fill = f"{rgb(frame.fill)} rg " if frame.fill else ""
     return f"{fill}{rgb(frame.stroke)} RG {num(frame.border)} w {path} {'B' if frame.fill else 'S'}"
 
@@ -184,18 +203,24 @@ def _sliced(frame: Frame) -> str:
     for left in (frame.x, frame.x + frame.width - b):
         # Clipped to the side, then filled, as WeasyPrint draws it: a thin fill alone is
         # rasterised as a hairline, a shade darker and a pixel narrower.
-        strip = (f"{num(left + b)} {num(side_foot)} m {num(left)} {num(side_foot)} l {num(left)} {num(side_top)} l "
-                 f"{num(left + b)} {num(side_top)} l h")
-        ops.append(f"q {strip} W n {rgb(frame.stroke)} rg {num(left - 1)} {num(side_top - 1)} {num(b + 2)} "
-                   f"{num(side_foot - side_top + 2)} re f Q")
+        strip = (
+            f"{num(left + b)} {num(side_foot)} m {num(left)} {num(side_foot)} l {num(left)} {num(side_top)} l "
+            f"{num(left + b)} {num(side_top)} l h"
+        )
+        ops.append(
+            f"q {strip} W n {rgb(frame.stroke)} rg {num(left - 1)} {num(side_top - 1)} {num(b + 2)} "
+            f"{num(side_foot - side_top + 2)} re f Q"
+        )
     # The rounded ends, from the left side's end to the right's: over the top, under the foot.
     for edge, inward, open_end in ((y0 + half, r, frame.open_top), (y1 - half, -r, frame.open_bottom)):
         if not open_end:
             bend = edge + inward - inward * 0.5523  # a quarter circle's control points
-            ops.append(f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(edge + inward)} m "
-                       f"{num(x0)} {num(bend)} {num(x0 + r - k)} {num(edge)} {num(x0 + r)} {num(edge)} c "
-                       f"{num(x1 - r)} {num(edge)} l "
-                       f"{num(x1 - r + k)} {num(edge)} {num(x1)} {num(bend)} {num(x1)} {num(edge + inward)} c S")
+            ops.append(
+                f"{rgb(frame.stroke)} RG {num(b)} w {num(x0)} {num(edge + inward)} m "
+                f"{num(x0)} {num(bend)} {num(x0 + r - k)} {num(edge)} {num(x0 + r)} {num(edge)} c "
+                f"{num(x1 - r)} {num(edge)} l "
+                f"{num(x1 - r + k)} {num(edge)} {num(x1)} {num(bend)} {num(x1)} {num(edge + inward)} c S"
+            )
     return "\n".join(ops)
 
 
@@ -209,5 +234,7 @@ def _text(run: TextRun, shaped, page_height: float, measure: Shaper) -> str:
         if abs(adjust) > 1e-6:
             parts.append(num(adjust))
     prose = run.prose
-    return (f"BT /{prose_key(prose.weight)} {num(prose.size)} Tf {rgb(prose.colour)} rg {num(prose.spacing)} Tc "
-            f"1 0 0 1 {num(run.x, 4)} {num(page_height - run.baseline, 4)} Tm [{''.join(parts)}] TJ ET")
+    return (
+        f"BT /{prose_key(prose.weight)} {num(prose.size)} Tf {rgb(prose.colour)} rg {num(prose.spacing)} Tc "
+        f"1 0 0 1 {num(run.x, 4)} {num(page_height - run.baseline, 4)} Tm [{''.join(parts)}] TJ ET"
+    )

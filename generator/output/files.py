@@ -66,8 +66,9 @@ def check_target(path: Path, force: bool) -> str:
     if kind == "file" and not force:
         raise OutputError(f"{path} already exists; use --force to overwrite it")
     if kind == "link" and not force:
-        raise OutputError(f"{path} is a symbolic link; use --force to replace the link itself "
-                          "(what it points to is left alone)")
+        raise OutputError(
+            f"{path} is a symbolic link; use --force to replace the link itself (what it points to is left alone)"
+        )
     if kind == "folder":
         raise OutputError(f"{path} is a folder; choose another name")
     if kind == "other":
@@ -160,7 +161,7 @@ def _owner(name: str) -> Optional[tuple[int, str]]:
     """The process in a temporary name of ours (.attnsheet-stage-PID@HOST~…, .NAME.PID@HOST~….part,
     or an older version's without @HOST), if any: (pid, host, '' when not said)."""
     if name.startswith(STAGE_PREFIX):
-        head = name[len(STAGE_PREFIX):].split("~", 1)[0]
+        head = name[len(STAGE_PREFIX) :].split("~", 1)[0]
         if "@" not in head:  # an older version's .attnsheet-stage-PID-RANDOM
             head = head.split("-", 1)[0]
         pid, _, host = head.partition("@")

@@ -33,8 +33,9 @@ def _system() -> Optional[tuple[tuple[int, ...], tuple[int, ...]]]:
     if tool is None:
         return None
     try:
-        listing = subprocess.run([tool, "--format", "%{charset}\n"], capture_output=True, text=True,
-                                 timeout=20, check=True).stdout
+        listing = subprocess.run(
+            [tool, "--format", "%{charset}\n"], capture_output=True, text=True, timeout=20, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     ranges = []

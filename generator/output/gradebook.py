@@ -67,16 +67,28 @@ def gradebook_csv(grades: Sequence[Grade], dialect: str = "excel", missing: Sequ
         heads = max((s.head or 0 for s in g.steps), default=0)
         by_label = {step_label(s.head, s.step, heads): s.points for s in g.steps}
         percent = f"{g.percent:.1f}".replace(".", "," if sep == ";" else ".")
-        writer.writerow([_cell(g.code or ""), _cell(g.student.name), _cell(g.student.id), _cell(g.student.group),
-                         g.points, g.total, percent, *[by_label.get(label, "") for label in labels]])
+        writer.writerow(
+            [
+                _cell(g.code or ""),
+                _cell(g.student.name),
+                _cell(g.student.id),
+                _cell(g.student.group),
+                g.points,
+                g.total,
+                percent,
+                *[by_label.get(label, "") for label in labels],
+            ]
+        )
     for student, code in missing:
-        writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "",
-                         *[""] * len(labels)])
+        writer.writerow(
+            [_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "", *[""] * len(labels)]
+        )
     return buffer.getvalue()
 
 
-def school_gradebook(grades: Sequence[Grade], system: str, assignment: str,
-                     missing: Sequence[tuple[Student, str]] = ()) -> str:
+def school_gradebook(
+    grades: Sequence[Grade], system: str, assignment: str, missing: Sequence[tuple[Student, str]] = ()
+) -> str:
     """The grades as a school system imports them, the roster's `id` as each student's identifier,
     each student of the class with no answers (`missing`) without a score:
 
@@ -98,8 +110,9 @@ def school_gradebook(grades: Sequence[Grade], system: str, assignment: str,
     elif system == "canvas":
         writer.writerow(["Student", "ID", "SIS User ID", "Section", name])
         writer.writerow(["Points Possible", "", "", "", max((g.total for g in grades), default=0)])
-        writer.writerows([[_cell(student.name), "", _cell(student.id), _cell(student.group), points]
-                          for student, points in rows])
+        writer.writerows(
+            [[_cell(student.name), "", _cell(student.id), _cell(student.group), points] for student, points in rows]
+        )
     elif system == "classroom":
         writer.writerow(["Email Address", name])
         writer.writerows([[_cell(student.id), points] for student, points in rows])
@@ -123,9 +136,11 @@ class GradebookError(AttnsheetError):
         """Its message id and values, for a page in the class's language (empty: the message is the words)."""
 
 
-CLASSROOM_REFUSAL = N_("Google Classroom matches students by e-mail, and the roster's id column has none for "
-                       "%(missing)s of %(count)s students (the first: %(first)s): put each student's e-mail in the "
-                       "roster's id column, or import another gradebook")
+CLASSROOM_REFUSAL = N_(
+    "Google Classroom matches students by e-mail, and the roster's id column has none for "
+    "%(missing)s of %(count)s students (the first: %(first)s): put each student's e-mail in the "
+    "roster's id column, or import another gradebook"
+)
 """Why a Classroom gradebook is refused (a message id)."""
 
 
@@ -142,9 +157,14 @@ def _number(value: Fraction, comma: bool) -> str:
     return text.replace(".", ",") if comma else text
 
 
-def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system: str = "attnsheet",
-                    scale: str = "points", lang: str = "en", assignment: str = "attnsheet",
-                    titles: Optional[dict[str, str]] = None) -> str:
+def class_gradebook(
+    rows: Sequence[tuple[Student, str, Optional[Grade]]],
+    system: str = "attnsheet",
+    scale: str = "points",
+    lang: str = "en",
+    assignment: str = "attnsheet",
+    titles: Optional[dict[str, str]] = None,
+) -> str:
     """Every sheet of a class, saved or not (`rows`: its student, its code, its grade or None), as
     `system` imports it: attnsheet's own (headers in `lang`, its locale's separator and decimal
     sign, a status column saying which sheets are missing, each step's column headed by its title
@@ -195,35 +215,76 @@ def class_gradebook(rows: Sequence[tuple[Student, str, Optional[Grade]]], system
                 if label not in labels:
                     labels.append(label)
         shown = _("score out of %(scale)s") % {"scale": out_of}
-        writer.writerow([_("code"), _("name"), "id", _("group"), _("points"), _("total"), _("percent"), shown,
-                         _("status"), *[_cell((titles or {}).get(label, label)) for label in labels]])
+        writer.writerow(
+            [
+                _("code"),
+                _("name"),
+                "id",
+                _("group"),
+                _("points"),
+                _("total"),
+                _("percent"),
+                shown,
+                _("status"),
+                *[_cell((titles or {}).get(label, label)) for label in labels],
+            ]
+        )
         for student, code, g in rows:
             if g is None:
-                writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), "", "", "",
-                                 "", _("missing"), *[""] * len(labels)])
+                writer.writerow(
+                    [
+                        _cell(code),
+                        _cell(student.name),
+                        _cell(student.id),
+                        _cell(student.group),
+                        "",
+                        "",
+                        "",
+                        "",
+                        _("missing"),
+                        *[""] * len(labels),
+                    ]
+                )
                 continue
             heads = max((st.head or 0 for st in g.steps), default=0)
             by_label = {step_label(st.head, st.step, heads): st.points for st in g.steps}
-            writer.writerow([_cell(code), _cell(student.name), _cell(student.id), _cell(student.group), g.points,
-                             g.total, f"{g.percent:.1f}".replace(".", "," if comma else "."), score(g), _("saved"),
-                             *[by_label.get(label, "") for label in labels]])
+            writer.writerow(
+                [
+                    _cell(code),
+                    _cell(student.name),
+                    _cell(student.id),
+                    _cell(student.group),
+                    g.points,
+                    g.total,
+                    f"{g.percent:.1f}".replace(".", "," if comma else "."),
+                    score(g),
+                    _("saved"),
+                    *[by_label.get(label, "") for label in labels],
+                ]
+            )
     return buffer.getvalue()
 
 
 def summary_lines(grades: Sequence[Grade]) -> list[str]:
     """One line per sheet (name, code, points/total, percent) and one for the class."""
     # Codes from a file reach the terminal: cleaned as roster text is (no escape sequences).
-    rows = [(g.student.name or "-", clean_text(g.code or "") or "(no code)", f"{g.points}/{g.total}",
-             f"{g.percent:.1f}%") for g in grades]
+    rows = [
+        (g.student.name or "-", clean_text(g.code or "") or "(no code)", f"{g.points}/{g.total}", f"{g.percent:.1f}%")
+        for g in grades
+    ]
     widths = [max((len(r[k]) for r in rows), default=1) for k in range(4)]
     # Every column lines up: names and codes to the left, points and percents to the right.
-    lines = [f"{name:<{widths[0]}}  {code:<{widths[1]}}  {points:>{widths[2]}}  {percent:>{widths[3]}}"
-             for name, code, points, percent in rows]
+    lines = [
+        f"{name:<{widths[0]}}  {code:<{widths[1]}}  {points:>{widths[2]}}  {percent:>{widths[3]}}"
+        for name, code, points, percent in rows
+    ]
     if len(grades) > 1:
         percents = [g.percent for g in grades]
-        lines.append(f"class: {len(grades)} sheets, mean {statistics.mean(percents):.1f}%, "
-                     f"median {statistics.median(percents):.1f}%, lowest {min(percents):.1f}%, "
-                     f"highest {max(percents):.1f}%")
+        lines.append(
+            f"class: {len(grades)} sheets, mean {statistics.mean(percents):.1f}%, "
+            f"median {statistics.median(percents):.1f}%, lowest {min(percents):.1f}%, "
+            f"highest {max(percents):.1f}%"
+        )
     return lines
 
 
@@ -236,8 +297,10 @@ def grades_json(grades: Sequence[Grade]) -> Any:
 def graded_paths(graded: Sequence[Graded], out: Path) -> list[Path]:
     """Where each student's graded sheet goes: graded/NN-name.pdf (the code when there is no name)."""
     width = max(2, len(str(len(graded))))
-    return [out / "graded" / f"{i:0{width}d}-{slug(g.grade.student.name) or slug(g.grade.code or '') or 'sheet'}.pdf"
-            for i, g in enumerate(graded, start=1)]
+    return [
+        out / "graded" / f"{i:0{width}d}-{slug(g.grade.student.name) or slug(g.grade.code or '') or 'sheet'}.pdf"
+        for i, g in enumerate(graded, start=1)
+    ]
 
 
 def graded_pdf(graded: Graded, settings: Settings) -> bytes:
@@ -245,8 +308,9 @@ def graded_pdf(graded: Graded, settings: Settings) -> bytes:
     from generator.output.documents import document  # pikepdf (and maybe WeasyPrint) load only here
 
     g = graded.grade
-    view = sheet_view(graded.problem, solve(graded.problem), g.student, settings, False,
-                      graded_sheet(g, graded.problem))
+    view = sheet_view(
+        graded.problem, solve(graded.problem), g.student, settings, False, graded_sheet(g, graded.problem)
+    )
     data, _ = document([view], settings)
     return data
 
@@ -296,8 +360,10 @@ def class_report(grades: Sequence[Grade]) -> dict:
         "mean": statistics.mean(percents) if percents else 0.0,
         "median": statistics.median(percents) if percents else 0.0,
         "bars": bars,
-        "worst": [{"step": label, "row": r, "col": c, "count": n, "share": 100.0 * n / len(grades)}
-                  for (label, r, c), n in worst],
+        "worst": [
+            {"step": label, "row": r, "col": c, "count": n, "share": 100.0 * n / len(grades)}
+            for (label, r, c), n in worst
+        ],
         "bins": bins,
     }
 
@@ -324,5 +390,8 @@ def titled_report(graded: Sequence[Graded], lang: str = "en") -> dict:
     """The class report (`class_report`), its steps named as the sheets name them, in `lang`."""
     report = class_report([g.grade for g in graded])
     titles = step_titles(graded, lang)
-    return {**report, "bars": [{**bar, "label": titles.get(bar["label"], bar["label"])} for bar in report["bars"]],
-            "worst": [{**w, "step": titles.get(w["step"], w["step"])} for w in report["worst"]]}
+    return {
+        **report,
+        "bars": [{**bar, "label": titles.get(bar["label"], bar["label"])} for bar in report["bars"]],
+        "worst": [{**w, "step": titles.get(w["step"], w["step"])} for w in report["worst"]],
+    }

@@ -49,15 +49,30 @@ def handout_html(cards: Sequence[Card], desk: str, settings: Settings, title: st
 
     `desk` is the page where a student types the code and the PIN; `title` is the batch's name.
     """
-    shown = [dict(index=c.index, name=c.name, code=c.code, link=c.link, pin=c.pin, qr=qr_svg(c.link, QR_MM * 72 / 25.4, QUIET))
-             for c in cards]
-    rows = [shown[i:i + COLUMNS] + [None] * (COLUMNS - len(shown[i:i + COLUMNS]))
-            for i in range(0, len(shown), COLUMNS)]
-    pages = [rows[i:i + ROWS] for i in range(0, len(rows), ROWS)]
-    return environment(settings.lang).get_template("handout.html").render(
-        pages=pages, desk=desk, settings=settings, page_size=PAPERS[settings.paper], version=__version__,
-        card_height=CARD_HEIGHTS_MM[settings.paper], title=title,
-        margins=MARGINS_MM)
+    shown = [
+        dict(
+            index=c.index, name=c.name, code=c.code, link=c.link, pin=c.pin, qr=qr_svg(c.link, QR_MM * 72 / 25.4, QUIET)
+        )
+        for c in cards
+    ]
+    rows = [
+        shown[i : i + COLUMNS] + [None] * (COLUMNS - len(shown[i : i + COLUMNS])) for i in range(0, len(shown), COLUMNS)
+    ]
+    pages = [rows[i : i + ROWS] for i in range(0, len(rows), ROWS)]
+    return (
+        environment(settings.lang)
+        .get_template("handout.html")
+        .render(
+            pages=pages,
+            desk=desk,
+            settings=settings,
+            page_size=PAPERS[settings.paper],
+            version=__version__,
+            card_height=CARD_HEIGHTS_MM[settings.paper],
+            title=title,
+            margins=MARGINS_MM,
+        )
+    )
 
 
 def handout_pdf(cards: Sequence[Card], desk: str, settings: Settings, title: str) -> bytes:

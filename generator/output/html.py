@@ -94,8 +94,14 @@ def broken_rules(view: SheetView) -> tuple[str, ...]:
         return view.rules
 
 
-def document_html(sheets: Sequence[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
-                  plans: Optional[Sequence[Plan]] = None, laid_out: bool = False) -> str:
+def document_html(
+    sheets: Sequence[SheetView],
+    settings: Settings,
+    embed_css: str = "",
+    page_css: bool = True,
+    plans: Optional[Sequence[Plan]] = None,
+    laid_out: bool = False,
+) -> str:
     """Sheets (from `sheet_view`) as one HTML document, each starting on a new page.
 
     `embed_css` puts the stylesheet inside the page, for HTML output read without attnsheet;
@@ -108,15 +114,23 @@ def document_html(sheets: Sequence[SheetView], settings: Settings, embed_css: st
     return "".join(document_chunks(sheets, settings, embed_css, page_css, plans, laid_out))
 
 
-def document_chunks(sheets: Iterable[SheetView], settings: Settings, embed_css: str = "", page_css: bool = True,
-                    plans: Optional[Sequence[Plan]] = None, laid_out: bool = False) -> Iterator[str]:
+def document_chunks(
+    sheets: Iterable[SheetView],
+    settings: Settings,
+    embed_css: str = "",
+    page_css: bool = True,
+    plans: Optional[Sequence[Plan]] = None,
+    laid_out: bool = False,
+) -> Iterator[str]:
     """`document_html` piece by piece, taking the sheets as they come: a big batch's HTML is
     written as it is made, never held whole."""
     template = environment(settings.lang).get_template("sheet.html")
     measure = shaper() if laid_out else None
     items = ((view, measure and page_layout(view, settings, measure)) for view in sheets)
     return template.generate(
-        sheets=items, laid_out=laid_out, ascent=measure.ascent if measure else 0.0,
+        sheets=items,
+        laid_out=laid_out,
+        ascent=measure.ascent if measure else 0.0,
         foot_left=lambda code: FootMark(code, "").left,
         settings=settings,
         page_size=PAPERS[settings.paper],
@@ -124,9 +138,17 @@ def document_chunks(sheets: Iterable[SheetView], settings: Settings, embed_css: 
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
         page_css=page_css,
         plans=plans,
-        code_label=CODE_LABEL, code=CODE, code_tops=CODE_TOPS_PT, code_right=CODE_RIGHT_PT, qr_svg=qr_svg,
-        rules_pad=RULES_PAD_PT, rules_border=RULES_BORDER_PT,
-        margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=True,  # for page.css
+        code_label=CODE_LABEL,
+        code=CODE,
+        code_tops=CODE_TOPS_PT,
+        code_right=CODE_RIGHT_PT,
+        qr_svg=qr_svg,
+        rules_pad=RULES_PAD_PT,
+        rules_border=RULES_BORDER_PT,
+        margins=MARGINS_MM,
+        foot=FOOT,
+        foot_prefix=FOOT_PREFIX,
+        footer=True,  # for page.css
     )
 
 
@@ -137,8 +159,9 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     lang = settings.lang
     _ = translations(lang).gettext
     blocks = environment(lang).get_template("blocks.html").make_module({"settings": settings})
-    badge = (painter.badge(view.code, badge_label(_("Sheet code"), view), view.link, is_scanned(view)) if view.code
-             else None)
+    badge = (
+        painter.badge(view.code, badge_label(_("Sheet code"), view), view.link, is_scanned(view)) if view.code else None
+    )
     marks = registration_marks(*PAPERS_PT[settings.paper]) if is_scanned(view) else ()
     foot = painter.foot(view.code, _("page"), marks)
     title = painter.block(str(blocks.titles(view, settings)), round(content_width(settings.paper), 2), lang)
@@ -148,8 +171,17 @@ def paint_plan(view: SheetView, settings: Settings, painter: Painter) -> Plan:
     worked = painter(view.worked) if view.worked else None
     final = painter(view.final) if view.final else None
     final_more = painter(view.final_more) if view.final_more else None
-    return Plan(heads=heads, final=final, score=score, badge=badge, foot=foot, title=title, rules=rules,
-                worked=worked, final_more=final_more)
+    return Plan(
+        heads=heads,
+        final=final,
+        score=score,
+        badge=badge,
+        foot=foot,
+        title=title,
+        rules=rules,
+        worked=worked,
+        final_more=final_more,
+    )
 
 
 def page_css_text(settings: Settings, footer: bool = True, scanned: bool = False) -> str:
@@ -158,9 +190,18 @@ def page_css_text(settings: Settings, footer: bool = True, scanned: bool = False
     `footer=False` leaves the footer out, for a painter that paints it (see `generator.paint`);
     `scanned`: a worksheet's pages 2+ start lower, below their QR code (sheet/marks.py).
     """
-    return environment(settings.lang).get_template("page.css").render(
-        page_size=PAPERS[settings.paper], margins=MARGINS_MM, foot=FOOT, foot_prefix=FOOT_PREFIX, footer=footer,
-        later_top=MARGINS_MM[0] + PAGE_TOP_EXTRA_MM if scanned else None)
+    return (
+        environment(settings.lang)
+        .get_template("page.css")
+        .render(
+            page_size=PAPERS[settings.paper],
+            margins=MARGINS_MM,
+            foot=FOOT,
+            foot_prefix=FOOT_PREFIX,
+            footer=footer,
+            later_top=MARGINS_MM[0] + PAGE_TOP_EXTRA_MM if scanned else None,
+        )
+    )
 
 
 def sheet_html(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool) -> str:
@@ -178,8 +219,19 @@ def stylesheet_text(asset_prefix: str = "") -> str:
 def report_html(report: dict, settings: Settings, asset_prefix: str = "") -> str:
     """A class report (from `output.gradebook.class_report`) as one HTML page; its fonts under
     `asset_prefix` (for a browser; WeasyPrint reads them beside the template)."""
-    return environment(settings.lang).get_template("report.html").render(
-        asset_prefix=asset_prefix,
-        report=report, settings=settings, page_size=PAPERS[settings.paper], version=__version__,
-        margins=MARGINS_MM, foot=FOOT, foot_prefix="attnsheet", footer=True, page_css=True,  # no sheet code
+    return (
+        environment(settings.lang)
+        .get_template("report.html")
+        .render(
+            asset_prefix=asset_prefix,
+            report=report,
+            settings=settings,
+            page_size=PAPERS[settings.paper],
+            version=__version__,
+            margins=MARGINS_MM,
+            foot=FOOT,
+            foot_prefix="attnsheet",
+            footer=True,
+            page_css=True,  # no sheet code
+        )
     )

@@ -68,7 +68,7 @@ def clean_stale_scratch(root: Optional[Path] = None) -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
-        owner = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        owner = entry.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
         if entry.name.startswith(SCRATCH_PREFIX) and owner.isdigit() and not _alive(int(owner)):
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
@@ -124,9 +124,12 @@ class Workers:
     def _start(self):
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=self.size, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_warm_start,
-                                   initargs=(str(scratch_folder()), os.getpid(), self._warm))
+        pool = ProcessPoolExecutor(
+            max_workers=self.size,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_warm_start,
+            initargs=(str(scratch_folder()), os.getpid(), self._warm),
+        )
         for _ in range(self.size):
             pool.submit(os.getpid)  # a task each: every process starts (and warms) now, not at the first batch
         return pool
@@ -148,8 +151,14 @@ class Workers:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optional[Callable[[T], None]] = None,
-              stop: Optional[Stop] = None, workers: Optional[Workers] = None) -> Iterator[tuple[T, R]]:
+def run_tasks(
+    tasks: Sequence[T],
+    work: Callable[[T], R],
+    jobs: int,
+    done: Optional[Callable[[T], None]] = None,
+    stop: Optional[Stop] = None,
+    workers: Optional[Workers] = None,
+) -> Iterator[tuple[T, R]]:
     """Each task with `work(task)`, in order; worked by this process and `jobs - 1` job processes,
     or by the kept `workers` when given (then `jobs` is not used).
 
@@ -183,8 +192,12 @@ def run_tasks(tasks: Sequence[T], work: Callable[[T], R], jobs: int, done: Optio
     if workers is not None:
         pool = workers.pool()
     else:
-        pool = ProcessPoolExecutor(max_workers=helpers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_job_start, initargs=(str(scratch_folder()), os.getpid()))
+        pool = ProcessPoolExecutor(
+            max_workers=helpers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_job_start,
+            initargs=(str(scratch_folder()), os.getpid()),
+        )
     queued: dict[int, Future] = {}
     worked: dict[int, R] = {}
     claimed = 0  # tasks handed out so far, to the job processes or to this one, in order

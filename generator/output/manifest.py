@@ -33,8 +33,15 @@ class Origin:
     """The file of a teacher's own problems the sheets were printed from (`--problem`)."""
 
 
-def manifest_chunks(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int],
-                    sheets: Sequence[Sheet], places: Sequence[dict]) -> Iterator[bytes]:
+def manifest_chunks(
+    origin: Origin,
+    settings: Settings,
+    split: bool,
+    fmt: str,
+    seed: Optional[int],
+    sheets: Sequence[Sheet],
+    places: Sequence[dict],
+) -> Iterator[bytes]:
     """The manifest@1 of a batch as UTF-8 JSON (in `dumps`'s layout), a sheet at a time: a big
     batch's manifest is written as it is made, never held whole. Everything needed to grade
     without opening a PDF, and to rebuild any sheet."""
@@ -42,7 +49,7 @@ def manifest_chunks(origin: Origin, settings: Settings, split: bool, fmt: str, s
     if not sheets:
         yield (head + "\n").encode("utf-8")
         return
-    yield (head[: -len('[]\n}')] + "[\n").encode("utf-8")  # the head up to the sheets' list, opened
+    yield (head[: -len("[]\n}")] + "[\n").encode("utf-8")  # the head up to the sheets' list, opened
     for k, (sheet, place) in enumerate(zip(sheets, places)):
         yield ("    " + dumps(_sheet(sheet, place), 2, 2) + (",\n" if k + 1 < len(sheets) else "\n")).encode("utf-8")
     yield "  ]\n}\n".encode("utf-8")
@@ -51,15 +58,23 @@ def manifest_chunks(origin: Origin, settings: Settings, split: bool, fmt: str, s
 def _head(origin: Origin, settings: Settings, split: bool, fmt: str, seed: Optional[int], count: int) -> dict:
     shown = {"paper": settings.paper, "lang": settings.lang, "format": fmt, "worked": settings.worked}
     if origin.code is not None:
-        options = {"code": origin.code, **({"problem_file": origin.problem_file} if origin.problem_file else {}),
-                   **shown}
+        options = {
+            "code": origin.code,
+            **({"problem_file": origin.problem_file} if origin.problem_file else {}),
+            **shown,
+        }
     elif origin.problem_file is not None:
-        options = {"problem_file": origin.problem_file, "count": count, "roster": origin.roster,
-                   "title": settings.title, "split": split, **shown}
+        options = {
+            "problem_file": origin.problem_file,
+            "count": count,
+            "roster": origin.roster,
+            "title": settings.title,
+            "split": split,
+            **shown,
+        }
     else:
         drawn = part(origin.options.kind, "draw").manifest(origin.options) if origin.options is not None else {}
-        options = {**drawn, "count": count, "roster": origin.roster, "title": settings.title, "split": split,
-                   **shown}
+        options = {**drawn, "count": count, "roster": origin.roster, "title": settings.title, "split": split, **shown}
     return {
         "format": MANIFEST_FORMAT,
         "tool": {"name": "attnsheet", "version": __version__},
@@ -125,15 +140,16 @@ def read_manifest(text: str, label: str) -> dict[str, Listed]:
         key = code_key(sheet["code"])
         if key in listed:
             first = next(i for i, s in enumerate(sheets) if isinstance(s, dict) and code_key(str(s.get("code"))) == key)
-            raise AnswersError(f"{where}: the same code as sheets[{first}] ({clean_text(sheet['code'], 40)}); "
-                               "a manifest lists each sheet once")
+            raise AnswersError(
+                f"{where}: the same code as sheets[{first}] ({clean_text(sheet['code'], 40)}); "
+                "a manifest lists each sheet once"
+            )
         listed[key] = Listed(
-            sheet["code"], problem,
+            sheet["code"],
+            problem,
             Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
         )
     return listed
-
-
 
 
 def check_codes(listed: dict[str, Listed], label: str, secret=None) -> None:
@@ -163,8 +179,10 @@ def check_codes(listed: dict[str, Listed], label: str, secret=None) -> None:
             own = read_own_code(sheet.code)
             if own is not None:
                 if content_key(sheet.problem) != own.key:
-                    raise AnswersError(f"{label}: sheet {sheet.code}: its problem is not the one its code was "
-                                       "printed for (was the manifest edited?)")
+                    raise AnswersError(
+                        f"{label}: sheet {sheet.code}: its problem is not the one its code was "
+                        "printed for (was the manifest edited?)"
+                    )
                 continue
             decoded = decode_code(sheet.code)
         except CodeError as error:
@@ -177,9 +195,11 @@ def check_codes(listed: dict[str, Listed], label: str, secret=None) -> None:
             raise AnswersError(f"{label}: sheet {items[0][1].code}: {error}") from None
         for problem, (_, sheet) in zip(problems, items):
             if not same_numbers(problem, sheet.problem):
-                raise AnswersError(f"{label}: sheet {sheet.code}: its problem is not the one its code draws "
-                                   "(sheets swapped, or the manifest edited?); regenerate it, or grade without "
-                                   "--manifest to use the codes alone")
+                raise AnswersError(
+                    f"{label}: sheet {sheet.code}: its problem is not the one its code draws "
+                    "(sheets swapped, or the manifest edited?); regenerate it, or grade without "
+                    "--manifest to use the codes alone"
+                )
 
 
 def manifest_settings(text: str, label: str) -> dict:

@@ -87,12 +87,21 @@ class _Writer:
             items = list(range(first, first + len(marks)))
             self.next += len(marks)
             for i, (title, page) in enumerate(marks):
-                links = b"".join([b" /Prev %d 0 R" % items[i - 1] if i else b"",
-                                  b" /Next %d 0 R" % items[i + 1] if i + 1 < len(items) else b""])
-                yield self.obj(items[i], b"<< /Title %s /Parent %d 0 R /Dest [ %d 0 R /Fit ]%s >>"
-                               % (pikepdf.String(title).unparse(), outline, pages[page], links))
-            yield self.obj(outline, b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>"
-                           % (items[0], items[-1], len(items)))
+                links = b"".join(
+                    [
+                        b" /Prev %d 0 R" % items[i - 1] if i else b"",
+                        b" /Next %d 0 R" % items[i + 1] if i + 1 < len(items) else b"",
+                    ]
+                )
+                yield self.obj(
+                    items[i],
+                    b"<< /Title %s /Parent %d 0 R /Dest [ %d 0 R /Fit ]%s >>"
+                    % (pikepdf.String(title).unparse(), outline, pages[page], links),
+                )
+            yield self.obj(
+                outline,
+                b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (items[0], items[-1], len(items)),
+            )
             catalog += b" /Outlines %d 0 R" % outline
         if lang is not None:
             catalog += b" /Lang " + lang
@@ -104,12 +113,19 @@ class _Writer:
             trailer += b" /Info %d 0 R" % number
         size = self.next
         table = [b"xref\n0 %d\n0000000000 65535 f \n" % size]
-        table += [b"%010d 00000 n \n" % self.offsets[n] if n in self.offsets else b"0000000000 65535 f \n"
-                  for n in range(1, size)]
+        table += [
+            b"%010d 00000 n \n" % self.offsets[n] if n in self.offsets else b"0000000000 65535 f \n"
+            for n in range(1, size)
+        ]
         ident = self.digest.hexdigest().encode()  # from the content: the same parts, the same bytes
         start = self.at
         yield b"".join(table) + b"trailer\n<< /Size %d %s /ID [ <%s> <%s> ] >>\nstartxref\n%d\n%%%%EOF\n" % (
-            size, trailer, ident, ident, start)
+            size,
+            trailer,
+            ident,
+            ident,
+            start,
+        )
 
 
 def _part(source: pikepdf.Pdf, out: _Writer, pages: list[int], fonts: dict[str, int]) -> Iterator[bytes]:
@@ -148,8 +164,8 @@ def _part(source: pikepdf.Pdf, out: _Writer, pages: list[int], fonts: dict[str, 
             body = renumbered(obj.stream_dict.unparse(resolved=True), ref) + b"\nstream\n" + raw + b"\nendstream"
         else:
             body = renumbered(obj.unparse(resolved=True), ref)
-            if number in pages[-len(source.pages):]:
-                body = body[:body.rindex(b">>")] + b" /Parent %d 0 R >>" % PAGES
+            if number in pages[-len(source.pages) :]:
+                body = body[: body.rindex(b">>")] + b" /Parent %d 0 R >>" % PAGES
         yield out.obj(number, body)
 
 
@@ -168,11 +184,11 @@ def renumbered(text: bytes, ref) -> bytes:
             pieces.append(text[at:end])
             at = end
         elif token in (b"<<", b">>"):
-            pieces.append(text[at:match.end()])
+            pieces.append(text[at : match.end()])
             at = match.end()
         else:
             number = ref((int(match.group(1)), int(match.group(2))))
-            pieces.append(text[at:match.start()] + b"%d 0 R" % number)
+            pieces.append(text[at : match.start()] + b"%d 0 R" % number)
             at = match.end()
     pieces.append(text[at:])
     return b"".join(pieces)

@@ -20,6 +20,7 @@ from generator.sheet.assets import templates_dir
 MONO_FILES = {400: "fonts/NotoSansMono-Regular.subset.ttf", 700: "fonts/NotoSansMono-Bold.subset.ttf"}
 """The panel font ("Sheet Mono" in sheet.css), by weight, under templates/."""
 
+
 @dataclass(frozen=True)
 class EmbeddedFont:
     """A subset of a panel font, ready to embed: its program, glyph ids and metrics."""
@@ -88,11 +89,17 @@ class MonoFont:
         boxes = [(e.x_bearing, e.y_bearing + e.height, e.x_bearing + e.width, e.y_bearing) for e in boxes if e]
         bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
         return EmbeddedFont(
-            name=f"{tag}+{self.postscript}", program=zlib.compress(program, 9), length=len(program), gids=gids,
+            name=f"{tag}+{self.postscript}",
+            program=zlib.compress(program, 9),
+            length=len(program),
+            gids=gids,
             hex_ids={ch: f"{gid:04x}" for ch, gid in gids.items()},
             to_unicode=zlib.compress(to_unicode((gid, ch) for ch, gid in gids.items()), 9),
-            advance=round(self.advance * 1000, 3), ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000),
-            cap_height=round(self.cap_height * 1000), bbox=tuple(round(v * scale) for v in bbox),
+            advance=round(self.advance * 1000, 3),
+            ascent=round(self.ascent * 1000),
+            descent=round(-self.descent * 1000),
+            cap_height=round(self.cap_height * 1000),
+            bbox=tuple(round(v * scale) for v in bbox),
         )
 
 
@@ -110,12 +117,19 @@ def mono(weight: int) -> MonoFont:
 def to_unicode(glyphs: Iterable[tuple[int, str]]) -> bytes:
     """A ToUnicode CMap for glyph ids (two bytes each) to the text they print."""
     pairs = sorted(set(glyphs))
-    lines = [b"/CIDInit /ProcSet findresource begin", b"12 dict begin", b"begincmap",
-             b"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-             b"/CMapName /Adobe-Identity-UCS def", b"/CMapType 2 def",
-             b"1 begincodespacerange", b"<0000> <ffff>", b"endcodespacerange"]
+    lines = [
+        b"/CIDInit /ProcSet findresource begin",
+        b"12 dict begin",
+        b"begincmap",
+        b"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+        b"/CMapName /Adobe-Identity-UCS def",
+        b"/CMapType 2 def",
+        b"1 begincodespacerange",
+        b"<0000> <ffff>",
+        b"endcodespacerange",
+    ]
     for start in range(0, len(pairs), 100):  # at most 100 entries per block
-        block = pairs[start:start + 100]
+        block = pairs[start : start + 100]
         lines.append(f"{len(block)} beginbfchar".encode())
         lines += [f"<{gid:04x}> <{ch.encode('utf-16-be').hex()}>".encode() for gid, ch in block]
         lines.append(b"endbfchar")

@@ -167,8 +167,9 @@ class Painter:
         """Takes over every panel of a head, in the order the page shows them."""
         if head.stacked:
             return HeadSlots(bands=tuple(tuple(self(p) for p in band) for _, band in head.bands))
-        return HeadSlots(**{name: self(p) for name in ("both", "proj", "att", "out")
-                            if (p := getattr(head, name)) is not None})
+        return HeadSlots(
+            **{name: self(p) for name in ("both", "proj", "att", "out") if (p := getattr(head, name)) is not None}
+        )
 
     def __call__(self, p: PanelView) -> Slot:
         anchor = f"{ANCHOR}panel-{sum(isinstance(m, PanelMark) for m in self.marks.values()) + 1}"
@@ -259,11 +260,15 @@ def num(x: float, places: int = 3) -> str:
 
 @functools.lru_cache(maxsize=64)
 def rgb(colour: str) -> str:
-    return " ".join(num(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    return " ".join(num(int(colour[i : i + 2], 16) / 255) for i in (1, 3, 5))
 
 
-def page_operators(placements: Sequence[Placement], page_height: float, fonts: dict[int, EmbeddedFont],
-                   page_width: Optional[float] = None) -> bytes:
+def page_operators(
+    placements: Sequence[Placement],
+    page_height: float,
+    fonts: dict[int, EmbeddedFont],
+    page_width: Optional[float] = None,
+) -> bytes:
     """PDF operators that paint `placements` on a page `page_height` points high (and `page_width`
     wide: a landscape page's marks are in its own corners, not the first page's).
 
@@ -280,9 +285,13 @@ def page_operators(placements: Sequence[Placement], page_height: float, fonts: d
             _shapes(ops, shapes, QR_PT / shapes.width, pl.box[2] - QR_PT, page_height - top)
         elif isinstance(pl.mark, FootMark) and pl.mark.marks:
             marks = registration_marks(page_width, page_height) if page_width else pl.mark.marks
-            ops.append(f"q {rgb(MARK_COLOUR)} rg " + " ".join(
-                f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in marks)
-                       + " f Q")
+            ops.append(
+                f"q {rgb(MARK_COLOUR)} rg "
+                + " ".join(
+                    f"{num(m.x)} {num(page_height - m.y - m.size)} {num(m.size)} {num(m.size)} re" for m in marks
+                )
+                + " f Q"
+            )
             if pl.page > 1 and pl.mark.code:
                 shapes, side = qr_shapes(page_qr_text(pl.mark.code, pl.page, pl.pages)), PAGE_QR_MM * MM
                 _shapes(ops, shapes, side / shapes.width, pl.box[2] - side, page_height - INSET_MM * MM)
@@ -322,8 +331,10 @@ def cell_width(font: EmbeddedFont, ink: Ink, text: str) -> float:
 def _line(ops: list[str], font: EmbeddedFont, ink: Ink, x: float, y: float, text: str) -> None:
     """One line of text, its baseline's left at (x, y) in PDF's coordinates."""
     # Character spacing outlives ET (it is part of the graphics state): set every time.
-    ops.append(f"BT /{font_key(ink.weight)} {num(ink.size)} Tf {rgb(ink.colour)} rg {num(ink.spacing)} Tc "
-               f"1 0 0 1 {num(x)} {num(y)} Tm <{_glyphs(font, text)}> Tj ET")
+    ops.append(
+        f"BT /{font_key(ink.weight)} {num(ink.size)} Tf {rgb(ink.colour)} rg {num(ink.spacing)} Tc "
+        f"1 0 0 1 {num(x)} {num(y)} Tm <{_glyphs(font, text)}> Tj ET"
+    )
 
 
 def _glyphs(font: EmbeddedFont, text: str) -> str:

@@ -100,8 +100,9 @@ class Renderer:
         # stylesheet: the process's scratch folder, which a later run removes if this one is killed.
         saved, tempfile.tempdir = tempfile.tempdir, str(scratch_folder())
         try:
-            self.stylesheet = CSS(string=stylesheet_text(), base_url=self.base_url, url_fetcher=self.fetcher,
-                                  font_config=self.fonts)
+            self.stylesheet = CSS(
+                string=stylesheet_text(), base_url=self.base_url, url_fetcher=self.fetcher, font_config=self.fonts
+            )
         finally:
             tempfile.tempdir = saved
 
@@ -125,12 +126,15 @@ class Renderer:
         none of its own border or spacing): a block to stamp on every sheet that shows the same
         (None where it would not fit one page). Its box contains its children's margins."""
         anchor = f"{ANCHOR}block"
-        page = (f'<!DOCTYPE html><html lang="{lang}"><body><div class="{box_class}" id="{anchor}" style="width: '
-                f'{width_pt}pt; padding: 0; border: 0; margin: 0; background: none; display: flow-root">{html}</div>'
-                '</body></html>')
+        page = (
+            f'<!DOCTYPE html><html lang="{lang}"><body><div class="{box_class}" id="{anchor}" style="width: '
+            f'{width_pt}pt; padding: 0; border: 0; margin: 0; background: none; display: flow-root">{html}</div>'
+            "</body></html>"
+        )
         document = HTML(string=page, base_url=self.base_url, url_fetcher=self.fetcher).render(
             stylesheets=[self.stylesheet, self._page_stylesheet(BLOCK_PAGE_CSS)],  # one page style for every width
-            font_config=self.fonts)
+            font_config=self.fonts,
+        )
         if len(document.pages) != 1 or anchor not in document.pages[0].anchors:
             return None
         box = tuple(v * PX_PT for v in document.pages[0].anchors.pop(anchor))
@@ -259,7 +263,9 @@ def painted(data: bytes, placements: Sequence[tuple[Placement, ...]]) -> bytes:
         box = [float(v) for v in page.mediabox]
         height = box[3] - box[1]
         page.contents_add(save, prepend=True)
-        stamps = [stamp(pdf, page, pl.mark.block, pl.box, height, forms) for pl in pls if isinstance(pl.mark, BlockMark)]
+        stamps = [
+            stamp(pdf, page, pl.mark.block, pl.box, height, forms) for pl in pls if isinstance(pl.mark, BlockMark)
+        ]
         # zlib's default level: level 9 takes 2.5x as long for 1.5% less.
         ops = zlib.compress(b"\n".join([b"Q", *stamps, page_operators(pls, height, fonts, box[2] - box[0])]), 6)
         page.contents_add(pikepdf.Stream(pdf, ops, Filter=pikepdf.Name.FlateDecode))

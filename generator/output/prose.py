@@ -55,8 +55,10 @@ class ProseFace:
             raise ValueError(f"not simple left-to-right text: {text!r}")
         infos = buffer.glyph_infos
         clusters = [info.cluster for info in infos] + [len(text)]
-        return tuple(Glyph(info.codepoint, pos.x_advance, text[clusters[i]:max(clusters[i + 1], clusters[i] + 1)])
-                     for i, (info, pos) in enumerate(zip(infos, buffer.glyph_positions)))
+        return tuple(
+            Glyph(info.codepoint, pos.x_advance, text[clusters[i] : max(clusters[i + 1], clusters[i] + 1)])
+            for i, (info, pos) in enumerate(zip(infos, buffer.glyph_positions))
+        )
 
     @functools.lru_cache(maxsize=None)  # noqa: B019
     def advance(self, gid: int) -> int:
@@ -72,10 +74,13 @@ class ProseFace:
         tag = "".join(chr(65 + b % 26) for b in hashlib.sha256(program).digest()[:6])
         scale = 1000 / self.upem
         return EmbeddedProse(
-            program=zlib.compress(program, 6), tag=tag,
+            program=zlib.compress(program, 6),
+            tag=tag,
             widths=tuple((gid, round(self.advance(gid) * scale, 3)) for gid in sorted(gids)),
             to_unicode=zlib.compress(to_unicode(texts.items()), 6),
-            ascent=round(self.ascent * 1000), descent=round(-self.descent * 1000))
+            ascent=round(self.ascent * 1000),
+            descent=round(-self.descent * 1000),
+        )
 
 
 @dataclass(frozen=True)

@@ -34,19 +34,26 @@ def qr_svg(code: str, side_pt: float = QR_PT, quiet: int = 0) -> Markup:
     light modules around it (HTML output and the handout; PDF pages paint it)."""
     shapes = qr_shapes(code)
     d = "".join(_svg_rect(r) for _, rects in shapes.fills for r in rects)
-    box = f"0 0 {_n(shapes.width)} {_n(shapes.height)}" if not quiet else \
-        f"{-quiet} {-quiet} {_n(shapes.width + 2 * quiet)} {_n(shapes.height + 2 * quiet)}"
-    return Markup(f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{_n(side_pt)}pt" height="{_n(side_pt)}pt"'
-                  f' viewBox="{box}" shape-rendering="crispEdges">'
-                  f'<path d="{d}"/></svg>')
+    box = (
+        f"0 0 {_n(shapes.width)} {_n(shapes.height)}"
+        if not quiet
+        else f"{-quiet} {-quiet} {_n(shapes.width + 2 * quiet)} {_n(shapes.height + 2 * quiet)}"
+    )
+    return Markup(
+        f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{_n(side_pt)}pt" height="{_n(side_pt)}pt"'
+        f' viewBox="{box}" shape-rendering="crispEdges">'
+        f'<path d="{d}"/></svg>'
+    )
 
 
 def shapes_svg(shapes: Shapes, scale: float) -> Markup:
     """A panel's shapes as one inline SVG, drawn at `scale` (numbers and colours only)."""
     width, height = shapes.width, shapes.height
     paths = [f'<path fill="{fill}" d="{"".join(_svg_rect(r) for r in rects)}"/>' for fill, rects in shapes.fills]
-    paths += [f'<path fill="none" stroke="{colour}" stroke-width="{_n(w)}" d="{"".join(map(_svg_line, lines))}"/>'
-              for colour, w, lines in shapes.strokes]
+    paths += [
+        f'<path fill="none" stroke="{colour}" stroke-width="{_n(w)}" d="{"".join(map(_svg_line, lines))}"/>'
+        for colour, w, lines in shapes.strokes
+    ]
     return Markup(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width * scale)}pt" height="{_n(height * scale)}pt"'
         f' viewBox="{_n(-EDGE_PT)} 0 {_n(width)} {_n(height)}">{"".join(paths)}</svg>'

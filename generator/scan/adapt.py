@@ -56,8 +56,7 @@ def examples(reads: dict[Key, CellRead], truth: dict[Key, object]) -> tuple[np.n
                     shapes.append(shape)
                     classes.append(CLASSES.index(char))
                     boxes.append(n)
-    return (np.array(shapes, np.float32).reshape(-1, LOOK_SIZE), np.array(classes, np.int64),
-            np.array(boxes, np.int64))
+    return (np.array(shapes, np.float32).reshape(-1, LOOK_SIZE), np.array(classes, np.int64), np.array(boxes, np.int64))
 
 
 def adapted(reads: dict[Key, CellRead], truth: dict[Key, object]) -> dict[Key, CellRead]:
@@ -83,12 +82,17 @@ def adapted(reads: dict[Key, CellRead], truth: dict[Key, object]) -> dict[Key, C
     # its every box wrong alike, and what the key says of them is not what that hand's digits are.
     own = np.repeat([step[n] for n, _, _ in where], [count for _, _, count in where])
     d[own[:, None] == step[boxes][None, :]] = np.inf
-    weighed = np.split(_weighed(np.concatenate(probs).astype(np.float32), d, classes, near),
-                       np.cumsum([count for _, _, count in where])[:-1])
+    weighed = np.split(
+        _weighed(np.concatenate(probs).astype(np.float32), d, classes, near),
+        np.cumsum([count for _, _, count in where])[:-1],
+    )
     parts = {(n, j): packed(w) for (n, j, _), w in zip(where, weighed)}
-    return {key: CellRead(tuple(parts.get((n, j), part) for j, part in enumerate(read.parts)), read.looks)
-            if any((n, j) in parts for j in range(len(read.parts))) else read
-            for n, (key, read) in enumerate(reads.items())}
+    return {
+        key: CellRead(tuple(parts.get((n, j), part) for j, part in enumerate(read.parts)), read.looks)
+        if any((n, j) in parts for j in range(len(read.parts)))
+        else read
+        for n, (key, read) in enumerate(reads.items())
+    }
 
 
 def in_own_hand(problem, reads: dict[Key, CellRead]) -> dict[Key, CellRead]:
@@ -127,7 +131,7 @@ def _weighed(probs: np.ndarray, d: np.ndarray, classes: np.ndarray, near: float)
     close = dist <= REACH * near
     votes = np.zeros(probs.shape, np.float64)
     rows = np.arange(len(probs))
-    weights = np.where(close, np.exp(-(np.where(close, dist, 0) / near) ** 2 / 2), 0)
+    weights = np.where(close, np.exp(-((np.where(close, dist, 0) / near) ** 2) / 2), 0)
     np.add.at(votes, (rows[:, None], classes[nearest]), weights)
     share = ((votes + SMOOTH) / (votes.sum(axis=1, keepdims=True) + SMOOTH * len(CLASSES))).astype(np.float32)
     said, looks = probs.argmax(axis=1), share.argmax(axis=1)

@@ -152,8 +152,18 @@ def _quantile(grey: np.ndarray, q: float) -> float:
 def segment(found: Ink) -> list[Glyph]:
     """The characters in a crop's ink, left to right."""
     stats = found.stats
-    pieces = [(int(stats[k, 0]), int(stats[k, 1]), int(stats[k, 0] + stats[k, 2]), int(stats[k, 1] + stats[k, 3]),
-               int(stats[k, 4]), int(k)) for k in np.flatnonzero(found.keep) if stats[k, 4] >= MIN_AREA]
+    pieces = [
+        (
+            int(stats[k, 0]),
+            int(stats[k, 1]),
+            int(stats[k, 0] + stats[k, 2]),
+            int(stats[k, 1] + stats[k, 3]),
+            int(stats[k, 4]),
+            int(k),
+        )
+        for k in np.flatnonzero(found.keep)
+        if stats[k, 4] >= MIN_AREA
+    ]
     if not pieces:
         return []
     tall = max(p[3] - p[1] for p in pieces)
@@ -251,7 +261,7 @@ def _broken_joined(groups: list[list], tall: int, found: Ink) -> list[list]:
         point = any(y1 - y0 < 0.3 * tall and x1 - x0 < 0.3 * tall for x0, y0, x1, y1 in (a, b))
         stacked = shared >= BROKEN * min(ax1 - ax0, bx1 - bx0) and min(ay1 - ay0, by1 - by0) < WHOLE * height
         if width <= height and not point and (stacked or _closes_loop(found, out[i], out[i + 1])):
-            out[i:i + 2] = [out[i] + out[i + 1]]
+            out[i : i + 2] = [out[i] + out[i + 1]]
             i = max(i - 1, 0)  # the joined character may join its left neighbour too
         else:
             i += 1
@@ -305,8 +315,14 @@ def _trimmed(g: Glyph, mask: np.ndarray):
     if int(mask.sum()) < MIN_AREA:
         return None
     ys, xs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
-    return Glyph(g.x0 + int(cols[0]), g.y0 + int(rows[0]), g.x0 + int(cols[-1]) + 1, g.y0 + int(rows[-1]) + 1,
-                 mask[ys, xs].astype(np.uint8), g.shade[ys, xs] * mask[ys, xs])
+    return Glyph(
+        g.x0 + int(cols[0]),
+        g.y0 + int(rows[0]),
+        g.x0 + int(cols[-1]) + 1,
+        g.y0 + int(rows[-1]) + 1,
+        mask[ys, xs].astype(np.uint8),
+        g.shade[ys, xs] * mask[ys, xs],
+    )
 
 
 SLANTS = (-0.3, 0.0, 0.3)

@@ -26,32 +26,52 @@ Stroke = list[tuple[float, float]]
 
 def _arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float, n: int = 14) -> Stroke:
     """Points on an ellipse's arc, angles in degrees, clockwise on the page (y down)."""
-    return [(cx + rx * math.cos(math.radians(a)), cy + ry * math.sin(math.radians(a)))
-            for a in np.linspace(start, end, n)]
+    return [
+        (cx + rx * math.cos(math.radians(a)), cy + ry * math.sin(math.radians(a))) for a in np.linspace(start, end, n)
+    ]
 
 
 SHAPES: dict[str, list[list[Stroke]]] = {
     "0": [[_arc(0.5, 0.5, 0.36, 0.5, -100, 262, 22)], [_arc(0.5, 0.5, 0.3, 0.5, -80, 285, 22)]],
-    "1": [[[(0.5, 0.0), (0.5, 1.0)]], [[(0.25, 0.25), (0.55, 0.0), (0.55, 1.0)]],
-          [[(0.3, 0.22), (0.55, 0.0), (0.55, 1.0)], [(0.3, 1.0), (0.8, 1.0)]],
-          [[(0.08, 0.45), (0.62, 0.0), (0.62, 1.0)]]],  # the European 1: a long flag, no foot
-    "2": [[_arc(0.5, 0.3, 0.32, 0.3, 190, 380, 12) + [(0.15, 1.0), (0.88, 1.0)]],
-          [_arc(0.48, 0.3, 0.3, 0.3, 200, 390, 12) + [(0.18, 0.98), (0.3, 0.92), (0.85, 1.0)]]],
-    "3": [[_arc(0.48, 0.27, 0.3, 0.27, 200, 450, 12) + _arc(0.48, 0.74, 0.34, 0.26, 270, 500, 12)],
-          [[(0.2, 0.02), (0.8, 0.02), (0.45, 0.42)] + _arc(0.48, 0.7, 0.34, 0.3, 280, 500, 12)]],
-    "4": [[[(0.62, 0.0), (0.1, 0.68), (0.92, 0.68)], [(0.68, 0.3), (0.68, 1.0)]],
-          [[(0.22, 0.0), (0.15, 0.62), (0.9, 0.62)], [(0.7, 0.0), (0.7, 1.0)]]],
-    "5": [[[(0.8, 0.02), (0.25, 0.02), (0.2, 0.45)] + _arc(0.48, 0.7, 0.34, 0.3, 220, 490, 14)],
-          [[(0.25, 0.02), (0.2, 0.45)] + _arc(0.48, 0.7, 0.34, 0.3, 220, 490, 14), [(0.25, 0.02), (0.82, 0.02)]]],
-    "6": [[[(0.78, 0.05), (0.5, 0.0), (0.25, 0.2), (0.15, 0.6)] + _arc(0.48, 0.72, 0.33, 0.28, 180, 530, 18)],
-          [[(0.7, 0.0), (0.3, 0.35), (0.17, 0.68)] + _arc(0.48, 0.72, 0.32, 0.28, 180, 530, 18)]],
-    "7": [[[(0.12, 0.02), (0.88, 0.02), (0.38, 1.0)]],
-          [[(0.12, 0.02), (0.88, 0.02), (0.42, 1.0)], [(0.35, 0.52), (0.78, 0.52)]],
-          [[(0.1, 0.12), (0.2, 0.02), (0.86, 0.04), (0.5, 0.55), (0.4, 1.0)]]],
-    "8": [[_arc(0.5, 0.26, 0.27, 0.24, 90, 450, 16) + _arc(0.5, 0.74, 0.33, 0.26, -90, 270, 16)],
-          [_arc(0.5, 0.25, 0.3, 0.25, 0, 360, 16), _arc(0.5, 0.74, 0.35, 0.26, 0, 360, 16)]],
-    "9": [[_arc(0.48, 0.3, 0.32, 0.28, 0, 360, 16) + [(0.8, 0.3), (0.72, 1.0)]],
-          [_arc(0.48, 0.3, 0.32, 0.28, 10, 370, 16) + [(0.8, 0.35), (0.78, 0.7), (0.6, 1.0)]]],
+    "1": [
+        [[(0.5, 0.0), (0.5, 1.0)]],
+        [[(0.25, 0.25), (0.55, 0.0), (0.55, 1.0)]],
+        [[(0.3, 0.22), (0.55, 0.0), (0.55, 1.0)], [(0.3, 1.0), (0.8, 1.0)]],
+        [[(0.08, 0.45), (0.62, 0.0), (0.62, 1.0)]],
+    ],  # the European 1: a long flag, no foot
+    "2": [
+        [_arc(0.5, 0.3, 0.32, 0.3, 190, 380, 12) + [(0.15, 1.0), (0.88, 1.0)]],
+        [_arc(0.48, 0.3, 0.3, 0.3, 200, 390, 12) + [(0.18, 0.98), (0.3, 0.92), (0.85, 1.0)]],
+    ],
+    "3": [
+        [_arc(0.48, 0.27, 0.3, 0.27, 200, 450, 12) + _arc(0.48, 0.74, 0.34, 0.26, 270, 500, 12)],
+        [[(0.2, 0.02), (0.8, 0.02), (0.45, 0.42)] + _arc(0.48, 0.7, 0.34, 0.3, 280, 500, 12)],
+    ],
+    "4": [
+        [[(0.62, 0.0), (0.1, 0.68), (0.92, 0.68)], [(0.68, 0.3), (0.68, 1.0)]],
+        [[(0.22, 0.0), (0.15, 0.62), (0.9, 0.62)], [(0.7, 0.0), (0.7, 1.0)]],
+    ],
+    "5": [
+        [[(0.8, 0.02), (0.25, 0.02), (0.2, 0.45)] + _arc(0.48, 0.7, 0.34, 0.3, 220, 490, 14)],
+        [[(0.25, 0.02), (0.2, 0.45)] + _arc(0.48, 0.7, 0.34, 0.3, 220, 490, 14), [(0.25, 0.02), (0.82, 0.02)]],
+    ],
+    "6": [
+        [[(0.78, 0.05), (0.5, 0.0), (0.25, 0.2), (0.15, 0.6)] + _arc(0.48, 0.72, 0.33, 0.28, 180, 530, 18)],
+        [[(0.7, 0.0), (0.3, 0.35), (0.17, 0.68)] + _arc(0.48, 0.72, 0.32, 0.28, 180, 530, 18)],
+    ],
+    "7": [
+        [[(0.12, 0.02), (0.88, 0.02), (0.38, 1.0)]],
+        [[(0.12, 0.02), (0.88, 0.02), (0.42, 1.0)], [(0.35, 0.52), (0.78, 0.52)]],
+        [[(0.1, 0.12), (0.2, 0.02), (0.86, 0.04), (0.5, 0.55), (0.4, 1.0)]],
+    ],
+    "8": [
+        [_arc(0.5, 0.26, 0.27, 0.24, 90, 450, 16) + _arc(0.5, 0.74, 0.33, 0.26, -90, 270, 16)],
+        [_arc(0.5, 0.25, 0.3, 0.25, 0, 360, 16), _arc(0.5, 0.74, 0.35, 0.26, 0, 360, 16)],
+    ],
+    "9": [
+        [_arc(0.48, 0.3, 0.32, 0.28, 0, 360, 16) + [(0.8, 0.3), (0.72, 1.0)]],
+        [_arc(0.48, 0.3, 0.32, 0.28, 10, 370, 16) + [(0.8, 0.35), (0.78, 0.7), (0.6, 1.0)]],
+    ],
     "-": [[[(0.05, 0.55), (0.95, 0.55)]], [[(0.1, 0.5), (0.9, 0.56)]]],
     "/": [[[(0.15, 1.05), (0.85, -0.05)]], [[(0.25, 1.05), (0.75, -0.05)]]],
     ".": [[[(0.5, 0.95), (0.52, 0.97), (0.5, 0.98)]]],
@@ -91,10 +111,16 @@ class Writer:
         r = np.random.default_rng(seed)
         loose = 1.0 if neat else 1.7
         return Writer(
-            seed=seed, size=float(r.uniform(3.2, 4.6)), slant=float(r.normal(0.12, 0.12 * loose)),
-            width=float(r.uniform(0.5, 0.72)), thickness=float(r.uniform(0.18, 0.5)),
-            wobble=float(r.uniform(0.01, 0.03) * loose), spacing=float(r.uniform(0.12, 0.35)),
-            ink=int(r.choice([0, 20, 40, 70, 90, 120, 150])), shapes=tuple(int(r.integers(0, 6)) for _ in SHAPES))
+            seed=seed,
+            size=float(r.uniform(3.2, 4.6)),
+            slant=float(r.normal(0.12, 0.12 * loose)),
+            width=float(r.uniform(0.5, 0.72)),
+            thickness=float(r.uniform(0.18, 0.5)),
+            wobble=float(r.uniform(0.01, 0.03) * loose),
+            spacing=float(r.uniform(0.12, 0.35)),
+            ink=int(r.choice([0, 20, 40, 70, 90, 120, 150])),
+            shapes=tuple(int(r.integers(0, 6)) for _ in SHAPES),
+        )
 
     def shape(self, char: str) -> list[Stroke]:
         """This writer's way of writing `char`."""
@@ -102,8 +128,14 @@ class Writer:
         return choices[self.shapes[list(SHAPES).index(char)] % len(choices)]
 
 
-def write(canvas: np.ndarray, text: str, writer: Writer, box: tuple[float, float, float, float], px_mm: float,
-          rng: np.random.Generator) -> list[tuple[str, float, float]]:
+def write(
+    canvas: np.ndarray,
+    text: str,
+    writer: Writer,
+    box: tuple[float, float, float, float],
+    px_mm: float,
+    rng: np.random.Generator,
+) -> list[tuple[str, float, float]]:
     """Writes `text` by `writer` into `box` (x, y, w, h in pixels) of a grey `canvas`, in place:
     centred, shrunk to fit when it would not, each character a little different. Returns each
     character with its left and right, in pixels."""
@@ -134,8 +166,15 @@ def write(canvas: np.ndarray, text: str, writer: Writer, box: tuple[float, float
             line = np.stack([xs, ys], axis=1)
             lo, hi = min(lo, float(xs.min()) - thick / 2), max(hi, float(xs.max()) + thick / 2)
             if c in ".,":  # a dot is pressed, not drawn: a little blob
-                cv2.circle(canvas, (int(round(xs[0] * 16)), int(round(ys[0] * 16))), int(thick * 16 * 0.8),
-                           writer.ink, -1, cv2.LINE_AA, 4)
+                cv2.circle(
+                    canvas,
+                    (int(round(xs[0] * 16)), int(round(ys[0] * 16))),
+                    int(thick * 16 * 0.8),
+                    writer.ink,
+                    -1,
+                    cv2.LINE_AA,
+                    4,
+                )
                 if c == ".":
                     continue
             cv2.polylines(canvas, [np.round(line * 16).astype(np.int32)], False, writer.ink, thick, cv2.LINE_AA, 4)
@@ -153,25 +192,46 @@ def _smooth(pts: np.ndarray) -> np.ndarray:
     return out
 
 
-def cross_out(canvas: np.ndarray, box: tuple[float, float, float, float], writer: Writer, px_mm: float,
-              rng: np.random.Generator) -> None:
+def cross_out(
+    canvas: np.ndarray, box: tuple[float, float, float, float], writer: Writer, px_mm: float, rng: np.random.Generator
+) -> None:
     """Strikes through what is in `box` the way people do: a scribble of two or three lines."""
     x0, y0, bw, bh = box
     thick = max(1, int(round(writer.thickness * px_mm)))
     for _ in range(int(rng.integers(2, 4))):
         a = (x0 + bw * rng.uniform(0.05, 0.2), y0 + bh * rng.uniform(0.2, 0.8))
         b = (x0 + bw * rng.uniform(0.8, 0.95), y0 + bh * rng.uniform(0.2, 0.8))
-        cv2.line(canvas, (int(a[0] * 16), int(a[1] * 16)), (int(b[0] * 16), int(b[1] * 16)), writer.ink, thick,
-                 cv2.LINE_AA, 4)
+        cv2.line(
+            canvas,
+            (int(a[0] * 16), int(a[1] * 16)),
+            (int(b[0] * 16), int(b[1] * 16)),
+            writer.ink,
+            thick,
+            cv2.LINE_AA,
+            4,
+        )
 
 
-HERSHEY = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
-           cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
+HERSHEY = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
+)
 """OpenCV's own stroke fonts (in its wheel), two of them script: a neat hand, or a tidy one."""
 
 
-def write_font(canvas: np.ndarray, text: str, box: tuple[float, float, float, float], px_mm: float,
-               rng: np.random.Generator, font: Optional[object] = None) -> list[tuple[str, float, float]]:
+def write_font(
+    canvas: np.ndarray,
+    text: str,
+    box: tuple[float, float, float, float],
+    px_mm: float,
+    rng: np.random.Generator,
+    font: Optional[object] = None,
+) -> list[tuple[str, float, float]]:
     """Writes `text` into `box` of `canvas` in a font (a Hershey stroke font, or a TrueType font
     `font` from PIL), as tidy writers and other tools print digits; each character with its left
     and right, as `write` returns them."""
@@ -219,8 +279,7 @@ def _pil_text(canvas: np.ndarray, char: str, x: float, base: float, face, ink: i
     cx0, cy0 = max(x0, 0), max(y0, 0)
     cx1, cy1 = min(x0 + w, canvas.shape[1]), min(y0 + h, canvas.shape[0])
     if cx1 > cx0 and cy1 > cy0:
-        canvas[cy0:cy1, cx0:cx1] = np.minimum(canvas[cy0:cy1, cx0:cx1],
-                                              drawn[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0])
+        canvas[cy0:cy1, cx0:cx1] = np.minimum(canvas[cy0:cy1, cx0:cx1], drawn[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0])
 
 
 @functools.lru_cache(maxsize=256)
@@ -237,20 +296,37 @@ def sized(font: str, height: int):
 FACES = {
     # Handwriting faces in Debian's packages (bench/README.md says which): each a person's hand.
     # The network learns from the first; the second are writers it never sees, for bench/writers.py.
-    "learn": ("opentype/bwht/BecauseWeBuild-Regular.otf", "opentype/bwht/BecauseWeConnect-Regular.otf",
-              "opentype/bwht/BecauseWeCreate-Regular.otf", "opentype/bwht/BecauseWeMentor-Regular.otf",
-              "opentype/comic-neue/ComicNeue-Regular.otf", "truetype/breip/Breip.ttf",
-              "truetype/fifthhorseman/dkg.ttf", "truetype/klee/KleeOne-Regular.ttf",
-              "truetype/rufscript/Rufscript010.ttf", "truetype/tomsontalks/TomsonTalks.ttf",
-              "truetype/seto/setofont.ttf", "truetype/kiloji/kiloji.ttf", "truetype/kiloji/kiloji_p.ttf",
-              "truetype/linex/Abecedario.ttf", "truetype/linex/AbecedarioNegrita.ttf",
-              "opentype/fantasque-sans/Normal/OTF/FantasqueSansMono-Italic.otf", "truetype/staypuft/StayPuft.ttf",
-              "opentype/havana/Havana-Regular.otf", "truetype/leckerli-one/LeckerliOne-Regular.ttf",
-              "opentype/lobster/lobster.otf"),
-    "held out": ("opentype/bwht/BecauseWeLearn-Regular.otf", "opentype/bwht/BecauseWeOrganize-Regular.otf",
-                 "opentype/dancingscript/DancingScript-Regular.otf", "opentype/kaushanscript/KaushanScript-Regular.otf",
-                 "truetype/humor-sans/Humor-Sans.ttf", "truetype/kristi/Kristi.ttf",
-                 "truetype/ecolier-court/Ecolier-court.ttf"),
+    "learn": (
+        "opentype/bwht/BecauseWeBuild-Regular.otf",
+        "opentype/bwht/BecauseWeConnect-Regular.otf",
+        "opentype/bwht/BecauseWeCreate-Regular.otf",
+        "opentype/bwht/BecauseWeMentor-Regular.otf",
+        "opentype/comic-neue/ComicNeue-Regular.otf",
+        "truetype/breip/Breip.ttf",
+        "truetype/fifthhorseman/dkg.ttf",
+        "truetype/klee/KleeOne-Regular.ttf",
+        "truetype/rufscript/Rufscript010.ttf",
+        "truetype/tomsontalks/TomsonTalks.ttf",
+        "truetype/seto/setofont.ttf",
+        "truetype/kiloji/kiloji.ttf",
+        "truetype/kiloji/kiloji_p.ttf",
+        "truetype/linex/Abecedario.ttf",
+        "truetype/linex/AbecedarioNegrita.ttf",
+        "opentype/fantasque-sans/Normal/OTF/FantasqueSansMono-Italic.otf",
+        "truetype/staypuft/StayPuft.ttf",
+        "opentype/havana/Havana-Regular.otf",
+        "truetype/leckerli-one/LeckerliOne-Regular.ttf",
+        "opentype/lobster/lobster.otf",
+    ),
+    "held out": (
+        "opentype/bwht/BecauseWeLearn-Regular.otf",
+        "opentype/bwht/BecauseWeOrganize-Regular.otf",
+        "opentype/dancingscript/DancingScript-Regular.otf",
+        "opentype/kaushanscript/KaushanScript-Regular.otf",
+        "truetype/humor-sans/Humor-Sans.ttf",
+        "truetype/kristi/Kristi.ttf",
+        "truetype/ecolier-court/Ecolier-court.ttf",
+    ),
 }
 """Handwriting faces by use, under /usr/share/fonts: learned from, or held out."""
 
@@ -281,9 +357,15 @@ def real_digits(use: str) -> dict[str, list[np.ndarray]]:
     return out
 
 
-def write_digits(canvas: np.ndarray, text: str, writer: Writer, box: tuple[float, float, float, float],
-                 px_mm: float, rng: np.random.Generator,
-                 digits: dict[str, list[np.ndarray]]) -> list[tuple[str, float, float]]:
+def write_digits(
+    canvas: np.ndarray,
+    text: str,
+    writer: Writer,
+    box: tuple[float, float, float, float],
+    px_mm: float,
+    rng: np.random.Generator,
+    digits: dict[str, list[np.ndarray]],
+) -> list[tuple[str, float, float]]:
     """Writes `text` into `box` with people's own digits (`digits`, as `real_digits` gives them),
     the signs and points by `writer`'s hand; each character with its left and right, as `write`."""
     chars = [c for c in text.replace("\u2212", "-") if c in SHAPES]
@@ -305,10 +387,10 @@ def write_digits(canvas: np.ndarray, text: str, writer: Writer, box: tuple[float
             ink = cv2.resize(sample, size, interpolation=cv2.INTER_CUBIC).clip(0, 1)
             ink = np.where(ink > 0.35, np.minimum(1.0, (ink - 0.35) / 0.3), 0.0)
             top, left = int(round(base - height)), int(round(x))
-            region = canvas[top:top + size[1], left:left + size[0]]
+            region = canvas[top : top + size[1], left : left + size[0]]
             if region.shape == ink.shape[:2]:
                 shade = 255 - (255 - writer.ink) * ink
-                canvas[top:top + size[1], left:left + size[0]] = np.minimum(region, shade).astype(canvas.dtype)
+                canvas[top : top + size[1], left : left + size[0]] = np.minimum(region, shade).astype(canvas.dtype)
             placed.append((c, x, x + w))
         else:
             placed += write(canvas, c, writer, (x, base - height * 1.15, w, height * 1.3), px_mm, rng)

@@ -57,11 +57,14 @@ def survey(paths: list[Path], limits: Limits = Limits()) -> int:
         pages += len(sizes)
         pixels += sum(size for size in sizes if size <= MAX_PIXELS)  # a page over the limit is refused alone, unread
         if pages > limits.pages:
-            raise InputError(f"the scans hold more than {limits.pages:,} pages (at {path.name}): "
-                             "split them into smaller piles")
+            raise InputError(
+                f"the scans hold more than {limits.pages:,} pages (at {path.name}): split them into smaller piles"
+            )
         if pixels > limits.pixels:
-            raise InputError(f"the scans hold more than {limits.pixels // 1_000_000:,} million pixels (at "
-                             f"{path.name}): scan at 300 dpi or less, or split them into smaller piles")
+            raise InputError(
+                f"the scans hold more than {limits.pixels // 1_000_000:,} million pixels (at "
+                f"{path.name}): scan at 300 dpi or less, or split them into smaller piles"
+            )
     return pages
 
 

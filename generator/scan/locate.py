@@ -61,10 +61,10 @@ def _marks(grey: np.ndarray) -> list[tuple[float, float, float]]:
         if min(rw, rh) < 0.75 * max(rw, rh):
             continue
         area = cv2.contourArea(c)
-        filled = cv2.countNonZero(dark[y:y + h, x:x + w]) / float(w * h)
+        filled = cv2.countNonZero(dark[y : y + h, x : x + w]) / float(w * h)
         if area < 0.85 * rw * rh or filled < 0.7 * (rw * rh) / (w * h):
             continue
-        m = cv2.moments(dark[y:y + h, x:x + w], binaryImage=True)
+        m = cv2.moments(dark[y : y + h, x : x + w], binaryImage=True)
         if m["m00"]:
             cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
         found.append((float(cx), float(cy), float(np.sqrt(area))))
@@ -99,8 +99,11 @@ def candidates(grey: np.ndarray, aspect: Optional[float] = None) -> list[np.ndar
             best = (area, quad)
     found = [best[1]] if best is not None and best[0] >= least else []
     if aspect is not None:
-        found += [q for q in _three(pts, sides, aspect, least)
-                  if not any(np.abs(q - f).max() < 0.01 * max(grey.shape) for f in found)]
+        found += [
+            q
+            for q in _three(pts, sides, aspect, least)
+            if not any(np.abs(q - f).max() < 0.01 * max(grey.shape) for f in found)
+        ]
     if found:
         return found
     if len(marks) < 4:
@@ -157,7 +160,7 @@ def _placements(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size
     the scan was turned before (a landscape picture of a portrait page is a quarter turn, and a
     portrait picture of a landscape page)."""
     tall, wide = grey.shape[0] > grey.shape[1] * 1.15, grey.shape[1] > grey.shape[0] * 1.15
-    if (tall if size[0] > size[1] else wide):  # the picture a quarter turn from the page
+    if tall if size[0] > size[1] else wide:  # the picture a quarter turn from the page
         grey, turned = cv2.rotate(grey, cv2.ROTATE_90_CLOCKWISE), 90
     else:
         turned = 0
@@ -166,12 +169,20 @@ def _placements(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size
     target = np.array(centres, np.float32) * PX_PT
     for found in candidates(grey, (right - left) / (bottom - top)):
         h = cv2.getPerspectiveTransform(target, found.astype(np.float32))
-        yield cv2.warpPerspective(grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
-                                  borderValue=255), turned
+        yield (
+            cv2.warpPerspective(
+                grey, h, (width, height), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR, borderValue=255
+            ),
+            turned,
+        )
 
 
-def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
-           qr_detector: Optional[cv2.QRCodeDetector] = None) -> Located:
+def locate(
+    grey: np.ndarray,
+    centres: tuple[tuple[float, float], ...],
+    size: tuple[float, float],
+    qr_detector: Optional[cv2.QRCodeDetector] = None,
+) -> Located:
     """`grey` (a scan) upright at PX_PT, for a page `size` points wide and high whose marks'
     centres are `centres` (in points); raises NotFound with the reason."""
     zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
@@ -184,7 +195,7 @@ def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
     for page, turned in _placements(grey, centres, size):
         for flip in (False, True):
             upright = cv2.rotate(page, cv2.ROTATE_180) if flip else page
-            qr = read_qr(upright[zone[0]:zone[1], width - zone[2]:width - zone[3]], qr_detector)
+            qr = read_qr(upright[zone[0] : zone[1], width - zone[2] : width - zone[3]], qr_detector)
             if qr is not None:
                 return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
             tried.append((upright, (turned + (180 if flip else 0)) % 360))
@@ -195,8 +206,13 @@ def locate(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tup
     raise NotFound("no readable QR code at the page's top right, nor a readable code in its footer")
 
 
-def placed(grey: np.ndarray, centres: tuple[tuple[float, float], ...], size: tuple[float, float],
-           blank: np.ndarray, qr: QrIdentity) -> Located:
+def placed(
+    grey: np.ndarray,
+    centres: tuple[tuple[float, float], ...],
+    size: tuple[float, float],
+    blank: np.ndarray,
+    qr: QrIdentity,
+) -> Located:
     """`grey` upright as the page a person says it is (`qr`, the identity they gave): of the marks'
     placements and either way up, the one most like that page's `blank` print; NotFound when
     none is like it at all (the marks are not found, or it is none of our pages)."""
@@ -240,7 +256,10 @@ def _tries(zone: np.ndarray):
     then, for a long link's small modules at 150 dpi (three pixels a module, blurred by JPEG and
     by the turn upright), three times as big, and twice as big thresholded against its neighbourhood."""
     yield zone, _DETECTORS
-    yield cv2.threshold(cv2.GaussianBlur(zone, (3, 3), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1], _DETECTORS[1:]
+    yield (
+        cv2.threshold(cv2.GaussianBlur(zone, (3, 3), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
+        _DETECTORS[1:],
+    )
     big = cv2.resize(zone, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     yield big, _DETECTORS
     yield cv2.resize(zone, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC), _DETECTORS

@@ -158,8 +158,11 @@ def _picture_pages(path: Path) -> Iterator[ScanPage]:
         grey = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)  # a phone's EXIF turn applied
     except cv2.error:
         grey = None
-    yield _checked(ScanPage(str(path), 1, grey) if grey is not None else
-                   ScanPage(str(path), 1, None, "cannot read it as a picture"))
+    yield _checked(
+        ScanPage(str(path), 1, grey)
+        if grey is not None
+        else ScanPage(str(path), 1, None, "cannot read it as a picture")
+    )
 
 
 def _checked(page: ScanPage) -> ScanPage:

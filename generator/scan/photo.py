@@ -34,16 +34,21 @@ def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
 
     pillow_heif.register_heif_opener()
     if len(content) > MAX_PHOTO_BYTES:
-        raise PhotoError(f"this photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB: take it again at a "
-                         "lower resolution")
+        raise PhotoError(
+            f"this photo is larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MB: take it again at a lower resolution"
+        )
     try:
         with Image.open(io.BytesIO(content)) as image:
             if image.width * image.height > MAX_PHOTO_PIXELS:
-                raise PhotoError(f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it "
-                                 "again at a lower resolution")
+                raise PhotoError(
+                    f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it "
+                    "again at a lower resolution"
+                )
             if min(image.width, image.height) < MIN_SIDE:
-                raise PhotoError("this photo is too small to read the boxes: take it again closer, the whole page "
-                                 "filling the picture")
+                raise PhotoError(
+                    "this photo is too small to read the boxes: take it again closer, the whole page "
+                    "filling the picture"
+                )
             upright = ImageOps.exif_transpose(image).convert("RGB")
     except PhotoError:
         raise

@@ -97,8 +97,13 @@ class Catalogue:
     """What the scanned pages may be: a manifest's sheets (by code, and by student link), or any
     sheet a drawn code rebuilds."""
 
-    def __init__(self, sources: Iterable[Source], settings: Settings, links: Optional[dict[str, str]] = None,
-                 rebuild: Optional[Callable[[str], Source]] = None) -> None:
+    def __init__(
+        self,
+        sources: Iterable[Source],
+        settings: Settings,
+        links: Optional[dict[str, str]] = None,
+        rebuild: Optional[Callable[[str], Source]] = None,
+    ) -> None:
         self.sources = {code_key(s.code): s for s in sources}
         self.settings = settings
         self.links = links or {}
@@ -131,8 +136,13 @@ class Catalogue:
         """The page a footer names, read where its QR code could not be: of the manifest's codes it
         fits (5 and S alike, and so on), or with no manifest of its readings whose check
         character agrees, the one its glyphs say clearly; None when not one alone."""
-        codes = ([s.code for s in self.sources.values()] if self.sources
-                 else footer.readings() if self.rebuild is not None else [])
+        codes = (
+            [s.code for s in self.sources.values()]
+            if self.sources
+            else footer.readings()
+            if self.rebuild is not None
+            else []
+        )
         code = footer.best(codes)
         if code is None:
             return None
@@ -194,8 +204,10 @@ def read_boxes(page: np.ndarray, blank: np.ndarray, boxes: Sequence[AnswerBox], 
         spans.append((start, len(found)))
     read = read_parts(found, net)
     # The probabilities kept small, their strings made when verified.
-    return [CellRead(tuple(packed(p.probabilities) for p in read[a:b]), tuple(p.shapes.tobytes() for p in read[a:b]))
-            for a, b in spans]
+    return [
+        CellRead(tuple(packed(p.probabilities) for p in read[a:b]), tuple(p.shapes.tobytes() for p in read[a:b]))
+        for a, b in spans
+    ]
 
 
 def in_hand(sheet: SheetScan) -> None:
@@ -215,8 +227,13 @@ def crop_name(source: Source, page: int, key: Key) -> str:
 class Scanner:
     """Reads pages one at a time into the sheets they belong to."""
 
-    def __init__(self, catalogue: Catalogue, spool: Optional[BinaryIO] = None, pages: Optional[Path] = None,
-                 assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None) -> None:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        spool: Optional[BinaryIO] = None,
+        pages: Optional[Path] = None,
+        assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None,
+    ) -> None:
         self.catalogue = catalogue
         self.assigned = assigned or {}
         """Pages a person has said are which: (file as scanned, its page) → (sheet code, sheet page)."""
@@ -234,7 +251,11 @@ class Scanner:
         """Reads one input page; its report."""
         report = self._read(scan)
         self.reports.append(report)
-        if self.pages is not None and scan.grey is not None and report.why.startswith(("not identified", "not assigned")):
+        if (
+            self.pages is not None
+            and scan.grey is not None
+            and report.why.startswith(("not identified", "not assigned"))
+        ):
             self._keep(scan.grey, unidentified_picture(scan.file, scan.number))  # for a person to say which it is
         return report
 
@@ -267,8 +288,12 @@ class Scanner:
                 return PageReport(scan.file, scan.number, why=f"not identified: {error}")
         qr = found.qr or self.catalogue.named(found.footer)
         if qr is None:
-            return PageReport(scan.file, scan.number, why="not identified: its QR code unreadable, and the code "
-                              "in its footer read as no one sheet's", turned=found.turned)
+            return PageReport(
+                scan.file,
+                scan.number,
+                why="not identified: its QR code unreadable, and the code in its footer read as no one sheet's",
+                turned=found.turned,
+            )
         try:
             source = self.catalogue.find(qr)
         except NotFound as error:
@@ -277,15 +302,27 @@ class Scanner:
         pages, blanks = self.catalogue.geometry(key)
         number = qr.page or 1
         if number > len(pages) or (qr.pages and qr.pages != len(pages)):
-            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {qr.pages} "
-                              f"but sheet {source.code} has {len(pages)} (printed on other paper?)")
+            return PageReport(
+                scan.file,
+                scan.number,
+                why=f"not identified: page {number} of {qr.pages} "
+                f"but sheet {source.code} has {len(pages)} (printed on other paper?)",
+            )
         if (pages[number - 1].width > pages[number - 1].height) != (size[0] > size[1]):
-            return PageReport(scan.file, scan.number, why=f"not identified: page {number} of {source.code} was "
-                              "found turned a quarter from how it is printed")
+            return PageReport(
+                scan.file,
+                scan.number,
+                why=f"not identified: page {number} of {source.code} was found turned a quarter from how it is printed",
+            )
         if found.footer and likeness(found.page, blanks[number - 1]) < LIKE_BLANK:
             # Read from its footer alone: it must also look like the page it names.
-            return PageReport(scan.file, scan.number, why=f"not identified: its footer reads page {number} of "
-                              f"{source.code}, but it is not like that page's print", turned=found.turned)
+            return PageReport(
+                scan.file,
+                scan.number,
+                why=f"not identified: its footer reads page {number} of "
+                f"{source.code}, but it is not like that page's print",
+                turned=found.turned,
+            )
         note = "identified by the code printed in its footer (its QR code unreadable)" if found.footer else ""
         return self._take(scan, source, number, found, pages, blanks, note)
 
@@ -311,16 +348,19 @@ class Scanner:
             return PageReport(scan.file, scan.number, why=f"not assigned to {source.code}: {error}")
         return self._take(scan, source, number, found, pages, blanks, "assigned by hand")
 
-    def _take(self, scan: ScanPage, source: Source, number: int, found: Located, pages, blanks,
-              note: str = "") -> PageReport:
+    def _take(
+        self, scan: ScanPage, source: Source, number: int, found: Located, pages, blanks, note: str = ""
+    ) -> PageReport:
         """A page identified as page `number` of `source`'s sheet: its boxes read into the sheet."""
         key = code_key(source.code)
         sheet = self.sheets.setdefault(key, SheetScan(source, len(pages)))
         why = note
         if number in sheet.seen:
             earlier = self.reports[sheet.seen[number]]
-            why = f"warning: page {number} of {source.code} scanned again; this later scan replaces " \
-                  f"{earlier.file} page {earlier.page}"
+            why = (
+                f"warning: page {number} of {source.code} scanned again; this later scan replaces "
+                f"{earlier.file} page {earlier.page}"
+            )
             self.reports[sheet.seen[number]] = replace(earlier, why=f"replaced by {scan.file} page {scan.number}")
         sheet.seen[number] = len(self.reports)
         self._read_boxes(sheet, pages[number - 1], found.page, blanks[number - 1])
@@ -338,7 +378,7 @@ class Scanner:
             sheet.crops.pop(key, None)
             if not read.blank and self.spool is not None:
                 x0, y0, x1, y1 = _rect(box.x, box.y, box.w, box.h)
-                crop = page[max(0, y0 - CROP_PAD):y1 + CROP_PAD, max(0, x0 - CROP_PAD):x1 + CROP_PAD]
+                crop = page[max(0, y0 - CROP_PAD) : y1 + CROP_PAD, max(0, x0 - CROP_PAD) : x1 + CROP_PAD]
                 sheet.crops[key] = (self.spool.tell(), *crop.shape)
                 self.spool.write(np.ascontiguousarray(crop).tobytes())  # encoded only if it goes to review
 

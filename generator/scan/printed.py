@@ -103,17 +103,18 @@ CLEAR = ((" ", 1.0),)
 """A cell read as clear paper."""
 
 
-def _read_char(page: np.ndarray, x: float, top: int, g: Glyphs, chars: str,
-               ink: float) -> tuple[tuple[str, float], ...]:
+def _read_char(
+    page: np.ndarray, x: float, top: int, g: Glyphs, chars: str, ink: float
+) -> tuple[tuple[str, float], ...]:
     """What the character printed from `x` on the line whose glyph pictures start at `top` may
     be: the glyphs of `chars` that correlate within LEAST_LEAD of the best, each with its
     correlation, best first; CLEAR where the paper is (nothing darker than `ink`, the level
     halfway to the line's ink); () where nothing is read clearly."""
     pad, picture = 3, g.pictures[chars[0]]
     x0, y0 = max(0, round(x) - pad), max(0, top - pad)
-    zone = page[y0:top + picture.shape[0] + pad, x0:round(x) + picture.shape[1] + pad]
+    zone = page[y0 : top + picture.shape[0] + pad, x0 : round(x) + picture.shape[1] + pad]
     # The middle of its own cell: a neighbour's stroke, blurred by the copy, reaches a few pixels in.
-    cell = page[top:top + picture.shape[0], round(x) + 4:round(x + g.advance) - 2]
+    cell = page[top : top + picture.shape[0], round(x) + 4 : round(x + g.advance) - 2]
     if zone.size == 0 or cell.size == 0:
         return ()
     if float(cell.min()) > ink:  # no ink: a space, or the line's end
@@ -191,14 +192,15 @@ def read_footer(page: np.ndarray, width_pt: float, height_pt: float) -> Optional
     base = _baseline_px(height_pt)
     left = MARGINS_MM[3] * MM * PX_PT
     y0, x0 = max(0, round(base - g.ascent) - SLACK_PX), max(0, round(left) - SLACK_PX)
-    zone = page[y0:round(base - g.ascent) + g.prefix.shape[0] + SLACK_PX,
-                x0:round(left) + g.prefix.shape[1] + SLACK_PX]
+    zone = page[
+        y0 : round(base - g.ascent) + g.prefix.shape[0] + SLACK_PX, x0 : round(left) + g.prefix.shape[1] + SLACK_PX
+    ]
     score, (dx, dy) = _best(zone, g.prefix)
     if score < LEAST_PREFIX:
         return None
     top, start = y0 + dy, x0 + dx + len(FOOT_PREFIX) * g.advance
     # The line's own ink and paper, from its prefix: a cell with nothing halfway as dark is clear.
-    line = zone[dy:dy + g.prefix.shape[0], dx:dx + g.prefix.shape[1]]
+    line = zone[dy : dy + g.prefix.shape[0], dx : dx + g.prefix.shape[1]]
     paper, dark = float(np.percentile(line, 60)), float(np.percentile(line, 2))
     ink = paper - 0.4 * (paper - dark)
     options: list[tuple[tuple[str, float], ...]] = []
@@ -234,5 +236,4 @@ def read_footer(page: np.ndarray, width_pt: float, height_pt: float) -> Optional
 def _numbers(cells: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     """The cells of " n / m" as the digits of n and those of m."""
     slash = next(k for k, c in enumerate(cells) if c == ("/",))
-    return [c for c in cells[1:slash - 1]], [c for c in cells[slash + 2:]]
-
+    return [c for c in cells[1 : slash - 1]], [c for c in cells[slash + 2 :]]

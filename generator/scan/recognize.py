@@ -53,9 +53,9 @@ def features(glyphs: list[Glyph], height: int, only: Optional[range] = None) -> 
         sh, sw = small.shape
         top, left = (SIDE - sh) // 2, (SIDE - sw) // 2
         pic = np.zeros((SIDE, SIDE), np.float32)
-        pic[top:top + sh, left:left + sw] = small
-        out[i, :SIDE * SIDE] = pic.ravel() / max(pic.max(), 1e-6)
-        out[i, SIDE * SIDE:] = (h / tall, w / tall, ((g.y0 + g.y1) / 2 - mid) / tall, math.log(max(w, 1) / max(h, 1)))
+        pic[top : top + sh, left : left + sw] = small
+        out[i, : SIDE * SIDE] = pic.ravel() / max(pic.max(), 1e-6)
+        out[i, SIDE * SIDE :] = (h / tall, w / tall, ((g.y0 + g.y1) / 2 - mid) / tall, math.log(max(w, 1) / max(h, 1)))
     return out
 
 
@@ -83,10 +83,10 @@ class Model:
         convolutions' patches and rectified outputs before pooling, the hidden layer's input
         and output, and the class scores."""
         n = len(x)
-        pic = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE, 1)
+        pic = x[:, : SIDE * SIDE].reshape(n, SIDE, SIDE, 1)
         p1, r1 = convolve(pic, self.c1, self.b1, 5)
         p2, r2 = convolve(pool(r1), self.c2, self.b2, 3)
-        flat = np.concatenate([pool(r2).reshape(n, -1), x[:, SIDE * SIDE:]], axis=1)
+        flat = np.concatenate([pool(r2).reshape(n, -1), x[:, SIDE * SIDE :]], axis=1)
         h = np.maximum(flat @ self.w3 + self.b3, 0)
         return p1, r1, p2, r2, flat, h, h @ self.w4 + self.b4
 
@@ -183,8 +183,11 @@ def read_parts(found: list[Found], net: Model) -> list[PartRead]:
     faces 81.9 → 83.4 %, Ecolier 64.8 → 71 %; seed 171's 85.6 → 87.1 %; false accepts 1 → 2 and
     3 → 2; people's digits and the project's writers as before)."""
     reads = _read(found, net)
-    again = [i for i, (f, r) in enumerate(zip(found, reads))
-             if f.ink is not None and not r.blank and _weakest(r) < TRACED_SURE]
+    again = [
+        i
+        for i, (f, r) in enumerate(zip(found, reads))
+        if f.ink is not None and not r.blank and _weakest(r) < TRACED_SURE
+    ]
     retraced = [_found(traced(found[i].ink), found[i].height) for i in again]
     for i, r in zip(again, _read(retraced, net)):
         if not r.blank and _weakest(r) > _weakest(reads[i]):
@@ -225,7 +228,7 @@ def _probabilities(net: Model, x: np.ndarray) -> np.ndarray:
     if not len(x):
         return np.zeros((0, len(CLASSES)), np.float32)
     # In batches: a convolution's patches are a hundred floats a pixel, kept small.
-    return np.concatenate([net.probabilities(x[i:i + BATCH]) for i in range(0, len(x), BATCH)])
+    return np.concatenate([net.probabilities(x[i : i + BATCH]) for i in range(0, len(x), BATCH)])
 
 
 def _too_wide(g: Glyph) -> bool:
@@ -252,14 +255,14 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
                 if any(map(_too_wide, halves)):
                     continue  # a half too wide for one character: not the cut between two
                 trials.append((i, k))
-                rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1:], f.height, range(k, k + 2)))
+                rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1 :], f.height, range(k, k + 2)))
     if not trials:
         return [_wide_junk(f, r) for f, r in zip(found, reads)]
     x = np.concatenate(rows)
     probs, shapes = _probabilities(net, x), looks(x)
     best: dict[tuple[int, int], tuple[float, int]] = {}
     for t, (i, k) in enumerate(trials):
-        pair = probs[2 * t:2 * t + 2]
+        pair = probs[2 * t : 2 * t + 2]
         # Each half must surely be one character (SPLIT_SURE) and nearly as surely which
         # (SPLIT_WHICH): a scribble's zigzag cut in two reads as halves of no digit in particular
         # ("4" at 0.52, the rest spread over 7 and 9); a flagged 1 cut from the digit it touches
@@ -279,8 +282,8 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
         r, p, s = out[i], [], []
         for k in range(len(r.probabilities)):
             t = best.get((i, k), (0.0, -1))[1]
-            p.extend(probs[2 * t:2 * t + 2] if t >= 0 else r.probabilities[k:k + 1])
-            s.extend(shapes[2 * t:2 * t + 2] if t >= 0 else r.shapes[k:k + 1])
+            p.extend(probs[2 * t : 2 * t + 2] if t >= 0 else r.probabilities[k : k + 1])
+            s.extend(shapes[2 * t : 2 * t + 2] if t >= 0 else r.shapes[k : k + 1])
         out[i] = PartRead(r.ink, np.array(p, np.float32), np.array(s, np.uint8))
     return out
 
@@ -328,7 +331,7 @@ def _part_read(glyphs: list, probs: np.ndarray, shapes: np.ndarray) -> PartRead:
 def looks(x: np.ndarray) -> np.ndarray:
     """Each character's shape, small and a little blurred (a pen's wobble is not a difference), as
     bytes to compare with the same writer's other characters (scan/adapt.py)."""
-    small = x[:, :SIDE * SIDE].reshape(-1, LOOK, SIDE // LOOK, LOOK, SIDE // LOOK).mean(axis=(2, 4))
+    small = x[:, : SIDE * SIDE].reshape(-1, LOOK, SIDE // LOOK, LOOK, SIDE // LOOK).mean(axis=(2, 4))
     k = cv2.getGaussianKernel(3, 0.8).ravel().astype(np.float32)
     padded = np.pad(small, ((0, 0), (1, 1), (1, 1)), mode="reflect")
     rows = k[0] * padded[:, :-2] + k[1] * padded[:, 1:-1] + k[2] * padded[:, 2:]

@@ -58,8 +58,10 @@ class ScanSummary:
 
     @property
     def line(self) -> str:
-        line = (f"read {self.pages} pages: {self.identified} identified, {self.pages - self.identified} not; "
-                f"{self.sheets} sheets; cells: {self.accepted} accepted, {self.blank} blank, {self.review} to review")
+        line = (
+            f"read {self.pages} pages: {self.identified} identified, {self.pages - self.identified} not; "
+            f"{self.sheets} sheets; cells: {self.accepted} accepted, {self.blank} blank, {self.review} to review"
+        )
         # A sheet that never arrived is a student's work the teacher must find: named, never just counted.
         if self.missing:
             line += f"; {len(self.missing)} sheets never arrived: {_listed(self.missing)}"
@@ -88,10 +90,21 @@ def answers_json(sheet: SheetScan, decisions: list[Decision]) -> dict:
 def review_items(sheet: SheetScan, decisions: list[Decision]) -> list[dict]:
     """The boxes of a sheet a person must look at (review@1 items)."""
     code = sheet.source.code
-    return [{"code": code, "page": sheet.boxes[d.key], "head": d.key[0], "step": d.key[1], "row": d.key[2] + 1,
-             "col": d.key[3] + 1, "crop": f"crops/{crop_name(sheet.source, sheet.boxes[d.key], d.key)}",
-             "expected": d.expected, "reads": [{"text": t, "score": p} for t, p in d.reads]}
-            for d in decisions if d.verdict == "review"]
+    return [
+        {
+            "code": code,
+            "page": sheet.boxes[d.key],
+            "head": d.key[0],
+            "step": d.key[1],
+            "row": d.key[2] + 1,
+            "col": d.key[3] + 1,
+            "crop": f"crops/{crop_name(sheet.source, sheet.boxes[d.key], d.key)}",
+            "expected": d.expected,
+            "reads": [{"text": t, "score": p} for t, p in d.reads],
+        }
+        for d in decisions
+        if d.verdict == "review"
+    ]
 
 
 def answers_name(sheet: SheetScan, width: int) -> str:
@@ -99,10 +112,16 @@ def answers_name(sheet: SheetScan, width: int) -> str:
     return f"{s.index:0{width}d}-{slug(s.student.name) or slug(s.code) or 'sheet'}.json"
 
 
-def scan_folder(paths: list[Path], catalogue: Catalogue, out: Path, force: bool = False,
-                progress: Optional[Callable[[int], None]] = None, keep_pages: bool = False,
-                assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None,
-                limits: Limits = Limits()) -> ScanSummary:
+def scan_folder(
+    paths: list[Path],
+    catalogue: Catalogue,
+    out: Path,
+    force: bool = False,
+    progress: Optional[Callable[[int], None]] = None,
+    keep_pages: bool = False,
+    assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None,
+    limits: Limits = Limits(),
+) -> ScanSummary:
     """Reads every page of `paths` into `out` (`keep_pages`: each page upright in out/pages/, for
     a spot check; `assigned`: pages a person has said are which, (file, page) → (code, sheet page));
     the summary. A pile beyond `limits` is refused before anything is read or written (InputError).
@@ -180,9 +199,16 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
     _put(out / "review.json", _json({"format": REVIEW_FORMAT, "items": review}))
     reports = scanner.reports
     _put(out / "pages.json", _json({"format": PAGES_FORMAT, "pages": [r.json() for r in reports]}))
-    return ScanSummary(len(reports), sum(r.identified for r in reports), len(scanner.sheets), counts["accepted"],
-                       counts["blank"], counts["review"], *_absent(scanner),
-                       tuple((r.file, r.page) for r in reports if _unidentified(r)))
+    return ScanSummary(
+        len(reports),
+        sum(r.identified for r in reports),
+        len(scanner.sheets),
+        counts["accepted"],
+        counts["blank"],
+        counts["review"],
+        *_absent(scanner),
+        tuple((r.file, r.page) for r in reports if _unidentified(r)),
+    )
 
 
 def _unidentified(report) -> bool:
@@ -200,8 +226,9 @@ def _absent(scanner: Scanner) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if sheet is None:
             missing.append(f"{source.code}{name}")
             continue
-        incomplete += [f"{source.code}{name} page {n} of {sheet.pages}"
-                       for n in range(1, sheet.pages + 1) if n not in sheet.seen]
+        incomplete += [
+            f"{source.code}{name} page {n} of {sheet.pages}" for n in range(1, sheet.pages + 1) if n not in sheet.seen
+        ]
     return tuple(missing), tuple(incomplete)
 
 
@@ -228,5 +255,7 @@ def sources_of(manifest: dict, listed: dict) -> Iterable:
     from generator.scan.pipeline import Source
 
     index = {code_key(str(s.get("code"))): int(s.get("index", n + 1)) for n, s in enumerate(manifest["sheets"])}
-    return [Source(item.code, index.get(key, n + 1), item.problem, item.student)
-            for n, (key, item) in enumerate(listed.items())]
+    return [
+        Source(item.code, index.get(key, n + 1), item.problem, item.student)
+        for n, (key, item) in enumerate(listed.items())
+    ]

@@ -132,9 +132,16 @@ def held_out_hand(kind: str, index: int, writer: Writer) -> Optional[Hand]:
     return None
 
 
-def fill(page: np.ndarray, boxes: PageBoxes, written: dict[Key, tuple[str, ...]], student: Student,
-         rng: np.random.Generator, crossed: Optional[set] = None, font: bool = False,
-         hand: Optional[Hand] = None) -> np.ndarray:
+def fill(
+    page: np.ndarray,
+    boxes: PageBoxes,
+    written: dict[Key, tuple[str, ...]],
+    student: Student,
+    rng: np.random.Generator,
+    crossed: Optional[set] = None,
+    font: bool = False,
+    hand: Optional[Hand] = None,
+) -> np.ndarray:
     """`page` (the blank worksheet page at PAPER_DPI) with the written boxes filled in (`font`:
     printed in fonts, not written; `hand`: in that hand, not the student's writer's)."""
     printed = [None, *_faces()] if font else []
@@ -175,9 +182,18 @@ def _faces() -> list[str]:
     return [str(f) for f in found or sorted((templates_dir() / "fonts").glob("*.subset.ttf"))]
 
 
-def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: float = 0.0, scale: float = 1.0,
-            upside_down: bool = False, quality: int = 80, colour: bool = False, photo: bool = False,
-            quarter: bool = False) -> np.ndarray:
+def scanned(
+    page: np.ndarray,
+    rng: np.random.Generator,
+    dpi: int = 200,
+    angle: float = 0.0,
+    scale: float = 1.0,
+    upside_down: bool = False,
+    quality: int = 80,
+    colour: bool = False,
+    photo: bool = False,
+    quarter: bool = False,
+) -> np.ndarray:
     """A filled page (at PAPER_DPI) as a scanner or a phone gives it back: encoded JPEG bytes decoded."""
     f = dpi / PAPER_DPI * scale
     img = cv2.resize(page, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -197,8 +213,11 @@ def scanned(page: np.ndarray, rng: np.random.Generator, dpi: int = 200, angle: f
     if quarter:  # a phone held sideways
         img = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
     img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), float(rng.uniform(0.4, 1.0)))
-    img = img * float(rng.uniform(0.88, 1.0)) + float(rng.uniform(0, 12)) + rng.normal(0, float(rng.uniform(2, 6)),
-                                                                                        img.shape)
+    img = (
+        img * float(rng.uniform(0.88, 1.0))
+        + float(rng.uniform(0, 12))
+        + rng.normal(0, float(rng.uniform(2, 6)), img.shape)
+    )
     img = np.clip(img, 0, 255).astype(np.uint8)
     if colour:  # a colour scan: paper a little warm
         img = cv2.merge([np.clip(img.astype(np.int16) - d, 0, 255).astype(np.uint8) for d in (12, 4, 0)])
@@ -245,9 +264,19 @@ def smudged_qr(paper: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[dict] = None,
-                  wrong: float = 0.04, blank: float = 0.03, crossed: float = 0.01,
-                  pencil: bool = False, font: bool = False, smudge: bool = False, hands: str = "") -> Iterator[Filled]:
+def filled_sheets(
+    batch: Path,
+    seed: int = 5,
+    neat: bool = True,
+    scan: Optional[dict] = None,
+    wrong: float = 0.04,
+    blank: float = 0.03,
+    crossed: float = 0.01,
+    pencil: bool = False,
+    font: bool = False,
+    smudge: bool = False,
+    hands: str = "",
+) -> Iterator[Filled]:
     """Every worksheet of a batch folder (its manifest.json and worksheets.pdf, one file) filled
     in by its own writer and scanned (`scan`: `scanned`'s settings for every page; by default
     each page drawn at random: 150–300 dpi, ±5°, ±5 %, a fifth upside down, JPEG 50–90, some in colour;
@@ -287,10 +316,18 @@ def filled_sheets(batch: Path, seed: int = 5, neat: bool = True, scan: Optional[
                 page = fill(paper, page_boxes, written, student, rng, struck, font, hand)
                 if smudge:
                     page = smudged_qr(page, rng)
-                settings_of_scan = scan if scan is not None else dict(
-                    dpi=int(rng.choice([150, 200, 300])), angle=float(rng.uniform(-5, 5)),
-                    scale=float(rng.uniform(0.95, 1.05)), upside_down=bool(rng.random() < 0.2),
-                    quality=int(rng.integers(50, 91)), colour=bool(rng.random() < 0.3))
+                settings_of_scan = (
+                    scan
+                    if scan is not None
+                    else dict(
+                        dpi=int(rng.choice([150, 200, 300])),
+                        angle=float(rng.uniform(-5, 5)),
+                        scale=float(rng.uniform(0.95, 1.05)),
+                        upside_down=bool(rng.random() < 0.2),
+                        quality=int(rng.integers(50, 91)),
+                        colour=bool(rng.random() < 0.3),
+                    )
+                )
                 pages.append(scanned(page, rng, **settings_of_scan))
             yield Filled(item.code, tuple(pages), written, frozenset(struck))
     finally:

@@ -64,8 +64,14 @@ class CellRead:
 
     def reads(self) -> tuple[Reads, ...]:
         """Each part's likeliest strings."""
-        return tuple(part if isinstance(part, tuple) else
-                     tuple(best_strings(part_probabilities(part), STRINGS)) if len(part) else () for part in self.parts)
+        return tuple(
+            part
+            if isinstance(part, tuple)
+            else tuple(best_strings(part_probabilities(part), STRINGS))
+            if len(part)
+            else ()
+            for part in self.parts
+        )
 
 
 def packed(probs: np.ndarray) -> bytes:
@@ -210,8 +216,9 @@ def joined(read: CellRead, k: int = 3) -> Reads:
     out: list[tuple[str, float]] = [("", 1.0)]
     for part in read.reads():
         if part:
-            out = sorted(((a + (" " if a else "") + b, p * q) for a, p in out for b, q in part[:k]),
-                         key=lambda x: -x[1])[:k]
+            out = sorted(
+                ((a + (" " if a else "") + b, p * q) for a, p in out for b, q in part[:k]), key=lambda x: -x[1]
+            )[:k]
     # "x" is the network's "not a character": a person reads it as "?".
     return tuple((text.replace("x", "?"), round(p, 4)) for text, p in out if text)
 
@@ -219,8 +226,11 @@ def joined(read: CellRead, k: int = 3) -> Reads:
 def empty_grids(problem) -> dict[tuple[Optional[int], str], list[list[Entry]]]:
     """Every grid a student writes, blank: by (head, step)."""
     shapes, final = grid_shapes(problem)
-    grids = {(h, name): [[BLANK] * c for _ in range(r)] for h in range(1, heads_of(problem) + 1)
-             for name, (r, c) in shapes.items()}
+    grids = {
+        (h, name): [[BLANK] * c for _ in range(r)]
+        for h in range(1, heads_of(problem) + 1)
+        for name, (r, c) in shapes.items()
+    }
     grids.update({(None, name): [[BLANK] * c for _ in range(r)] for name, (r, c) in final.items()})
     return grids
 
@@ -229,8 +239,9 @@ def answers_of(problem, grids: dict, code: Optional[str], student: Student) -> A
     """Grids of written entries as the grader takes them."""
     frozen = {k: tuple(map(tuple, g)) for k, g in grids.items()}
     heads = tuple({name: g for (h, name), g in frozen.items() if h == n} for n in range(1, heads_of(problem) + 1))
-    return Answers(heads=heads, final={name: g for (h, name), g in frozen.items() if h is None}, code=code,
-                   student=student)
+    return Answers(
+        heads=heads, final={name: g for (h, name), g in frozen.items() if h is None}, code=code, student=student
+    )
 
 
 def key_values(problem) -> dict[Key, object]:
@@ -239,8 +250,13 @@ def key_values(problem) -> dict[Key, object]:
     return {(s.head, s.step, r, c): v for s in steps for r, row in enumerate(s.expected) for c, v in enumerate(row)}
 
 
-def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, student: Student = Student(),
-           confirmed: Optional[dict[Key, str]] = None) -> list[Decision]:
+def verify(
+    problem,
+    reads: dict[Key, CellRead],
+    code: Optional[str] = None,
+    student: Student = Student(),
+    confirmed: Optional[dict[Key, str]] = None,
+) -> list[Decision]:
     """Every read box decided, in working order; `confirmed`: boxes a person has settled (their
     text, "" for blank), which count as written and carry forward like accepted ones."""
     confirmed = confirmed or {}
@@ -275,6 +291,7 @@ def verify(problem, reads: dict[Key, CellRead], code: Optional[str] = None, stud
                 entry = read_cell_text(clear_read(read))
                 grids[(head, step)][row][col] = entry
                 unconfirmed.setdefault((head, step), set()).add(
-                    entry.exact if entry.exact is not None else normalize(entry.decimal[0]))
+                    entry.exact if entry.exact is not None else normalize(entry.decimal[0])
+                )
             decisions.append(Decision(key, verdict, value, joined(read), sheet_value(expected), expected))
     return decisions

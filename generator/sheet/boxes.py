@@ -40,8 +40,10 @@ class AnswerBox:
         """A fraction's box as its fraction part and its decimal part (x, y, w, h); empty otherwise."""
         if self.split is None:
             return {}
-        return {"fraction": (self.x, self.y, self.w, self.split),
-                "decimal": (self.x, self.y + self.split, self.w, self.h - self.split)}
+        return {
+            "fraction": (self.x, self.y, self.w, self.split),
+            "decimal": (self.x, self.y + self.split, self.w, self.h - self.split),
+        }
 
 
 @dataclass(frozen=True)
@@ -65,16 +67,32 @@ def page_boxes(layouts: Sequence[PageLayout]) -> tuple[PageBoxes, ...]:
         boxes = []
         for place in layout.panels:
             for b in place.panel.boxes:
-                row, col = (0, b.row) if b.step in flat_steps() and _column_sums(place.panel.boxes, b) else (b.row, b.col)
+                row, col = (
+                    (0, b.row) if b.step in flat_steps() and _column_sums(place.panel.boxes, b) else (b.row, b.col)
+                )
                 key = (b.head, b.step, row, col)
                 if key in seen:
                     continue
                 seen.add(key)
-                boxes.append(AnswerBox(b.head, b.step, row + 1, col + 1, number, round(place.x + b.x, 2),
-                                       round(place.y + b.y, 2), round(b.w, 2), round(b.h, 2),
-                                       None if b.split is None else round(b.split, 2)))
-        out.append(PageBoxes(number, layout.width, layout.height, tuple(m.centre for m in layout.marks), layout.qr,
-                             tuple(boxes)))
+                boxes.append(
+                    AnswerBox(
+                        b.head,
+                        b.step,
+                        row + 1,
+                        col + 1,
+                        number,
+                        round(place.x + b.x, 2),
+                        round(place.y + b.y, 2),
+                        round(b.w, 2),
+                        round(b.h, 2),
+                        None if b.split is None else round(b.split, 2),
+                    )
+                )
+        out.append(
+            PageBoxes(
+                number, layout.width, layout.height, tuple(m.centre for m in layout.marks), layout.qr, tuple(boxes)
+            )
+        )
     return tuple(out)
 
 
@@ -85,13 +103,36 @@ def _column_sums(boxes, b) -> bool:
 
 def boxes_json(pages: Sequence[PageBoxes]) -> dict:
     """The contract as JSON: attnsheet/boxes@1."""
-    return {"format": "attnsheet/boxes@1", "unit": "pt", "origin": "top-left", "pages": [
-        {"page": p.page, "width": round(p.width, 2), "height": round(p.height, 2),
-         "marks": [[round(x, 2), round(y, 2)] for x, y in p.marks], "qr": p.qr,
-         "boxes": [{"head": b.head, "step": b.step, "row": b.row, "col": b.col, "page": b.page,
-                    "x": b.x, "y": b.y, "w": b.w, "h": b.h,
-                    **({"parts": {k: list(v) for k, v in b.parts.items()}} if b.split is not None else {})}
-                   for b in p.boxes]} for p in pages]}
+    return {
+        "format": "attnsheet/boxes@1",
+        "unit": "pt",
+        "origin": "top-left",
+        "pages": [
+            {
+                "page": p.page,
+                "width": round(p.width, 2),
+                "height": round(p.height, 2),
+                "marks": [[round(x, 2), round(y, 2)] for x, y in p.marks],
+                "qr": p.qr,
+                "boxes": [
+                    {
+                        "head": b.head,
+                        "step": b.step,
+                        "row": b.row,
+                        "col": b.col,
+                        "page": b.page,
+                        "x": b.x,
+                        "y": b.y,
+                        "w": b.w,
+                        "h": b.h,
+                        **({"parts": {k: list(v) for k, v in b.parts.items()}} if b.split is not None else {}),
+                    }
+                    for b in p.boxes
+                ],
+            }
+            for p in pages
+        ],
+    }
 
 
 COLUMNS = ("head", "step", "row", "col", "x", "y", "w", "h", "split")
@@ -101,6 +142,15 @@ COLUMNS = ("head", "step", "row", "col", "x", "y", "w", "h", "split")
 def boxes_rows(pages: Sequence[PageBoxes]) -> list[dict]:
     """The geometry as a manifest keeps it: each page with its boxes as rows under COLUMNS (a
     class's manifest stays a few times its size without them, not ten)."""
-    return [{"page": p.page, "width": round(p.width, 2), "height": round(p.height, 2),
-             "marks": [[round(x, 2), round(y, 2)] for x, y in p.marks], "qr": p.qr, "columns": list(COLUMNS),
-             "boxes": [[b.head, b.step, b.row, b.col, b.x, b.y, b.w, b.h, b.split] for b in p.boxes]} for p in pages]
+    return [
+        {
+            "page": p.page,
+            "width": round(p.width, 2),
+            "height": round(p.height, 2),
+            "marks": [[round(x, 2), round(y, 2)] for x, y in p.marks],
+            "qr": p.qr,
+            "columns": list(COLUMNS),
+            "boxes": [[b.head, b.step, b.row, b.col, b.x, b.y, b.w, b.h, b.split] for b in p.boxes],
+        }
+        for p in pages
+    ]

@@ -92,8 +92,12 @@ class Graph:
         """Its left, top, width and height, circles included, in points."""
         pad = self.radius + 1.0
         xs, ys = [x for x, _ in self.nodes], [y for _, y in self.nodes]
-        return (round(min(xs) - pad, 2), round(min(ys) - pad, 2), round(max(xs) - min(xs) + 2 * pad, 2),
-                round(max(ys) - min(ys) + 2 * pad, 2))
+        return (
+            round(min(xs) - pad, 2),
+            round(min(ys) - pad, 2),
+            round(max(xs) - min(xs) + 2 * pad, 2),
+            round(max(ys) - min(ys) + 2 * pad, 2),
+        )
 
     @property
     def lines(self) -> tuple[tuple[float, float, float, float], ...]:
@@ -104,8 +108,9 @@ class Graph:
             (x0, y0), (x1, y1) = self.nodes[i], self.nodes[j]
             length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
             dx, dy = (x1 - x0) / length * self.radius, (y1 - y0) / length * self.radius
-            out.append((round(x0 + dx - left, 2), round(y0 + dy - top, 2), round(x1 - dx - left, 2),
-                        round(y1 - dy - top, 2)))
+            out.append(
+                (round(x0 + dx - left, 2), round(y0 + dy - top, 2), round(x1 - dx - left, 2), round(y1 - dy - top, 2))
+            )
         return tuple(out)
 
     @property
@@ -154,35 +159,79 @@ def _boxes(g: GridView, left: float, top: float, head: Optional[int], names: dic
         m = c.m
         x0 = left + EDGE_PT + c.col * CHAR_PT
         if m.nodes:  # a graph drawn beside its matrix, where the paper has it
-            centres = tuple((round(x0 + (col + 0.5) * CHAR_PT, 2),
-                             round(top + (tops[c.body_row + line] + tops[c.body_row + line + 1]) / 2, 2))
-                            for line, col in m.nodes)
+            centres = tuple(
+                (
+                    round(x0 + (col + 0.5) * CHAR_PT, 2),
+                    round(top + (tops[c.body_row + line] + tops[c.body_row + line + 1]) / 2, 2),
+                )
+                for line, col in m.nodes
+            )
             words = ", ".join(f"{i + 1}–{j + 1}" for i, j in m.edges)
-            out.append(Box(None, None, m.caption_text, x0, top + tops[c.row], m.tone, (), "", (), c.end,
-                           Graph(centres, m.edges, NODE_PT, words)))
+            out.append(
+                Box(
+                    None,
+                    None,
+                    m.caption_text,
+                    x0,
+                    top + tops[c.row],
+                    m.tone,
+                    (),
+                    "",
+                    (),
+                    c.end,
+                    Graph(centres, m.edges, NODE_PT, words),
+                )
+            )
             continue
         masked = set(m.masked)
         cells = []
         for i in range(m.rows):
             line = m.lines[i * m.cell_h] if m.lines else ""
             for j in range(m.cols):
-                given = line[j * m.cell_w:(j + 1) * m.cell_w].strip() if not m.boxes else ""
+                given = line[j * m.cell_w : (j + 1) * m.cell_w].strip() if not m.boxes else ""
                 y0, y1 = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
-                cells.append(Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, i, j, given,
-                                  (i, j) in masked))
+                cells.append(
+                    Cell(
+                        x0 + j * m.cell_w * CHAR_PT,
+                        top + y0,
+                        m.cell_w * CHAR_PT,
+                        y1 - y0,
+                        i,
+                        j,
+                        given,
+                        (i, j) in masked,
+                    )
+                )
         headings = []
         if m.tokens:  # the line between the caption and the body
             y0, y1 = tops[c.row + 1], tops[c.body_row]
-            headings += [Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, -1, j, name)
-                         for j, name in enumerate(m.tokens)]
+            headings += [
+                Cell(x0 + j * m.cell_w * CHAR_PT, top + y0, m.cell_w * CHAR_PT, y1 - y0, -1, j, name)
+                for j, name in enumerate(m.tokens)
+            ]
         for i, name in enumerate(m.row_labels):  # left of the body, in the label_chars before it
             y0, y1 = tops[c.body_row + i * m.cell_h], tops[c.body_row + (i + 1) * m.cell_h]
             headings.append(Cell(x0 - m.label_chars * CHAR_PT, top + y0, m.label_chars * CHAR_PT, y1 - y0, i, -1, name))
-        caption_x = (left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
-                     if c.end else left + EDGE_PT + c.col * CHAR_PT)
+        caption_x = (
+            left + EDGE_PT + (c.col + m.text_chars) * CHAR_PT - len(m.caption_text) * CHAR_PT * CAPTION_CHAR
+            if c.end
+            else left + EDGE_PT + c.col * CHAR_PT
+        )
         step = m.step or None  # a given (X, the weights) is no step: its values are printed
-        out.append(Box(head if step is None else m.head, step, m.caption_text, caption_x, top + tops[c.row],
-                       m.tone, tuple(cells), names.get(id(m), ""), tuple(headings), c.end))
+        out.append(
+            Box(
+                head if step is None else m.head,
+                step,
+                m.caption_text,
+                caption_x,
+                top + tops[c.row],
+                m.tone,
+                tuple(cells),
+                names.get(id(m), ""),
+                tuple(headings),
+                c.end,
+            )
+        )
     return out
 
 
@@ -231,5 +280,9 @@ def spoken(boxes: list[Box], problem, lang: str) -> list[Box]:
     captions = {s.key[1]: _(s.face.caption_in(row)) for s in kind.steps(kind.column_twin(problem)) if s.face}
     first = [b.label.split("  ")[0] for b in boxes]
     shared = {name for b, name in zip(boxes, first) if b.step is not None and first.count(name) > 1}
-    return [b if b.step is None else replace(b, spoken=f"{name}, {captions[b.step]}" if name in shared and
-                                             captions.get(b.step) else name) for b, name in zip(boxes, first)]
+    return [
+        b
+        if b.step is None
+        else replace(b, spoken=f"{name}, {captions[b.step]}" if name in shared and captions.get(b.step) else name)
+        for b, name in zip(boxes, first)
+    ]

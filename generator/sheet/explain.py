@@ -50,6 +50,7 @@ def explanations(problem, grade: Grade, lang: str = "en") -> dict:
     inputs = {key: step.inputs for key, step in steps.items()}
     # A given (X, the weights) is on the sheet: it counts as written.
     ready = {key: all(written.get(k, k not in inputs) for k in needs) for key, needs in inputs.items()}
+
     def cell(s: StepGrade, i: int, j: int) -> str:
         step = steps[(s.head, s.step)]
         return _cell(step, [symbol(k) for k in step.inputs], row, s, i, j, _, ready.get((s.head, s.step), False))

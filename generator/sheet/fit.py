@@ -80,8 +80,12 @@ def worked_panel(lines: Sequence[Sequence[str]], width_pt: float) -> PanelView:
     """A key's worked example as a text panel `width_pt` wide, each line broken only between
     its expressions, and a sum too long for a line before one of its terms ("+ ...")."""
     chars = int(width_pt / (CHAR_PT * STYLES["workings"].size / FONT_PT))
-    return text_panel([("workings", [piece for expr in line for piece in _terms(expr, chars)]) for line in lines],
-                      width_pt, 1.0, RULES_LINE_PT)
+    return text_panel(
+        [("workings", [piece for expr in line for piece in _terms(expr, chars)]) for line in lines],
+        width_pt,
+        1.0,
+        RULES_LINE_PT,
+    )
 
 
 def _terms(expr: str, chars: int) -> list[str]:

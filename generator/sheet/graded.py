@@ -55,8 +55,10 @@ def written_lines(entry: Entry) -> tuple[str, str]:
 
 def _marking(step: StepGrade) -> Marking:
     texts = tuple(tuple(written_lines(e) for e in row) for row in step.written)
-    notes = tuple(tuple(sheet_value(x) if v == "wrong" else "" for v, x in zip(vs, xs))
-                  for vs, xs in zip(step.verdicts, step.expected))
+    notes = tuple(
+        tuple(sheet_value(x) if v == "wrong" else "" for v, x in zip(vs, xs))
+        for vs, xs in zip(step.verdicts, step.expected)
+    )
     return Marking(texts, step.verdicts, notes)
 
 
@@ -70,9 +72,11 @@ def step_names(problem) -> dict[str, tuple[Optional[int], str]]:
     or its symbol)."""
     kind = kind_of(problem)
     heads = heads_of(problem)
-    return {step_label(s.key[0], s.key[1], heads): (s.key[0] if heads > 1 else None,
-                                                     s.face.title or s.face.symbol)
-            for s in kind.steps(kind.column_twin(problem)) if s.face is not None}
+    return {
+        step_label(s.key[0], s.key[1], heads): (s.key[0] if heads > 1 else None, s.face.title or s.face.symbol)
+        for s in kind.steps(kind.column_twin(problem))
+        if s.face is not None
+    }
 
 
 def step_title(label: str, names: dict[str, tuple[Optional[int], str]], lang: str = "en") -> str:
@@ -86,22 +90,54 @@ def step_title(label: str, names: dict[str, tuple[Optional[int], str]], lang: st
 def score_panel(graded: GradedSheet, width_pt: float, lang: str = "en") -> PanelView:
     """The score, the points of every step and what the marks mean, for a graded sheet's header."""
     _ = translations(lang).gettext
-    steps = " · ".join(f"{step_title(label, graded.names, lang)} {points}/{total}"
-                       for label, points, total in graded.steps)
-    return text_panel([(kind, text.split(" ")) for kind, text in [
-        ("answers", _("Score %(points)s/%(total)s (%(percent)s%%)")
-         % {"points": graded.points, "total": graded.total, "percent": graded.percent}),
-        ("captions", steps),
-        ("captions", _("Marks: tick = correct; tick with a tail = carried (right from your own earlier numbers); "
-                       "cross = wrong, with the expected value in small red; square = blank or unreadable.")),
-    ] + ([("captions", {
-        "none": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
-                  "compute (all zeros, one value throughout, a column repeated, nothing changed): no point."),
-        "half": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
-                  "compute (all zeros, one value throughout, a column repeated, nothing changed): half a point."),
-        "full": _("Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
-                  "compute (all zeros, one value throughout, a column repeated, nothing changed): a point.")}[
-        graded.trivial])] if graded.trivial else [])], width_pt, SCORE_SCALE)
+    steps = " · ".join(
+        f"{step_title(label, graded.names, lang)} {points}/{total}" for label, points, total in graded.steps
+    )
+    return text_panel(
+        [
+            (kind, text.split(" "))
+            for kind, text in [
+                (
+                    "answers",
+                    _("Score %(points)s/%(total)s (%(percent)s%%)")
+                    % {"points": graded.points, "total": graded.total, "percent": graded.percent},
+                ),
+                ("captions", steps),
+                (
+                    "captions",
+                    _(
+                        "Marks: tick = correct; tick with a tail = carried (right from your own earlier numbers); "
+                        "cross = wrong, with the expected value in small red; square = blank or unreadable."
+                    ),
+                ),
+            ]
+            + (
+                [
+                    (
+                        "captions",
+                        {
+                            "none": _(
+                                "Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                                "compute (all zeros, one value throughout, a column repeated, nothing changed): no point."
+                            ),
+                            "half": _(
+                                "Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                                "compute (all zeros, one value throughout, a column repeated, nothing changed): half a point."
+                            ),
+                            "full": _(
+                                "Tick with a barred tail = right from your own earlier numbers, but those left nothing to "
+                                "compute (all zeros, one value throughout, a column repeated, nothing changed): a point."
+                            ),
+                        }[graded.trivial],
+                    )
+                ]
+                if graded.trivial
+                else []
+            )
+        ],
+        width_pt,
+        SCORE_SCALE,
+    )
 
 
 def graded_sheet(grade: Grade, problem) -> GradedSheet:
@@ -112,5 +148,6 @@ def graded_sheet(grade: Grade, problem) -> GradedSheet:
         marks.setdefault(step.head, {})[step.step] = _marking(step)
     labels = tuple((step_label(s.head, s.step, heads), s.points, s.total) for s in grade.steps)
     trivial = any(v == "trivial" for s in grade.steps for row in s.verdicts for v in row)
-    return GradedSheet(marks, grade.points, grade.total, labels, grade.trivial if trivial else None,
-                       step_names(problem))
+    return GradedSheet(
+        marks, grade.points, grade.total, labels, grade.trivial if trivial else None, step_names(problem)
+    )

@@ -59,11 +59,13 @@ class Said:
 def rules_box(*lines: Said, products: bool = True) -> Callable[..., list[str]]:
     """A kind's `rules(problem, key, lang)` from its lines: those true for the sheet, in its
     convention and language, then (`products`: a sheet of products) the products' rule, each a bullet."""
+
     def rules(problem, key: bool, lang: str = "en") -> list[str]:
         _ = translations(lang).gettext
         row = problem.convention == "row"
         said = [_(line.row if row and line.row else line.column) for line in lines if line.when(problem)]
         return ["• " + line for line in said + ([_(PRODUCT_RULE)] if products else [])]
+
     return rules
 
 
@@ -80,15 +82,24 @@ def ones(n: int, row: bool) -> tuple:
 def layer_weights(k: int, layer, inputs: int, row: bool, given: bool, _: Callable) -> MatrixView:
     """Layer k's [W | b] ([W ; b] in the row convention), a line where its bias begins (after its `inputs`)."""
     w = with_bias(layer.W, layer.b, row)
-    return replace(matrix(f"W{k} ; b{k}" if row else f"W{k} | b{k}", _("weights, bias last"), w, tone="weight",
-                          given=given, cell_w=cell_width(w, 4)),
-                   **({"split_rows": (inputs,)} if row else {"split_cols": (inputs,)}))
+    return replace(
+        matrix(
+            f"W{k} ; b{k}" if row else f"W{k} | b{k}",
+            _("weights, bias last"),
+            w,
+            tone="weight",
+            given=given,
+            cell_w=cell_width(w, 4),
+        ),
+        **({"split_rows": (inputs,)} if row else {"split_cols": (inputs,)}),
+    )
 
 
 def ones_row(n: int, row: bool, width: int, _: Callable) -> MatrixView:
     """The row of n 1s a bias multiplies (a column, in the row convention), as wide as the grid's cells."""
-    return matrix("1", "" if row else _("a row of 1s"), ones(n, row), tone="input", given=True,
-                  cell_w=3 if row else width)
+    return matrix(
+        "1", "" if row else _("a row of 1s"), ones(n, row), tone="input", given=True, cell_w=3 if row else width
+    )
 
 
 def stepped(m: dict, steps: tuple, marks: Optional[dict] = None) -> dict:
@@ -108,8 +119,9 @@ def fitted(g: GridView, framed: bool = False) -> GridView:
     return replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g
 
 
-def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool = False,
-                 spaced: bool = False) -> tuple[GridView, bool]:
+def layer_layout(
+    m: dict, rows: Callable[[bool], Rows], what: str, framed: bool = False, spaced: bool = False
+) -> tuple[GridView, bool]:
     """The layer grid of matrices `m` as the printed sheet places them (`rows(stacked)`: compact,
     or each step below the last where that is too wide), scaled to the page, and whether it is
     stacked; a LayoutError saying what to change where no scale prints it legibly (`what`: the sheet)."""
@@ -122,9 +134,11 @@ def layer_layout(m: dict, rows: Callable[[bool], Rows], what: str, framed: bool 
         if scale >= MIN_SIDE_BY_SIDE_SCALE:
             break
     if scale < MIN_SCALE:
-        raise LayoutError(f"{what} sheet: its grid would be {g.width_pt:.0f} pt wide where a page has "
-                          f"{width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or --d-ff, "
-                          "or the column convention")
+        raise LayoutError(
+            f"{what} sheet: its grid would be {g.width_pt:.0f} pt wide where a page has "
+            f"{width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or --d-ff, "
+            "or the column convention"
+        )
     return (replace(g, scale=math.floor(scale * 100) / 100) if scale < 1.0 else g), stacked
 
 
@@ -163,23 +177,48 @@ def layer_head(g: GridView, rows: Rows) -> HeadView:
     """The layer grid as a head that flows over the page, a band at a time: a band holding a
     factor of the next band's product never ends a page (grid bands are its rows)."""
     kept = frozenset(k for k, (_, keep) in enumerate(rows) if keep and k < len(g.bands) - 1)
-    return HeadView(stacked=True, beside=False, beside_out=False, out_apart=False, proj_width_pt=g.width_pt,
-                    rules_left_pt=0.0, bands=(("layer", tuple(band_panels(g, kept))),))
+    return HeadView(
+        stacked=True,
+        beside=False,
+        beside_out=False,
+        out_apart=False,
+        proj_width_pt=g.width_pt,
+        rules_left_pt=0.0,
+        bands=(("layer", tuple(band_panels(g, kept))),),
+    )
 
 
-def layer_sheet(problem, student, settings: Settings, key: bool, graded: Optional[GradedSheet],
-                heads: tuple[HeadView, ...], layer: HeadView, rules: list[str], worked: Optional[list],
-                titles: tuple[str, ...], title: str) -> SheetView:
+def layer_sheet(
+    problem,
+    student,
+    settings: Settings,
+    key: bool,
+    graded: Optional[GradedSheet],
+    heads: tuple[HeadView, ...],
+    layer: HeadView,
+    rules: list[str],
+    worked: Optional[list],
+    titles: tuple[str, ...],
+    title: str,
+) -> SheetView:
     """A sheet of layers: the heads before the layer grid (if any), the grid, the rules box, a
     key's worked example, a graded sheet's score."""
     score = score_panel(graded, CONTENT_WIDTH_PT, settings.lang) if graded else None
     heads += (layer,)
     framed, row = len(heads) > 1, problem.convention == "row"
     return SheetView(
-        problem=problem, heads=heads, final=None, key=key, student=student, rules=tuple(rules),
+        problem=problem,
+        heads=heads,
+        final=None,
+        key=key,
+        student=student,
+        rules=tuple(rules),
         rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
         worked=worked and worked_panel_for(worked, heads[0], row, settings.paper, framed),
-        graded=graded, score=score, titles=titles, default_title=title,
+        graded=graded,
+        score=score,
+        titles=titles,
+        default_title=title,
     )
 
 
@@ -209,15 +248,17 @@ class OneGrid:
     """grows(problem) -> whether its writing lines grow where the page has room (a kind's sheets
     printed before they grew keep their layout: draw/rebuild.grown_since)."""
 
-    def layout(self, problem, solution, key: bool, lang: str = "en", blank: bool = False,
-               marks: Optional[dict] = None) -> tuple[dict, GridView, bool]:
+    def layout(
+        self, problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None
+    ) -> tuple[dict, GridView, bool]:
         """The sheet's matrices by name, the grid as printed, and whether it is stacked."""
         m = self.matrices(problem, solution, key, lang, blank, marks)
         g, stacked = layer_layout(m, self.rows(problem, m), problem.kind, spaced=self.grows(problem))
         return m, g, stacked
 
-    def view(self, problem, solution, student, settings: Settings, key: bool,
-             graded: Optional[GradedSheet] = None) -> SheetView:
+    def view(
+        self, problem, solution, student, settings: Settings, key: bool, graded: Optional[GradedSheet] = None
+    ) -> SheetView:
         """Everything the template needs for the worksheet, key or graded sheet."""
         marks = graded.marks.get(None) if graded else None
         m, g, stacked = self.layout(problem, solution, key, settings.lang, settings.blank, marks)
@@ -232,8 +273,19 @@ class OneGrid:
                     g, stacked = tall, True
             g = growth(g, rules, lines, settings.paper, score_height(graded, settings.lang)) or g
         layer = layer_head(g, self.rows(problem, m)(stacked))
-        return layer_sheet(problem, student, settings, key, graded, (), layer, rules, lines, (),
-                           translations(settings.lang).gettext(self.title))
+        return layer_sheet(
+            problem,
+            student,
+            settings,
+            key,
+            graded,
+            (),
+            layer,
+            rules,
+            lines,
+            (),
+            translations(settings.lang).gettext(self.title),
+        )
 
     def check_fits(self, problem, solution, settings: Settings) -> None:
         """Raise LayoutError now if the sheet cannot be printed legibly (checked on empty boxes)."""

@@ -58,8 +58,9 @@ def frames(problem, solution=None, lang: str = "en") -> tuple[Frame, ...]:
     return tuple(out)
 
 
-def _step_frames(step, values: dict, row: bool, _, shown_in: dict, skipped: frozenset = frozenset(),
-                 symbols: Optional[dict] = None) -> list[Frame]:
+def _step_frames(
+    step, values: dict, row: bool, _, shown_in: dict, skipped: frozenset = frozenset(), symbols: Optional[dict] = None
+) -> list[Frame]:
     """One step's frames, in the sheet's layout (`skipped`: the cells its route leaves empty;
     `symbols`: the steps' symbols, by key)."""
     head, name = step.key
@@ -92,9 +93,20 @@ def _step_frames(step, values: dict, row: bool, _, shown_in: dict, skipped: froz
 
 def frames_json(all_frames: tuple[Frame, ...]) -> list[dict]:
     """Frames as the projector page's script reads them (heads as strings, "" outside the heads)."""
+
     def key(head: Optional[int], name: str) -> str:
         return f"{head or ''}:{name}"
 
-    return [{"box": key(*f.place), "i": f.cell[0], "j": f.cell[1], "step": f.step, "text": f.text, "value": f.value,
-             "transposed": f.transposed,
-             "lit": [{"box": key(hd, name), "i": i, "j": j} for hd, name, i, j in f.lit]} for f in all_frames]
+    return [
+        {
+            "box": key(*f.place),
+            "i": f.cell[0],
+            "j": f.cell[1],
+            "step": f.step,
+            "text": f.text,
+            "value": f.value,
+            "transposed": f.transposed,
+            "lit": [{"box": key(hd, name), "i": i, "j": j} for hd, name, i, j in f.lit],
+        }
+        for f in all_frames
+    ]

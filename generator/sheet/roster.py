@@ -54,9 +54,11 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         if row.line in problems:
             what = problems[row.line]
             if "fields but" in what:
-                extra = ", ".join(repr(clean_text(c, 20)) for c in row.fields[len(table.header):])[:60]
-                what += f"; ignored: {extra} (a {'comma' if table.separator == ',' else 'separator'} inside a " \
-                        "name needs quotes)"
+                extra = ", ".join(repr(clean_text(c, 20)) for c in row.fields[len(table.header) :])[:60]
+                what += (
+                    f"; ignored: {extra} (a {'comma' if table.separator == ',' else 'separator'} inside a "
+                    "name needs quotes)"
+                )
             warnings.append(f"{label}: {where}: {what}")
         fields = {key: clean_text(row.fields[i]) if i < len(row.fields) else "" for key, i in at.items()}
         if not fields["name"]:

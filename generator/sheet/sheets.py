@@ -13,8 +13,9 @@ from generator.sheet.panel import with_decimal_comma
 from generator.sheet.sheetview import HeadView, SheetView
 
 
-def sheet_view(problem, solution, student: Student, settings: Settings, key: bool,
-               graded: Optional[GradedSheet] = None) -> SheetView:
+def sheet_view(
+    problem, solution, student: Student, settings: Settings, key: bool, graded: Optional[GradedSheet] = None
+) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     view = part(problem.kind, "sheet").view(problem, solution, student, settings, key, graded)
@@ -23,6 +24,7 @@ def sheet_view(problem, solution, student: Student, settings: Settings, key: boo
 
 def decimal_comma(view: SheetView) -> SheetView:
     """A sheet whose every decimal is written with a comma: grids, worked example, score."""
+
     def head(h: HeadView) -> HeadView:
         panels = {name: with_decimal_comma(p) for name in ("both", "proj", "att", "out") if (p := getattr(h, name))}
         bands = tuple((name, tuple(with_decimal_comma(p) for p in band)) for name, band in h.bands)

@@ -130,7 +130,6 @@ class Ink:
     """Letter spacing, in points."""
 
 
-
 STYLES = {
     "given": Ink(FONT_PT, 400, "#1b1b1b"),
     "answers": Ink(FONT_PT, 700, "#0b4fa8"),
@@ -182,7 +181,6 @@ RULES_BORDER_PT = 0.8
 RULES_MAX_MM = 82
 """The widest its text may be beside a grid: a column of easy lines (the worked example's too)."""
 RULES_MAX_PT = RULES_MAX_MM * 72 / 25.4
-
 
 
 def content_width(paper: str) -> float:

@@ -68,7 +68,10 @@ def solution_text(solution, places: int = 3) -> str:
     header = list(kind.describe(p))
     if p.code:
         header.append(f"sheet code: {p.code}")
-    parts = ["\n".join(header), _block(_titled("X", shown(values[(None, "X")])), matrix_lines(shown(values[(None, "X")])))]
+    parts = [
+        "\n".join(header),
+        _block(_titled("X", shown(values[(None, "X")])), matrix_lines(shown(values[(None, "X")]))),
+    ]
     seen = {(None, "X")}
     by_key = {s.key: s for s in steps}
     heads = max((s.key[0] or 0 for s in steps), default=0)
@@ -80,8 +83,10 @@ def solution_text(solution, places: int = 3) -> str:
             parts.append(f"=== Head {step.key[0]} ===")
         head = step.key[0]
         face, op = step.face, step.op
-        symbols = [by_key[k].face.symbol if k in by_key else (faces[k[1]].symbol if k[1] in faces else k[1])
-                   for k in step.inputs]
+        symbols = [
+            by_key[k].face.symbol if k in by_key else (faces[k[1]].symbol if k[1] in faces else k[1])
+            for k in step.inputs
+        ]
         label = op.operation.title(op, face, face.label[row], symbols)
         note = face.note[row]
         title = f"{label}   {note}" if note else label
@@ -104,7 +109,9 @@ def solution_text(solution, places: int = 3) -> str:
             seen.add(k)
             if k[1] in faces and faces[k[1]].within:
                 continue  # part of a given already shown (x1 of X)
-            parts.append(_block(faces[k[1]].label[row] if k[1] in faces else k[1], _exact_lines(shown(values[k]), places)))
+            parts.append(
+                _block(faces[k[1]].label[row] if k[1] in faces else k[1], _exact_lines(shown(values[k]), places))
+            )
         lines = _exact_lines(shown(result), places)
         parts.append(_block(title, side_by_side(beside, lines) if beside else lines))
     return "\n\n".join(parts) + "\n"

@@ -10,5 +10,5 @@ DECIMALS = 2
 
 
 def equals(x: Cell) -> str:
-    """"= value", or "≈ value" for a rounded real number."""
+    """ "= value", or "≈ value" for a rounded real number."""
     return f"{'≈' if isinstance(x, float) else '='} {sheet_value(x)}"

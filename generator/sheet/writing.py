@@ -40,7 +40,17 @@ def writing_boxes(cells: Sequence[Placed], tops: Sequence[float], scale: float) 
             for j in range(m.cols):
                 if (i, j) not in masked:
                     x = EDGE_PT + (c.col + j * m.cell_w) * CHAR_PT
-                    out.append(PanelBox(m.head, m.step, i, j, round(x * scale, 3), round(top * scale, 3),
-                                        round(m.cell_w * CHAR_PT * scale, 3), round((foot - top) * scale, 3),
-                                        None if split is None else round(split, 3)))
+                    out.append(
+                        PanelBox(
+                            m.head,
+                            m.step,
+                            i,
+                            j,
+                            round(x * scale, 3),
+                            round(top * scale, 3),
+                            round(m.cell_w * CHAR_PT * scale, 3),
+                            round((foot - top) * scale, 3),
+                            None if split is None else round(split, 3),
+                        )
+                    )
     return out

@@ -68,31 +68,51 @@ class Signing(Pages):
         # tries of its own: others failing on the name lock out only browsers never seen (OWASP).
         device = self.store.device_of(request.cookies.get(DEVICE_COOKIE, ""), name)
         who = f"signin-device:{device}" if device else f"signin-name:{name.lower()}"
-        within = await self.off_db(lambda: self.store.hit(who, SIGN_IN_RATE[0])
-                                   and self.store.hit(f"signin-address:{address}", SIGN_IN_RATE[1]))
+        within = await self.off_db(
+            lambda: (
+                self.store.hit(who, SIGN_IN_RATE[0]) and self.store.hit(f"signin-address:{address}", SIGN_IN_RATE[1])
+            )
+        )
         if not within:
             return await self._sign_in_page(
-                request, target, _("Too many tries: wait a minute, then sign in again."), 429)
+                request, target, _("Too many tries: wait a minute, then sign in again."), 429
+            )
         cookie = await self.off_loop(self.store.sign_in, name, password)
         if cookie is None:
             return await self._sign_in_page(
-                request, target, _("That name and password open no account (or the account is disabled)."), 400)
+                request, target, _("That name and password open no account (or the account is disabled)."), 400
+            )
         response = self._signed_in(request, target, cookie)
         if device is None:
-            response.set_cookie(DEVICE_COOKIE, self.store.device_cookie(name), max_age=DEVICE_FOR, path="/signin",
-                                httponly=True, samesite="strict", secure=request.url.scheme == "https")
+            response.set_cookie(
+                DEVICE_COOKIE,
+                self.store.device_cookie(name),
+                max_age=DEVICE_FOR,
+                path="/signin",
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+            )
         return response
 
     async def _sign_in_page(self, request: Request, target: str, error: str, status: int = 200) -> Response:
         first = not await self.off_db(self.store.accounts_on)
-        return self.page(request, "signin.html", status, next=target, error=error, first=first,
-                         local=local_request(request))
+        return self.page(
+            request, "signin.html", status, next=target, error=error, first=first, local=local_request(request)
+        )
 
     def _signed_in(self, request: Request, target: str, cookie: str) -> Response:
         """Go on to `target` with the new session's cookie (HttpOnly, SameSite, Secure over HTTPS, expiring)."""
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(SESSION_COOKIE, cookie, max_age=SESSION_FOR, path="/", httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https")
+        response.set_cookie(
+            SESSION_COOKIE,
+            cookie,
+            max_age=SESSION_FOR,
+            path="/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
         return response
 
     async def sign_out(self, request: Request) -> Response:
@@ -109,8 +129,10 @@ class Signing(Pages):
         if await self.off_db(self.store.accounts_on):
             raise NotFound("accounts are set up: sign in")
         if not local_request(request):
-            raise PermissionError("the first account is made on the server's own machine (http://127.0.0.1:PORT/setup) "
-                                  "or with `attnsheet user add NAME --admin`")
+            raise PermissionError(
+                "the first account is made on the server's own machine (http://127.0.0.1:PORT/setup) "
+                "or with `attnsheet user add NAME --admin`"
+            )
         _ = self.words_for(request)
         if request.method == "GET":
             return self.page(request, "setup.html", error="", given="")
@@ -160,20 +182,29 @@ class Signing(Pages):
         if not teacher.admin:
             raise PermissionError("only an admin adds, disables and enables teachers")
         if action == "add":
-            added = await self.off_loop(self.store.add_teacher, data.get("name", "").strip(), data.get("password", ""),
-                                        data.get("admin", "") in ("on", "1", "true"))
+            added = await self.off_loop(
+                self.store.add_teacher,
+                data.get("name", "").strip(),
+                data.get("password", ""),
+                data.get("admin", "") in ("on", "1", "true"),
+            )
             return _("Added %(name)s: they sign in with the password you gave them.") % {"name": added.name}
         if action in ("disable", "enable"):
             changed = await self.off_db(self.store.set_disabled, data.get("name", ""), action == "disable")
-            return (_("%(name)s is disabled: signed out everywhere.") if changed.disabled
-                    else _("%(name)s may sign in again.")) % {"name": changed.name}
+            return (
+                _("%(name)s is disabled: signed out everywhere.")
+                if changed.disabled
+                else _("%(name)s may sign in again.")
+            ) % {"name": changed.name}
         raise AccountError("no such change")
 
     def _signed(self, request: Request) -> Teacher:
         teacher = self.teacher(request)
         if teacher is None:
-            raise NotFound("this server has no accounts: make the first at /setup on its own machine, "
-                           "or with `attnsheet user add NAME --admin`")
+            raise NotFound(
+                "this server has no accounts: make the first at /setup on its own machine, "
+                "or with `attnsheet user add NAME --admin`"
+            )
         return teacher
 
     # --- a class's shares ------------------------------------------------------------------------

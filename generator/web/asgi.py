@@ -41,12 +41,21 @@ def app():
     token = os.environ.get("ATTNSHEET_TOKEN", "") or None
     if not accounts and token is None:
         store.close()
-        raise SystemExit("attnsheet under an ASGI server: turn accounts on (attnsheet user add NAME --admin, or "
-                         "ATTNSHEET_ACCOUNTS=1) or give ATTNSHEET_TOKEN: it may be reached from anywhere")
+        raise SystemExit(
+            "attnsheet under an ASGI server: turn accounts on (attnsheet user add NAME --admin, or "
+            "ATTNSHEET_ACCOUNTS=1) or give ATTNSHEET_TOKEN: it may be reached from anywhere"
+        )
     pages = os.environ.get("ATTNSHEET_MAX_SCAN_PAGES", "")
     if pages and not (pages.isdigit() and 1 <= int(pages) <= 100_000):
         store.close()
         raise SystemExit("ATTNSHEET_MAX_SCAN_PAGES: a whole number of pages from 1 to 100000")
-    return create_app(store, None if accounts else token, None, allowed_hosts=hosts,
-                      public_url=os.environ.get("ATTNSHEET_PUBLIC_URL", ""), accounts=accounts, jobs=jobs,
-                      **({"scan_pages": int(pages)} if pages else {}))
+    return create_app(
+        store,
+        None if accounts else token,
+        None,
+        allowed_hosts=hosts,
+        public_url=os.environ.get("ATTNSHEET_PUBLIC_URL", ""),
+        accounts=accounts,
+        jobs=jobs,
+        **({"scan_pages": int(pages)} if pages else {}),
+    )

@@ -8,18 +8,34 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Optional
 
-from generator.app.batches import (Batch, RequestError, blank_sheets, check_printable, request, roster_students,
-                                   sheets_of)
+from generator.app.batches import (
+    Batch,
+    RequestError,
+    blank_sheets,
+    check_printable,
+    request,
+    roster_students,
+    sheets_of,
+)
 from generator.app.errors import AttnsheetError
 from generator.app.jobs import batch_inputs
 from generator.app.screens import document_html, document_pdf, sheet_view, stylesheet_text, translations
-from generator.app.settings import (GROUPS, SETTINGS, WORDS, SettingError, kind_choice_words, kind_titles, kinds_taking,
-                                    read)
+from generator.app.settings import (
+    GROUPS,
+    SETTINGS,
+    WORDS,
+    SettingError,
+    kind_choice_words,
+    kind_titles,
+    kinds_taking,
+    read,
+)
 from generator.app.solving import decode, parse_problems
 from generator.app.store import Store
 
-FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text",
-              "text": "text"}
+FORM_KINDS = {"number": "number", "choice": "choice", "flag": "flag", "switch": "flag", "range": "text", "text": "text"}
+
+
 def N_(message: str) -> str:
     """A message id, translated where it is shown."""
     return message
@@ -30,8 +46,11 @@ CHOICE_WORDS = {
     "convention": {"column": N_("tokens as columns (by hand)"), "row": N_("tokens as rows (as PyTorch)")},
     "paper": {"a4": "A4", "letter": "Letter"},
     "lang": {"en": "English", "es": "Español"},
-    "feedback": {"none": N_("“received” only"), "verdicts": N_("each box marked, and the points"),
-                 "full": N_("that, and each box's expected value")},
+    "feedback": {
+        "none": N_("“received” only"),
+        "verdicts": N_("each box marked, and the points"),
+        "full": N_("that, and each box's expected value"),
+    },
     "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
 }
 """Each choice of the form in words (a language by its own name); a kind's own settings' choices
@@ -66,18 +85,30 @@ def field_info(name: str, lang: str = "en") -> dict:
     default = s.default if s.kind != "flag" and (s.kind == "switch" or s.shown) else None
     words, group = WORDS[name]
     # A kind's choice shows its name in words; a draw setting says which kinds take it (the form hides the others').
-    labels = {kind: _(title) for kind, title in kind_titles().items()} if name == "kind" else \
-        {choice: _(words) for choice, words in {**CHOICE_WORDS, **kind_choice_words()}.get(name, {}).items()}
+    labels = (
+        {kind: _(title) for kind, title in kind_titles().items()}
+        if name == "kind"
+        else {choice: _(words) for choice, words in {**CHOICE_WORDS, **kind_choice_words()}.get(name, {}).items()}
+    )
     # Its help in a teacher's words: a setting it names by its flag is named by its field's words.
-    return {"flag": s.flag, "help": worded(_(s.help), lang), "default": default, "choices": list(s.choices), "words": _(words),
-            "group": group, "labels": labels, "kinds": " ".join(kinds_taking(name))}
+    return {
+        "flag": s.flag,
+        "help": worded(_(s.help), lang),
+        "default": default,
+        "choices": list(s.choices),
+        "words": _(words),
+        "group": group,
+        "labels": labels,
+        "kinds": " ".join(kinds_taking(name)),
+    }
 
 
 def grouped(fields: list[tuple[str, str]], lang: str = "en") -> list[tuple[str, str, list[tuple[str, str]]]]:
     """The form's fields by group, in the groups' order: (group, its title in `lang`, its fields)."""
     _ = translations(lang).gettext
-    return [(group, _(title), [(name, kind) for name, kind in fields if WORDS[name][1] == group])
-            for group, title in GROUPS]
+    return [
+        (group, _(title), [(name, kind) for name, kind in fields if WORDS[name][1] == group]) for group, title in GROUPS
+    ]
 
 
 FLAG = re.compile(r"'?--(no-)?([a-z][a-z-]*[a-z])'?")
@@ -119,13 +150,20 @@ def read_form(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
     except AttnsheetError as error:
         return None, {"problem": str(error)}
     try:
-        students = roster_students(decode(uploads["roster"], "the roster"), "the roster")[0] if "roster" in uploads \
-            else None
+        students = (
+            roster_students(decode(uploads["roster"], "the roster"), "the roster")[0] if "roster" in uploads else None
+        )
     except AttnsheetError as error:
         return None, {"roster": str(error)}
     try:
-        return request(params, given, problems, students, "(uploaded)" if "roster" in uploads else None,
-                       "(uploaded)" if problems is not None else None), {}
+        return request(
+            params,
+            given,
+            problems,
+            students,
+            "(uploaded)" if "roster" in uploads else None,
+            "(uploaded)" if problems is not None else None,
+        ), {}
     except RequestError as error:
         return None, {error.setting if error.setting in dict(FIELDS) else "form": str(error)}
 
@@ -153,12 +191,15 @@ def upload_summary(name: str, content: bytes, lang: str = "en") -> str:
     if name == "roster":
         students = roster_students(decode(content, "the roster"), "the roster")[0]
         first = students[0].name or students[0].id or "?"
-        return t.ngettext("%(count)d student, the first %(name)s", "%(count)d students, the first %(name)s",
-                          len(students)) % {"count": len(students), "name": first}
+        return t.ngettext(
+            "%(count)d student, the first %(name)s", "%(count)d students, the first %(name)s", len(students)
+        ) % {"count": len(students), "name": first}
     problems = parse_problems(decode(content, "the problem file"))
     kinds = ", ".join(sorted({p.kind for p in problems}))
-    return t.ngettext("%(count)d problem (%(kinds)s)", "%(count)d problems (%(kinds)s)",
-                      len(problems)) % {"count": len(problems), "kinds": kinds}
+    return t.ngettext("%(count)d problem (%(kinds)s)", "%(count)d problems (%(kinds)s)", len(problems)) % {
+        "count": len(problems),
+        "kinds": kinds,
+    }
 
 
 def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None) -> tuple[Optional[bytes], dict]:
@@ -168,8 +209,10 @@ def blank_pdf(values: dict[str, str], uploads: Optional[dict[str, bytes]] = None
     if req is None:
         return None, errors
     try:
-        views = [sheet_view(s.problem, s.solution, s.student, req.settings, False)
-                 for s in blank_sheets(req.options, req.students)]
+        views = [
+            sheet_view(s.problem, s.solution, s.student, req.settings, False)
+            for s in blank_sheets(req.options, req.students)
+        ]
     except AttnsheetError as error:
         return None, {"form": str(error)}
     return document_pdf(views, req.settings), {}
@@ -188,8 +231,13 @@ def class_name(values: dict[str, str], req) -> str:
     return f"{stem or title}, {datetime.date.today().isoformat()}"
 
 
-def queue_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str, bytes]] = None,
-                base_url: str = "", owner: Optional[int] = None) -> tuple[Optional[str], dict[str, str]]:
+def queue_batch(
+    store: Store,
+    values: dict[str, str],
+    uploads: Optional[dict[str, bytes]] = None,
+    base_url: str = "",
+    owner: Optional[int] = None,
+) -> tuple[Optional[str], dict[str, str]]:
     """A batch from the form's values (and uploaded roster or problem file), drawn, checked and
     queued to be rendered as a job (app/jobs): (its name, {}), or (None, an error message per
     field) with nothing written or queued. Every refusal is found here, before the job: only
@@ -202,14 +250,21 @@ def queue_batch(store: Store, values: dict[str, str], uploads: Optional[dict[str
     try:
         # Private codes: only the server's secret rebuilds a key, so a code handed out is no key.
         sheets, origin, seed = sheets_of(req, store.secret)
-        batch = Batch(sheets=sheets, settings=req.settings, out=store.root, split=req.split, origin=origin, seed=seed,
-                      jobs=1)
+        batch = Batch(
+            sheets=sheets, settings=req.settings, out=store.root, split=req.split, origin=origin, seed=seed, jobs=1
+        )
         check_printable(batch)
     except AttnsheetError as error:  # the CLI's own words: a draw that cannot be made, a sheet too wide
         return None, {"form": str(error)}
     name, _ = store.reserve()
-    params = {"batch": name, "label": class_name(values, req),
-              "feedback": values.get("feedback") or "verdicts",
-              "release": values.get("release") or "now", "base_url": base_url, "attempts": read(SETTINGS["attempts"], values.get("attempts", "")), "owner": owner}
+    params = {
+        "batch": name,
+        "label": class_name(values, req),
+        "feedback": values.get("feedback") or "verdicts",
+        "release": values.get("release") or "now",
+        "base_url": base_url,
+        "attempts": read(SETTINGS["attempts"], values.get("attempts", "")),
+        "owner": owner,
+    }
     store.submit("batch", params, owner, name, batch_inputs(batch))
     return name, {}

@@ -6,8 +6,17 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from generator.app.errors import AttnsheetError
-from generator.app.grading import (SCALES, SCHOOL_SYSTEMS, GradebookError, Student, class_gradebook, graded_pdf,
-                                   report_pdf, step_titles, titled_report)
+from generator.app.grading import (
+    SCALES,
+    SCHOOL_SYSTEMS,
+    GradebookError,
+    Student,
+    class_gradebook,
+    graded_pdf,
+    report_pdf,
+    step_titles,
+    titled_report,
+)
 from generator.app.screens import Settings, report_html, step_label, translations
 from generator.app.store import ATTEMPTS, TRIVIAL, NotFound, Store
 from generator.web.pages import Pages
@@ -27,13 +36,24 @@ class Classes(Pages):
         names = {int(s["index"]): str(s["student"].get("name", "")) for s in batch.sheets}
         regrading = [j for j in await self.off_db(self.store.jobs_of, batch.id, "regrade") if not j.finished]
         titles = await self.off_loop(step_titles, graded, self.language(request, batch))
-        return self.page(request, "class.html", lang=self.language(request, batch), batch=batch, graded=graded,
-                         read_only=not self.may_change(request, batch),
-                         regrading=regrading[-1] if regrading else None,
-                         handins=handins, conflicts=conflicts, names=names, attempts=ATTEMPTS, trivial=TRIVIAL,
-                         systems=("attnsheet",) + SCHOOL_SYSTEMS, scales=SCALES,
-                         emails=all("@" in str(s["student"].get("id", "")) for s in batch.sheets),
-                         labels=[titles.get(label, label) for label, _, _ in _labels(graded)])
+        return self.page(
+            request,
+            "class.html",
+            lang=self.language(request, batch),
+            batch=batch,
+            graded=graded,
+            read_only=not self.may_change(request, batch),
+            regrading=regrading[-1] if regrading else None,
+            handins=handins,
+            conflicts=conflicts,
+            names=names,
+            attempts=ATTEMPTS,
+            trivial=TRIVIAL,
+            systems=("attnsheet",) + SCHOOL_SYSTEMS,
+            scales=SCALES,
+            emails=all("@" in str(s["student"].get("id", "")) for s in batch.sheets),
+            labels=[titles.get(label, label) for label, _, _ in _labels(graded)],
+        )
 
     async def policy(self, request: Request) -> Response:
         """What students see after handing in, and when; release the feedback; close or open hand-ins."""
@@ -45,9 +65,12 @@ class Classes(Pages):
         attempts = str(data.get("attempts") or batch.attempts)
         if not attempts.isdigit() or len(attempts) > 3:
             raise AttnsheetError(f"hand-ins with feedback: a whole number from {ATTEMPTS[0]} to {ATTEMPTS[1]}")
-        changes = {"feedback": str(data.get("feedback") or batch.feedback),
-                   "release": str(data.get("release") or batch.release), "attempts": int(attempts),
-                   "trivial": str(data.get("trivial") or batch.trivial)}
+        changes = {
+            "feedback": str(data.get("feedback") or batch.feedback),
+            "release": str(data.get("release") or batch.release),
+            "attempts": int(attempts),
+            "trivial": str(data.get("trivial") or batch.trivial),
+        }
         if action in ("release", "hold"):
             changes["released"] = action == "release"
         if action in ("close", "open"):
@@ -55,17 +78,25 @@ class Classes(Pages):
         await self.off_db(lambda: self.store.set_policy(batch, **changes))
         if changes["trivial"] != batch.trivial:  # the saved grades follow the new rule, as a job
             teacher = getattr(request.state, "teacher", None)
-            await self.off_db(self.store.submit, "regrade", {"batch": batch.id}, teacher.id if teacher else None,
-                              batch.id)
+            await self.off_db(
+                self.store.submit, "regrade", {"batch": batch.id}, teacher.id if teacher else None, batch.id
+            )
         return RedirectResponse(f"/batches/{batch.id}/class", status_code=303)
 
     async def status(self, request: Request) -> Response:
         """How many sheets are saved and handed in, and when last: the class page reloads when it changes."""
         batch = self.store.batch(request.path_params["batch_id"])
-        saved, handins, conflicts = await self.off_db(lambda: (self.store.saved(batch), self.store.handins(batch),
-                                                                self.store.conflicts(batch)))
-        return JSONResponse({"saved": len(saved), "handins": sum(handins.values()), "conflicts": len(conflicts),
-                             "points": sum(g["points"] for g in saved.values())})
+        saved, handins, conflicts = await self.off_db(
+            lambda: (self.store.saved(batch), self.store.handins(batch), self.store.conflicts(batch))
+        )
+        return JSONResponse(
+            {
+                "saved": len(saved),
+                "handins": sum(handins.values()),
+                "conflicts": len(conflicts),
+                "points": sum(g["points"] for g in saved.values()),
+            }
+        )
 
     async def class_file(self, request: Request) -> Response:
         """gradebook.csv, the report (PDF or HTML) or a graded sheet, made from the saved answers."""
@@ -75,28 +106,51 @@ class Classes(Pages):
         settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
         if name == "gradebook.csv" or (name.startswith("gradebook-") and name.endswith(".csv")):
             # Every sheet of the class, saved or missing, as the school system asked for imports it.
-            system = request.query_params.get("system", "attnsheet") if name == "gradebook.csv" else \
-                name[len("gradebook-"):-len(".csv")]
+            system = (
+                request.query_params.get("system", "attnsheet")
+                if name == "gradebook.csv"
+                else name[len("gradebook-") : -len(".csv")]
+            )
             by_code = {g.grade.code: g.grade for g in graded}
-            rows = [(Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")}),
-                     sheet["code"], by_code.get(sheet["code"])) for sheet in batch.sheets]
+            rows = [
+                (
+                    Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")}),
+                    sheet["code"],
+                    by_code.get(sheet["code"]),
+                )
+                for sheet in batch.sheets
+            ]
             title = batch.manifest["settings"].get("title") or batch.id
             try:
-                text = class_gradebook(rows, system, request.query_params.get("scale", "points"), settings.lang, title,
-                                       step_titles(graded, settings.lang))
+                text = class_gradebook(
+                    rows,
+                    system,
+                    request.query_params.get("scale", "points"),
+                    settings.lang,
+                    title,
+                    step_titles(graded, settings.lang),
+                )
             except GradebookError as error:  # said on a page in the class's language, back to the class
                 _ = translations(settings.lang).gettext
                 message = _(error.words) % error.values if error.words else str(error)
-                return self.page(request, "error.html", 400, lang=settings.lang, message=message,
-                                 back=(f"/batches/{batch.id}/class", _("Back to the class")))
+                return self.page(
+                    request,
+                    "error.html",
+                    400,
+                    lang=settings.lang,
+                    message=message,
+                    back=(f"/batches/{batch.id}/class", _("Back to the class")),
+                )
             shown = batch.file_name("gradebook.csv" if system == "attnsheet" else f"gradebook-{system}.csv")
-            return Response(text, media_type="text/csv",
-                            headers={"content-disposition": f'attachment; filename="{shown}"'})
+            return Response(
+                text, media_type="text/csv", headers={"content-disposition": f'attachment; filename="{shown}"'}
+            )
         if not graded:
             raise NotFound("no sheet of this batch is saved yet")
         if name == "report.pdf":
-            return Response(await self.off_loop(self._locked, report_pdf, graded, settings),
-                            media_type="application/pdf")
+            return Response(
+                await self.off_loop(self._locked, report_pdf, graded, settings), media_type="application/pdf"
+            )
         if name == "report.html":
             response = HTMLResponse(report_html(titled_report(graded, settings.lang), settings, "/preview/"))
             response.headers["x-frame"] = "report"  # framed by the class page, like the preview
@@ -105,8 +159,9 @@ class Classes(Pages):
         chosen = [g for g in graded if codes.get(name) == g.grade.code]
         if not chosen:
             raise NotFound("no such file")
-        return Response(await self.off_loop(self._locked, graded_pdf, chosen[0], settings),
-                        media_type="application/pdf")
+        return Response(
+            await self.off_loop(self._locked, graded_pdf, chosen[0], settings), media_type="application/pdf"
+        )
 
     def _conflicted(self, batch, sheet) -> int:
         """How many revisions of a sheet wait for the teacher's decision."""

@@ -58,7 +58,7 @@ class Ledger:
     def clear(self, slot: int) -> None:
         """A dead process's row, emptied (by the parent that starts its replacement)."""
         row = slot * (BUCKETS + 1)
-        self._counts[row:row + BUCKETS + 1] = [0] * (BUCKETS + 1)
+        self._counts[row : row + BUCKETS + 1] = [0] * (BUCKETS + 1)
 
     def add(self, address: Optional[str], n: int) -> None:
         row = self.slot * (BUCKETS + 1)
@@ -83,8 +83,10 @@ def _bucket(address: str) -> int:
 def _plain(status: str, words: str) -> bytes:
     """A whole HTTP/1.1 response of one line of text, after which the connection closes."""
     body = (words + "\n").encode()
-    return (f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-            f"content-length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 TIMEOUT_RESPONSE = _plain("408 Request Timeout", "the request took too long to arrive; send it again")
@@ -92,9 +94,15 @@ BUSY_RESPONSE = _plain("429 Too Many Requests", "too many connections from your 
 FULL_RESPONSE = _plain("503 Service Unavailable", "the server is busy with every connection it holds; try again")
 
 
-def guarded_protocol(trusted: Iterable[str] = (), per_client: int = PER_CLIENT, header_timeout: float = HEADER_TIMEOUT,
-                     grace: float = BODY_GRACE, min_rate: float = MIN_BODY_RATE, ledger: Optional[Ledger] = None,
-                     capacity: int = CAPACITY) -> type:
+def guarded_protocol(
+    trusted: Iterable[str] = (),
+    per_client: int = PER_CLIENT,
+    header_timeout: float = HEADER_TIMEOUT,
+    grace: float = BODY_GRACE,
+    min_rate: float = MIN_BODY_RATE,
+    ledger: Optional[Ledger] = None,
+    capacity: int = CAPACITY,
+) -> type:
     """uvicorn's HTTP/1.1 protocol with the checks, for one server process: `ledger` counts every
     process's connections (this process's alone when none is given); addresses in `trusted` (a
     reverse proxy's) have no share of their own."""

@@ -22,17 +22,29 @@ MAX_SCANS_BODY = 256 * 1024 * 1024
 """Largest upload of scans: a class's copier PDF at 200–300 dpi is 10–60 MB."""
 MAX_PHOTO_BODY = 21 * 1024 * 1024
 """Largest photo upload of a student (app/photos.MAX_PHOTO_BYTES, with the form's own bytes)."""
-STATIC = {"entry.js": "text/javascript", "home.js": "text/javascript", "present.js": "text/javascript",
-          "student.js": "text/javascript", "class.js": "text/javascript", "sheetdoc.js": "text/javascript",
-          "review.js": "text/javascript", "progress.js": "text/javascript",
-          "web.css": "text/css", "favicon.svg": "image/svg+xml",
-          **{f"v-{v}.svg": "image/svg+xml" for v in ("correct", "carried", "trivial", "wrong", "unreadable")}}  # the only files under /static (templates/web/static)
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
-       "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+STATIC = {
+    "entry.js": "text/javascript",
+    "home.js": "text/javascript",
+    "present.js": "text/javascript",
+    "student.js": "text/javascript",
+    "class.js": "text/javascript",
+    "sheetdoc.js": "text/javascript",
+    "review.js": "text/javascript",
+    "progress.js": "text/javascript",
+    "web.css": "text/css",
+    "favicon.svg": "image/svg+xml",
+    **{f"v-{v}.svg": "image/svg+xml" for v in ("correct", "carried", "trivial", "wrong", "unreadable")},
+}  # the only files under /static (templates/web/static)
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
+    "connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
 """Scripts only from the app itself (no inline script); inline styles place the form's boxes;
 frames only of the app's own preview."""
-PREVIEW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self'; "
-               "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
+PREVIEW_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'self'; "
+    "frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
+)
 """The preview is the sheet's own HTML: its styles inline, its fonts from the app, no script."""
 
 
@@ -44,7 +56,7 @@ def host_name(header: str) -> str:
     """The name in a Host header (or an Origin's netloc), without its port, lower-cased."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else header
+        return header[1 : header.find("]")] if "]" in header else header
     return header.rpartition(":")[0] if header.count(":") == 1 else header
 
 
@@ -133,21 +145,31 @@ class Guard:
                 raise SlowClient() from None
 
         # A token given once in the address (as the server prints it) is kept in a cookie.
-        keep = self.app.token is not None and request.query_params.get("token") == self.app.token \
+        keep = (
+            self.app.token is not None
+            and request.query_params.get("token") == self.app.token
             and not getattr(request.state, "accounts", False)
+        )
 
         async def send_secured(message) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", [])
-                           if k.lower() not in (b"content-security-policy", b"x-frame")]
+                headers = [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if k.lower() not in (b"content-security-policy", b"x-frame")
+                ]
                 framed = any(k.lower() == b"x-frame" for k, _ in message.get("headers", []))
                 policy = PREVIEW_CSP if framed else CSP
-                headers += [(b"content-security-policy", policy.encode()), (b"x-content-type-options", b"nosniff"),
-                            (b"referrer-policy", b"same-origin"),
-                            (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY")]
+                headers += [
+                    (b"content-security-policy", policy.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"same-origin"),
+                    (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY"),
+                ]
                 if keep:
-                    headers.append((b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; "
-                                                   "Path=/".encode()))
+                    headers.append(
+                        (b"set-cookie", f"attnsheet_token={self.app.token}; HttpOnly; SameSite=Strict; Path=/".encode())
+                    )
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -155,16 +177,26 @@ class Guard:
 
     def _refusal(self, request: Request) -> Optional[Response]:
         if not host_allowed(request.headers.get("host", ""), self.app.allowed_hosts):
-            return JSONResponse({"error": "this server does not answer to that host name; its teacher can allow it "
-                                          "with `attnsheet serve --allowed-host NAME`"}, status_code=421)
+            return JSONResponse(
+                {
+                    "error": "this server does not answer to that host name; its teacher can allow it "
+                    "with `attnsheet serve --allowed-host NAME`"
+                },
+                status_code=421,
+            )
         if request.method not in ("GET", "HEAD", "OPTIONS") and not same_origin(request):
             return JSONResponse({"error": "a change sent from another site's page is refused"}, status_code=403)
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
             length = request.headers.get("content-length")
             if length is None or not length.isdigit():
                 return JSONResponse({"error": "a request body needs its length"}, status_code=411)
-            limit = MAX_SCANS_BODY if _scans_upload(request.url.path) else \
-                MAX_PHOTO_BODY if _photo_upload(request.url.path) else MAX_BODY
+            limit = (
+                MAX_SCANS_BODY
+                if _scans_upload(request.url.path)
+                else MAX_PHOTO_BODY
+                if _photo_upload(request.url.path)
+                else MAX_BODY
+            )
             if int(length) > limit:
                 return JSONResponse({"error": f"too large: at most {limit // 1024} KB"}, status_code=413)
         return None
@@ -179,11 +211,16 @@ class Guard:
         if not on:
             if self.app.token is None:
                 return None
-            supplied = (request.query_params.get("token") or request.cookies.get("attnsheet_token")
-                        or request.headers.get("x-attnsheet-token") or "")
+            supplied = (
+                request.query_params.get("token")
+                or request.cookies.get("attnsheet_token")
+                or request.headers.get("x-attnsheet-token")
+                or ""
+            )
             if not hmac.compare_digest(supplied.encode(), self.app.token.encode()):
-                return JSONResponse({"error": "this server needs its access token (printed when it started)"},
-                                    status_code=401)
+                return JSONResponse(
+                    {"error": "this server needs its access token (printed when it started)"}, status_code=401
+                )
             return None
         if teacher is not None or path in OPEN_PATHS:
             return None

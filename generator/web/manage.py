@@ -23,8 +23,11 @@ class Managing(Pages):
         batch = await self.off_db(self.store.batch, request.path_params["batch_id"])
         base = self.public_url or str(request.base_url)
         data = await self.off_loop(self._locked, handout, self.store, batch, base)
-        return Response(data, media_type="application/pdf",
-                        headers={"content-disposition": f'inline; filename="{batch.file_name("handout.pdf")}"'})
+        return Response(
+            data,
+            media_type="application/pdf",
+            headers={"content-disposition": f'inline; filename="{batch.file_name("handout.pdf")}"'},
+        )
 
     async def manage(self, request: Request) -> Response:
         """Rename, archive (or bring back) or delete a batch; a delete needs the batch's id typed again."""
@@ -68,8 +71,16 @@ class Managing(Pages):
             raise NotFound("no such job")
         job = await self.off_db(self.store.job, int(number))
         await self.off_db(self._may_see, request, job)
-        return JSONResponse({"state": job.state, "done": job.done, "total": job.total, "error": job.error,
-                             "batch": job.batch, "result": job.result})
+        return JSONResponse(
+            {
+                "state": job.state,
+                "done": job.done,
+                "total": job.total,
+                "error": job.error,
+                "batch": job.batch,
+                "result": job.result,
+            }
+        )
 
     def _may_see(self, request: Request, job) -> None:
         teacher = self.teacher(request)

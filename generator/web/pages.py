@@ -68,17 +68,22 @@ class Pages:
                 return asked
         return browser_language(request.headers.get("accept-language", ""))
 
-    def page(self, request: Request, name: str, status: int = 200, lang: Optional[str] = None,
-             **values) -> HTMLResponse:
+    def page(
+        self, request: Request, name: str, status: int = 200, lang: Optional[str] = None, **values
+    ) -> HTMLResponse:
         """A template of templates/web, in `lang` (the reader's by default)."""
         lang = lang or self.language(request)
         values.setdefault("teacher", getattr(request.state, "teacher", None))
-        html = environment(lang).get_template(f"web/{name}").render(csrf=self.csrf_for(request), tones=TONES,
-                                                                    lang=lang, languages=languages(), **values)
+        html = (
+            environment(lang)
+            .get_template(f"web/{name}")
+            .render(csrf=self.csrf_for(request), tones=TONES, lang=lang, languages=languages(), **values)
+        )
         response = HTMLResponse(html, status_code=status)
         if request.query_params.get("ui", "") in languages():
-            response.set_cookie(LANG_COOKIE, request.query_params["ui"], max_age=365 * 86400, httponly=True,
-                                samesite="strict")
+            response.set_cookie(
+                LANG_COOKIE, request.query_params["ui"], max_age=365 * 86400, httponly=True, samesite="strict"
+            )
         return response
 
     def error(self, request: Request, status: int, message: str) -> Response:

@@ -16,8 +16,12 @@ from generator.web.pages import Pages
 
 def shapes_of(sheet_form) -> str:
     """The entry form's grid shapes by head ("final" for the sheet's own), as the page's script reads them."""
-    return json.dumps({("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
-                       for h, steps in sheet_form.shapes.items()})
+    return json.dumps(
+        {
+            ("final" if h is None else str(h)): {step: list(shape) for step, shape in steps.items()}
+            for h, steps in sheet_form.shapes.items()
+        }
+    )
 
 
 class Practice(Pages):
@@ -35,10 +39,18 @@ class Practice(Pages):
         problem = await self._practice_problem(request)
         lang = self.language(request)
         shown = await self.off_loop(sheet_form, problem, lang)  # a big shape takes seconds
-        return self.page(request, "entry.html", lang=lang, batch=None,
-                         sheet={"index": "", "code": problem.code, "student": {}}, form=shown,
-                         shapes_json=shapes_of(shown), saved="null",
-                         grade_url=f"/api/practice/{problem.code}/grade", save_url="")
+        return self.page(
+            request,
+            "entry.html",
+            lang=lang,
+            batch=None,
+            sheet={"index": "", "code": problem.code, "student": {}},
+            form=shown,
+            shapes_json=shapes_of(shown),
+            saved="null",
+            grade_url=f"/api/practice/{problem.code}/grade",
+            save_url="",
+        )
 
     async def present(self, request: Request) -> Response:
         """The projector: one sheet worked a cell at a time, a batch's or any public code's."""
@@ -50,8 +62,16 @@ class Practice(Pages):
             problem, lang = problem_from_json(sheet["problem"]), self.language(request, batch)
         script, shown = await self.off_loop(walk, problem, lang)
         start = translations(lang).gettext("%(count)s steps: press → to begin") % {"count": len(script)}
-        return self.page(request, "present.html", lang=lang, batch=batch, code=problem.code or "",
-                         form=shown, frames=json.dumps(script), start=start)
+        return self.page(
+            request,
+            "present.html",
+            lang=lang,
+            batch=batch,
+            code=problem.code or "",
+            form=shown,
+            frames=json.dumps(script),
+            start=start,
+        )
 
     async def practice_grade(self, request: Request) -> Response:
         """The verdicts of what is typed on a practice sheet, and how each cell is computed."""

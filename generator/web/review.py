@@ -72,10 +72,19 @@ class Review(Pages):
             teacher = getattr(request.state, "teacher", None)
             # Read as a job: the upload is answered at once, the page shows how far the reading has
             # got, and a server stopped meanwhile reads the pile again when it starts.
-            await self.off_db(self.store.submit, "scan", {"batch": batch.id, "run": run.name,
-                                                          "uploads": [p.name for p in paths],
-                                                          "replace": replace_typed, "max_pages": self.scan_pages},
-                              teacher.id if teacher else None, batch.id)
+            await self.off_db(
+                self.store.submit,
+                "scan",
+                {
+                    "batch": batch.id,
+                    "run": run.name,
+                    "uploads": [p.name for p in paths],
+                    "replace": replace_typed,
+                    "max_pages": self.scan_pages,
+                },
+                teacher.id if teacher else None,
+                batch.id,
+            )
         except BaseException:
             shutil.rmtree(run, ignore_errors=True)  # a failed upload leaves no run behind
             raise
@@ -86,9 +95,16 @@ class Review(Pages):
         job = await self.off_db(self._reading, batch, request.query_params.get("run", ""))
         if job is not None:  # the pile is still being read: how far it has got
             access = await self.off_db(self.store.access, batch, self.teacher(request))
-            return self.page(request, "job.html", 500 if job.state == "failed" else 200,
-                             lang=self.language(request, batch), job=job, title=batch.id, back=f"/batches/{batch.id}",
-                             may_cancel=access in ("own", "write"))
+            return self.page(
+                request,
+                "job.html",
+                500 if job.state == "failed" else 200,
+                lang=self.language(request, batch),
+                job=job,
+                title=batch.id,
+                back=f"/batches/{batch.id}",
+                may_cancel=access in ("own", "write"),
+            )
         items = await self.off_loop(review_items, self.store, batch)
         unidentified = await self.off_loop(unidentified_pages, batch, self.store)
         summary = run_summary(batch, request.query_params.get("run", ""))
@@ -97,9 +113,17 @@ class Review(Pages):
             if not steps or steps[-1][0] != item.label:
                 steps.append((item.label, []))
             steps[-1][1].append(item)
-        return self.page(request, "review.html", lang=self.language(request, batch), batch=batch, steps=steps,
-                         count=len(items), summary=summary, scanned=bool(scanned_sheets(batch) or unidentified),
-                         unidentified=unidentified)
+        return self.page(
+            request,
+            "review.html",
+            lang=self.language(request, batch),
+            batch=batch,
+            steps=steps,
+            count=len(items),
+            summary=summary,
+            scanned=bool(scanned_sheets(batch) or unidentified),
+            unidentified=unidentified,
+        )
 
     async def assign(self, request: Request) -> Response:
         """A page the scan could not identify said to be a student's: the pile read again with it."""
@@ -113,8 +137,17 @@ class Review(Pages):
             raise AttnsheetError("the page is a whole number (1 for the sheet's first page)") from None
         index = sheet_named(batch, str(data.get("sheet", "")))
         teacher = getattr(request.state, "teacher", None)
-        run = await self.off_db(assign_page, self.store, batch, request.path_params["run"], str(data.get("file", "")),
-                                page, index, sheet_page, teacher.id if teacher else None)
+        run = await self.off_db(
+            assign_page,
+            self.store,
+            batch,
+            request.path_params["run"],
+            str(data.get("file", "")),
+            page,
+            index,
+            sheet_page,
+            teacher.id if teacher else None,
+        )
         return RedirectResponse(f"/batches/{batch.id}/review?run={run}", status_code=303)
 
     def _reading(self, batch, run: str):
@@ -133,10 +166,16 @@ class Review(Pages):
             key, text = str(value["key"]), str(value["value"])
             was = None if value.get("was") is None else str(value["was"])
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise AttnsheetError("expected {\"key\": …, \"value\": …}") from None
+            raise AttnsheetError('expected {"key": …, "value": …}') from None
         graded, expected = await self.off_db(confirm, self.store, batch, key, text, was)
-        return JSONResponse({"index": key.split(":")[0], "expected": expected, "points": graded.grade["points"],
-                             "total": graded.grade["total"]})
+        return JSONResponse(
+            {
+                "index": key.split(":")[0],
+                "expected": expected,
+                "points": graded.grade["points"],
+                "total": graded.grade["total"],
+            }
+        )
 
     async def scan_file(self, request: Request) -> Response:
         batch = self.store.batch(request.path_params["batch_id"])
@@ -161,9 +200,28 @@ class Review(Pages):
                 # A box still in review is null in the saved answers (a blank one is ""): not "blank".
                 pending = box_value(answers, b.head, b.step, b.row, b.col) is None
                 verdict = "review" if pending else box_value(graded.grade["cells"], b.head, b.step, b.row, b.col)
-                boxes.append({"x": 100 * b.x / page.width, "y": 100 * b.y / page.height, "w": 100 * b.w / page.width,
-                              "h": 100 * b.h / page.height, "verdict": verdict})
-            marks.append({"src": f"/batches/{batch.id}/scans/{run}/pages/{name}", "boxes": boxes,
-                          "ratio": 100 * page.height / page.width})
-        return self.page(request, "scanned.html", lang=self.language(request, batch), batch=batch, sheet=sheet,
-                         pages=marks, grade=graded.grade)
+                boxes.append(
+                    {
+                        "x": 100 * b.x / page.width,
+                        "y": 100 * b.y / page.height,
+                        "w": 100 * b.w / page.width,
+                        "h": 100 * b.h / page.height,
+                        "verdict": verdict,
+                    }
+                )
+            marks.append(
+                {
+                    "src": f"/batches/{batch.id}/scans/{run}/pages/{name}",
+                    "boxes": boxes,
+                    "ratio": 100 * page.height / page.width,
+                }
+            )
+        return self.page(
+            request,
+            "scanned.html",
+            lang=self.language(request, batch),
+            batch=batch,
+            sheet=sheet,
+            pages=marks,
+            grade=graded.grade,
+        )

@@ -29,15 +29,32 @@ class Sheets(Pages):
         history = await self.off_db(self.store.history, batch, sheet)
         writes = self.may_change(request, batch)
         # The photos the student handed in, each with the boxes where the hand-in is not what the photo read.
-        photos = [{**entry, "differs": differences(entry)} for entry in photo_log(batch, int(sheet["index"]))
-                  if entry.get("handed")]
+        photos = [
+            {**entry, "differs": differences(entry)}
+            for entry in photo_log(batch, int(sheet["index"]))
+            if entry.get("handed")
+        ]
         from_photo = {entry["handed"].get("rev") for entry in photos}
-        return self.page(request, "entry.html", lang=lang, batch=batch, sheet=sheet, form=entry_form,
-                         shapes_json=shapes_of(entry_form), saved=json.dumps(answers), revision=rev or "",
-                         history=history, grade_url=f"{base}/grade", save_url=f"{base}/save" if writes else "",
-                         read_only=not writes, photos=photos, from_photo=from_photo,
-                         differs_json=json.dumps([[d["head"], d["step"], d["i"], d["j"]]
-                                                  for entry in photos[-1:] for d in entry["differs"]]))
+        return self.page(
+            request,
+            "entry.html",
+            lang=lang,
+            batch=batch,
+            sheet=sheet,
+            form=entry_form,
+            shapes_json=shapes_of(entry_form),
+            saved=json.dumps(answers),
+            revision=rev or "",
+            history=history,
+            grade_url=f"{base}/grade",
+            save_url=f"{base}/save" if writes else "",
+            read_only=not writes,
+            photos=photos,
+            from_photo=from_photo,
+            differs_json=json.dumps(
+                [[d["head"], d["step"], d["i"], d["j"]] for entry in photos[-1:] for d in entry["differs"]]
+            ),
+        )
 
     async def batch_photo(self, request: Request) -> Response:
         """A photo a student handed in, as they took it (re-encoded: no camera metadata)."""

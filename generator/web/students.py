@@ -96,10 +96,21 @@ class Students(Pages):
         # Their own last hand-in (never what the teacher typed or a scan read: those are the teacher's records).
         latest = await self.off_db(self.store.latest, batch, sheet, "student")
         answers = latest[1] if latest else None
-        return self.page(request, "student.html", lang=lang, batch=batch, own=True, sheet=sheet, form=entry_form,
-                         shapes_json=shapes_of(entry_form), token=token, closed=batch.closed,
-                         pages=int((sheet.get("worksheet") or {}).get("pages", 1) or 1),
-                         answers=answers or {}, handed_in=answers is not None)
+        return self.page(
+            request,
+            "student.html",
+            lang=lang,
+            batch=batch,
+            own=True,
+            sheet=sheet,
+            form=entry_form,
+            shapes_json=shapes_of(entry_form),
+            token=token,
+            closed=batch.closed,
+            pages=int((sheet.get("worksheet") or {}).get("pages", 1) or 1),
+            answers=answers or {},
+            handed_in=answers is not None,
+        )
 
     async def hand_in(self, request: Request) -> Response:
         """Keep what the student typed (again, until the batch is closed); the feedback allowed."""
@@ -149,12 +160,21 @@ class Students(Pages):
             raise PermissionError("the form is stale: reload the page")
         code, pin = code_key(str(data.get("code", ""))[:40]), "".join(str(data.get("pin", "")).split())[:12]
         await self.limited(self.per_sheet, code)
-        found = [token for _, _, token, right in await self.off_db(self.store.by_code, code)
-                 if hmac.compare_digest(right.encode(), pin.encode())]
+        found = [
+            token
+            for _, _, token, right in await self.off_db(self.store.by_code, code)
+            if hmac.compare_digest(right.encode(), pin.encode())
+        ]
         if not found:
             _ = self.words(request)
-            return self.page(request, "find.html", 400, batch=None, own=True,
-                             error=_("No sheet has this code and PIN: check both on your sheet."))
+            return self.page(
+                request,
+                "find.html",
+                400,
+                batch=None,
+                own=True,
+                error=_("No sheet has this code and PIN: check both on your sheet."),
+            )
         return RedirectResponse(f"/s/{found[-1]}", status_code=303)
 
     async def limited(self, limiter, key: str) -> None:

@@ -24,8 +24,11 @@ CLI = [sys.executable, "-m", "generator"]
 
 
 def digests(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
@@ -66,9 +69,27 @@ def start_batch(out: Path, jobs: str, action: str, after: int = 5, scratch: Path
     # A fresh session with the default SIGINT handler, as from a terminal.
     env = {**os.environ, "TMPDIR": str(scratch)} if scratch else None
     return subprocess.Popen(
-        [sys.executable, str(STOPPER), action, str(after), "generate", "--count", "40", "--seed", "3", "--split",
-         "--out", str(out), "--jobs", jobs],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            str(STOPPER),
+            action,
+            str(after),
+            "generate",
+            "--count",
+            "40",
+            "--seed",
+            "3",
+            "--split",
+            "--out",
+            str(out),
+            "--jobs",
+            jobs,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
@@ -83,8 +104,9 @@ def check_stopped(out: Path, proc: subprocess.Popen, code: int, what: str) -> No
     assert not out.exists() or not list(out.iterdir())
 
 
-@pytest.mark.parametrize("sig, code, jobs", [(signal.SIGINT, 130, "2"), (signal.SIGTERM, 143, "2"),
-                                             (signal.SIGTERM, 143, "1")])
+@pytest.mark.parametrize(
+    "sig, code, jobs", [(signal.SIGINT, 130, "2"), (signal.SIGTERM, 143, "2"), (signal.SIGTERM, 143, "1")]
+)
 def test_a_stopped_batch_leaves_nothing(tmp_path, sig, code, jobs):
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     scratch.mkdir()
@@ -117,8 +139,18 @@ def test_hostile_roster_names_end_as_plain_text(tmp_path, run):
     roster = tmp_path / "roster.csv"
     rows = ["name,group"] + [f'"{n.replace(chr(34), chr(34) * 2)}",G' for n in HOSTILE] + ['"Ada\x00Lovelace",G']
     roster.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    r = run("generate", "--roster", str(roster), "--seed", "1", "--out", str(tmp_path / "out"), "--split",
-            "--title", '<b>Quiz</b> url(file:///etc/passwd)')
+    r = run(
+        "generate",
+        "--roster",
+        str(roster),
+        "--seed",
+        "1",
+        "--out",
+        str(tmp_path / "out"),
+        "--split",
+        "--title",
+        "<b>Quiz</b> url(file:///etc/passwd)",
+    )
     assert r.code == 0, r.err
     passwd = Path("/etc/passwd").read_text()
     names = sorted((tmp_path / "out" / "worksheets").iterdir())
@@ -141,8 +173,14 @@ def test_the_renderer_reads_only_its_own_assets(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret")
     fetcher = AssetFetcher(templates_dir())
-    for url in (secret.as_uri(), "file:///etc/passwd", "http://127.0.0.1:9/x.css", "https://example.org/a.png",
-                templates_dir().as_uri() + "/../pyproject.toml", "data:text/plain,hello"):
+    for url in (
+        secret.as_uri(),
+        "file:///etc/passwd",
+        "http://127.0.0.1:9/x.css",
+        "https://example.org/a.png",
+        templates_dir().as_uri() + "/../pyproject.toml",
+        "data:text/plain,hello",
+    ):
         with pytest.raises(ValueError):
             fetcher.fetch(url)
     assert fetcher.fetch((templates_dir() / "sheet.css").as_uri()).read().startswith(b"/*")
@@ -154,9 +192,11 @@ def test_html_that_asks_for_a_file_gets_nothing(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("this text must not appear")
     r = renderer()
-    html = (f'<html><head><link rel="stylesheet" href="{secret.as_uri()}"></head><body>'
-            f'<img src="{secret.as_uri()}"><object data="{secret.as_uri()}"></object>'
-            f'<p style="background: url({secret.as_uri()})">x</p></body></html>')
+    html = (
+        f'<html><head><link rel="stylesheet" href="{secret.as_uri()}"></head><body>'
+        f'<img src="{secret.as_uri()}"><object data="{secret.as_uri()}"></object>'
+        f'<p style="background: url({secret.as_uri()})">x</p></body></html>'
+    )
     data = r.pdf([r.render(html)])
     assert b"must not appear" not in data
     assert secret.as_uri() in r.fetcher.refused
@@ -259,15 +299,18 @@ def test_huge_problem_file(run, tmp_path, monkeypatch):
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=5),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=30,
 )
 
 
 def mutated_problem():
-    base = {"format": "attnsheet/problem@1", "X": [[1, 0], [0, 1]],
-            "heads": [{"W_Q": [[1, 0]], "W_K": [[0, 1]], "W_V": [[1, 1]]}]}
+    base = {
+        "format": "attnsheet/problem@1",
+        "X": [[1, 0], [0, 1]],
+        "heads": [{"W_Q": [[1, 0]], "W_K": [[0, 1]], "W_V": [[1, 1]]}],
+    }
     keys = st.sampled_from(["format", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics", "Y"])
     return st.dictionaries(keys, JSON, max_size=4).map(lambda d: {**base, **d})
 
@@ -316,7 +359,7 @@ def test_a_stop_that_the_renderer_swallows_still_stops_the_batch():
     assert worked == [1]
 
 
-STOPPED_MID_SEND = '''
+STOPPED_MID_SEND = """
 import multiprocessing, sys, time
 from pathlib import Path
 from generator.output.jobs import run_tasks
@@ -348,7 +391,7 @@ if __name__ == "__main__":
         list(run_tasks([0, 1, 2], work, 2, done))
     except KeyboardInterrupt:
         print("stopped")
-'''
+"""
 
 
 def test_a_batch_stopped_while_a_job_process_sends_its_result_stops(tmp_path):
@@ -357,6 +400,7 @@ def test_a_batch_stopped_while_a_job_process_sends_its_result_stops(tmp_path):
     script, mark = tmp_path / "stopped_mid_send.py", tmp_path / "mark"
     script.write_text(STOPPED_MID_SEND)
     mark.write_text("")
-    done = subprocess.run([sys.executable, str(script), str(mark)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(script), str(mark)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.stdout == "stopped\n", done.stderr

@@ -75,10 +75,36 @@ def test_stats_go_to_stderr(run):
 
 
 def test_every_shape_option_reaches_the_problem(run):
-    r = run("draw", "--seed", "5", "--tokens", "3", "--d-model", "4", "--d-k", "3", "--d-v", "2", "--heads", "2",
-            "--output-projection", "--causal", "--convention", "row", "--rules", "exact",
-            "--x-range", "0..2", "--w-range", "-1..1", "--max-score", "4", "--max-sum", "90",
-            "--allow-negative-exponents")
+    r = run(
+        "draw",
+        "--seed",
+        "5",
+        "--tokens",
+        "3",
+        "--d-model",
+        "4",
+        "--d-k",
+        "3",
+        "--d-v",
+        "2",
+        "--heads",
+        "2",
+        "--output-projection",
+        "--causal",
+        "--convention",
+        "row",
+        "--rules",
+        "exact",
+        "--x-range",
+        "0..2",
+        "--w-range",
+        "-1..1",
+        "--max-score",
+        "4",
+        "--max-sum",
+        "90",
+        "--allow-negative-exponents",
+    )
     assert r.code == 0, r.err
     (doc,) = json.loads(r.out)
     assert doc["convention"] == "row" and doc["causal"] is True and doc["rules"] == {"scale": "exact", "softmax": "e"}

@@ -41,7 +41,9 @@ def test_list_of_problems_gives_list_of_solutions(run):
     assert "Problem 2 of 2" in r.out
 
 
-@pytest.mark.parametrize("rules", [{"scale": s, "softmax": m} for s in ("floor", "exact", "none") for m in ("base3", "e")])
+@pytest.mark.parametrize(
+    "rules", [{"scale": s, "softmax": m} for s in ("floor", "exact", "none") for m in ("base3", "e")]
+)
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("causal", [False, True])
 def test_every_variant_solves(run, rules, convention, causal):
@@ -98,7 +100,12 @@ def test_directory_and_unreadable_and_binary(run, tmp_path):
 
 
 def test_usage_errors_exit_2_in_one_line(run):
-    for args in (("solve",), ("solve", str(WORKED), "--decimals", "-1"), ("nonsense",), ("solve", str(WORKED), "--bogus")):
+    for args in (
+        ("solve",),
+        ("solve", str(WORKED), "--decimals", "-1"),
+        ("nonsense",),
+        ("solve", str(WORKED), "--bogus"),
+    ):
         r = run(*args)
         assert r.code == 2, args
         assert r.err.count("\n") == 1 and r.err.startswith("attnsheet: error:"), r.err

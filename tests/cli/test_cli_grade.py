@@ -14,8 +14,14 @@ def key_answers(sheet: dict) -> dict:
     sol = sheet["solution"]
     heads = []
     for h in sol["heads"]:
-        heads.append({**{k: h[k] for k in ("Q", "K", "V", "scores", "scaled", "powers", "sums", "A", "Z")},
-                      "Q_copy": h["Q"], "K_T": [list(r) for r in zip(*h["K"])], "V_copy": h["V"]})
+        heads.append(
+            {
+                **{k: h[k] for k in ("Q", "K", "V", "scores", "scaled", "powers", "sums", "A", "Z")},
+                "Q_copy": h["Q"],
+                "K_T": [list(r) for r in zip(*h["K"])],
+                "V_copy": h["V"],
+            }
+        )
     doc = {"format": "attnsheet/answers@1", "code": sheet["code"], "heads": heads}
     if len(heads) > 1 or "output" in sol:
         doc["Z"] = sol["Z"]
@@ -31,7 +37,7 @@ def key_answers(sheet: dict) -> dict:
 @pytest.fixture
 def batch(run, tmp_path) -> Path:
     roster = tmp_path / "class.csv"
-    roster.write_text("name,id,group\nAna Lopez,s1,3B\nBen Ode,s2,3B\n=HYPERLINK(\"x\"),s3,3B\n", encoding="utf-8")
+    roster.write_text('name,id,group\nAna Lopez,s1,3B\nBen Ode,s2,3B\n=HYPERLINK("x"),s3,3B\n', encoding="utf-8")
     r = run("generate", "--roster", str(roster), "--seed", "9", "--out", str(tmp_path / "b"), "--jobs", "1")
     assert r.code == 0, r.err
     return tmp_path / "b"
@@ -80,7 +86,12 @@ def test_a_class_answered_and_graded(run, batch, tmp_path):
     assert "Score 140/152" in texts[2] and "Z 0/12" in texts[2]
     report = PdfReader(tmp_path / "g" / "report.pdf").pages[0].extract_text()
     assert "Class report" in report and "3 sheets; mean 97.1%" in report
-    assert "Q, copied" in report and "Q_copy" not in report and "The five cells most often wrong" in report and "90–100%" in report
+    assert (
+        "Q, copied" in report
+        and "Q_copy" not in report
+        and "The five cells most often wrong" in report
+        and "90–100%" in report
+    )
     again = run("grade", *files, "--manifest", str(manifest), "--out", str(tmp_path / "g"))
     assert again.code == 1 and "already exists" in again.err
 
@@ -135,13 +146,23 @@ def test_the_gradebooks_list_the_whole_class_those_without_answers_without_point
     manifest = batch / "manifest.json"
     sheets = json.loads(manifest.read_text())["sheets"]
     (tmp_path / "ben.json").write_text(json.dumps(key_answers(sheets[1])))  # one hand-in of three
-    r = run("grade", str(tmp_path / "ben.json"), "--manifest", str(manifest), "--out", str(tmp_path / "g"),
-            "--gradebook", "moodle", "--gradebook", "canvas")
+    r = run(
+        "grade",
+        str(tmp_path / "ben.json"),
+        "--manifest",
+        str(manifest),
+        "--out",
+        str(tmp_path / "g"),
+        "--gradebook",
+        "moodle",
+        "--gradebook",
+        "canvas",
+    )
     assert r.code == 0, r.err
     assert "the gradebook lists the whole class: 2 of its 3 sheets had no answers" in r.err
     with open(tmp_path / "g" / "gradebook.csv", newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
-    assert [row["name"] for row in rows] == ["Ben Ode", "Ana Lopez", "'=HYPERLINK(\"x\")"]
+    assert [row["name"] for row in rows] == ["Ben Ode", "Ana Lopez", '\'=HYPERLINK("x")']
     assert rows[0]["points"] == "152" and rows[1]["points"] == rows[2]["points"] == "" == rows[1]["Q"]
     assert [row["code"] for row in rows] == [sheets[1]["code"], sheets[0]["code"], sheets[2]["code"]]
     moodle = (tmp_path / "g" / "gradebook-moodle.csv").read_text(encoding="utf-8-sig").splitlines()

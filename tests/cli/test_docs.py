@@ -38,20 +38,43 @@ OLD_README = {
     "attnsheet answers": ("reference/answers.md", "`attnsheet answers CODE"),
     "attnsheet serve": ("reference/serve.md", "`attnsheet serve [--host 127.0.0.1]"),
     "The classroom server: students hand in their own work": (
-        "reference/serve.md", "The classroom server: students hand in their own work"),
+        "reference/serve.md",
+        "The classroom server: students hand in their own work",
+    ),
     "Teachers' accounts: one server for a department": (
-        "reference/serve.md", "Teachers' accounts: one server for a department"),
+        "reference/serve.md",
+        "Teachers' accounts: one server for a department",
+    ),
     "attnsheet solve": ("reference/solve.md", "`attnsheet solve PROBLEM"),
     "attnsheet draw": ("reference/draw.md", "`attnsheet draw [--seed S]"),
     "The feed-forward layer and the transformer block": (
-        "reference/draw.md", "The feed-forward layer and the transformer block"),
+        "reference/draw.md",
+        "The feed-forward layer and the transformer block",
+    ),
     "The recurrent layer and the mixture of experts": (
-        "reference/draw.md", "The recurrent layer and the mixture of experts"),
+        "reference/draw.md",
+        "The recurrent layer and the mixture of experts",
+    ),
     "Presets and guarantees": ("reference/draw.md", "Presets and guarantees"),
     "Sheet codes": ("reference/draw.md", "Sheet codes"),
-    **{f"attnsheet {name} --help": (f"reference/{name}.md", f"`attnsheet {name} --help`")
-       for name in ("generate", "key", "grade", "answers", "scan", "boxes", "solve", "draw", "serve", "export",
-                    "user", "worker", "jobs")},
+    **{
+        f"attnsheet {name} --help": (f"reference/{name}.md", f"`attnsheet {name} --help`")
+        for name in (
+            "generate",
+            "key",
+            "grade",
+            "answers",
+            "scan",
+            "boxes",
+            "solve",
+            "draw",
+            "serve",
+            "export",
+            "user",
+            "worker",
+            "jobs",
+        )
+    },
     "A server for a school": ("server.md", "A server for a school"),
     "Reproducible, atomic, safe": ("reliability.md", "Reproducible, atomic, safe"),
     "Reliability": ("reliability.md", "Reliability"),
@@ -163,7 +186,9 @@ def _check(args: list[str]) -> None:
 
 def test_every_command_the_docs_show_is_one_the_tool_takes():
     # docs/plugins.md's need its plug-in installed: tests/kinds/test_plugin_kind.py runs them with it.
-    shown = [(page, args) for page in [ROOT / "README.md", *PAGES] if page.name != "plugins.md" for args in commands(page)]
+    shown = [
+        (page, args) for page in [ROOT / "README.md", *PAGES] if page.name != "plugins.md" for args in commands(page)
+    ]
     assert len(shown) >= 25
     for page, args in shown:
         _check(args)
@@ -185,8 +210,15 @@ def test_the_readmes_session_prints_what_it_says(tmp_path):
     env.pop("SOURCE_DATE_EPOCH", None)
     for step in steps:
         line, *expected = step.rstrip("\n").split("\n")
-        run = subprocess.run(line.replace(".venv/bin/attnsheet", tool), shell=True, cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=300)
+        run = subprocess.run(
+            line.replace(".venv/bin/attnsheet", tool),
+            shell=True,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         got = (run.stdout + run.stderr).rstrip("\n").split("\n")
         timing = re.compile(r" in \d+\.\d s\)?$| in \d+\.\d s$")
         assert [timing.sub("", g) for g in got] == [timing.sub("", e) for e in expected], line

@@ -20,8 +20,9 @@ WORKED = EXAMPLES / "worked.json"
 
 
 def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, **kw)
+    return subprocess.run(
+        [*CLI, *args], cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})}, **kw
+    )
 
 
 def one_line(r) -> bool:
@@ -130,15 +131,17 @@ def test_a_smaller_split_batch_removes_the_earlier_batch_files(run, tmp_path):
 
 
 def test_closed_and_failing_standard_streams_are_one_line(tmp_path):
-    closed_in = subprocess.run(["bash", "-c", f"{sys.executable} -m generator solve - 0<&-"], cwd=ROOT,
-                               capture_output=True, text=True)
+    closed_in = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m generator solve - 0<&-"], cwd=ROOT, capture_output=True, text=True
+    )
     assert closed_in.returncode == 1 and "stdin" in closed_in.stderr and one_line(closed_in)
     for args in (("solve", str(WORKED)), ("solve", str(WORKED), "--json"), ("draw", "--seed", "1")):
         with open("/dev/full", "w") as full:
             r = subprocess.run([*CLI, *args], cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True)
         assert r.returncode == 1 and "cannot write to stdout" in r.stderr and one_line(r), r.stderr
-    closed_out = subprocess.run(["bash", "-c", f"{sys.executable} -m generator solve {WORKED} >&-"], cwd=ROOT,
-                                capture_output=True, text=True)
+    closed_out = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m generator solve {WORKED} >&-"], cwd=ROOT, capture_output=True, text=True
+    )
     assert closed_out.returncode == 1 and one_line(closed_out), closed_out.stderr
 
 
@@ -152,18 +155,23 @@ def test_a_lone_surrogate_or_an_escape_in_a_code_is_refused(run, tmp_path):
 
 def test_ctrl_c_while_importing_is_a_clean_stop():
     # Deterministic: the interrupt is raised by the import of click, as Ctrl-C in the first 0.3 s.
-    script = ("import builtins\nreal = builtins.__import__\n"
-              "def imp(name, *a, **k):\n    if name == 'click':\n        raise KeyboardInterrupt\n"
-              "    return real(name, *a, **k)\nbuiltins.__import__ = imp\n"
-              "from generator.__main__ import main\nmain()\n")
+    script = (
+        "import builtins\nreal = builtins.__import__\n"
+        "def imp(name, *a, **k):\n    if name == 'click':\n        raise KeyboardInterrupt\n"
+        "    return real(name, *a, **k)\nbuiltins.__import__ = imp\n"
+        "from generator.__main__ import main\nmain()\n"
+    )
     r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 130 and one_line(r) and "interrupted" in r.stderr
 
 
 def test_the_work_a_problem_asks_for_is_bounded(run, tmp_path):
     one = [[1] * 64]
-    big = {"format": "attnsheet/problem@1", "X": one * 2,
-           "heads": [{"W_Q": [[1, 1]], "W_K": [[1, 1]], "W_V": [[1, 1]]}] * 2}
+    big = {
+        "format": "attnsheet/problem@1",
+        "X": one * 2,
+        "heads": [{"W_Q": [[1, 1]], "W_K": [[1, 1]], "W_V": [[1, 1]]}] * 2,
+    }
     path = tmp_path / "big.json"
     path.write_text(json.dumps(big))
     r = run("solve", str(path))
@@ -178,10 +186,27 @@ def test_a_sigterm_like_hangup_stops_cleanly(tmp_path):
     # A hangup is the tool's to handle only where no one asked to ignore it: under `nohup` (the
     # suite run that way) the child inherits SIGHUP ignored and rightly renders on. Here the
     # terminal's own default is given back first.
-    proc = subprocess.Popen([*STOPPER, f"signal:{int(signal.SIGHUP)}", "3", "generate", "--count", "40", "--seed",
-                             "3", "--split", "--out", str(tmp_path / "out"), "--jobs", "1"],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            *STOPPER,
+            f"signal:{int(signal.SIGHUP)}",
+            "3",
+            "generate",
+            "--count",
+            "40",
+            "--seed",
+            "3",
+            "--split",
+            "--out",
+            str(tmp_path / "out"),
+            "--jobs",
+            "1",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 129 and "interrupted" in err and err.count("\n") == 1, err
 
@@ -194,8 +219,26 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
     pids = tmp_path / "pids"
-    proc = subprocess.Popen([*STOPPER, f"kill-self:{pids}", "5", "generate", "--count", "40", "--seed", "3", "--split",
-                             "--out", str(out), "--jobs", "2"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            *STOPPER,
+            f"kill-self:{pids}",
+            "5",
+            "generate",
+            "--count",
+            "40",
+            "--seed",
+            "3",
+            "--split",
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+        ],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.wait(60) == -signal.SIGKILL
     children = {int(p) for p in pids.read_text().split()}
     assert children, "no job process was started"
@@ -205,8 +248,13 @@ def test_sigkill_of_the_parent_leaves_no_process_and_no_folder(tmp_path):
         time.sleep(0.1)
     assert not [c for c in children if running(c)]
     assert [p.name.startswith("attnsheet-run-") for p in scratch.iterdir()] == [True]  # the killed run's
-    r = subprocess.run([*CLI, "generate", "--seed", "1", "--out", str(tmp_path / "next"), "--jobs", "2",
-                        "--count", "3", "--split"], cwd=ROOT, env=env, capture_output=True, text=True)
+    r = subprocess.run(
+        [*CLI, "generate", "--seed", "1", "--out", str(tmp_path / "next"), "--jobs", "2", "--count", "3", "--split"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert list(scratch.iterdir()) == []  # the next run cleaned up after the killed one, and after itself
 
@@ -228,9 +276,13 @@ def test_pdf_bytes_are_the_same_with_fonttools_subsetting(tmp_path):
     )
     digests = []
     for name, now in (("a", "1700000000"), ("b", "1800000000")):
-        r = subprocess.run([sys.executable, "-c", script, str(tmp_path / name), now], cwd=ROOT,
-                           capture_output=True, text=True, env={k: v for k, v in os.environ.items()
-                                                                 if k != "SOURCE_DATE_EPOCH"})
+        r = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / name), now],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"},
+        )
         assert r.returncode == 0, r.stderr
         digests.append((tmp_path / name / "answer-keys.pdf").read_bytes())
     assert digests[0] == digests[1]
@@ -307,7 +359,8 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule  # noqa: E402
 
 KINDS = ["missing", "file", "read-only file", "symlink", "dangling symlink", "folder", "fifo"] + (
-    ["device"] if os.geteuid() == 0 else [])
+    ["device"] if os.geteuid() == 0 else []
+)
 
 
 def _snapshot(folder: Path) -> dict:

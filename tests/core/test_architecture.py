@@ -29,8 +29,18 @@ ALLOWED = {
     "cli": {"app", "web"},
 }
 # Libraries of the edges: the core, the draw and the sheet's layout never import them.
-EDGE_LIBRARIES = {"click", "jinja2", "markupsafe", "weasyprint", "pydyf", "pikepdf", "fontTools", "cv2", "pypdfium2",
-                  "starlette"}
+EDGE_LIBRARIES = {
+    "click",
+    "jinja2",
+    "markupsafe",
+    "weasyprint",
+    "pydyf",
+    "pikepdf",
+    "fontTools",
+    "cv2",
+    "pypdfium2",
+    "starlette",
+}
 
 
 def modules() -> dict[str, Path]:
@@ -69,8 +79,9 @@ def layer(module: str) -> str | None:
 def pure(module: str) -> bool:
     """Whether a module may import no edge library: core, draw, sheet, and every kind's steps."""
     parts = module.split(".")
-    return layer(module) in ("core", "draw", "sheet") or (parts[1:2] == ["kinds"] and len(parts) > 3
-                                                         and parts[3] in PURE_PARTS)
+    return layer(module) in ("core", "draw", "sheet") or (
+        parts[1:2] == ["kinds"] and len(parts) > 3 and parts[3] in PURE_PARTS
+    )
 
 
 def test_every_layer_imports_only_inward():
@@ -100,8 +111,11 @@ def test_no_import_cycles():
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(nxt):] + [node, nxt])
-                                     if nxt in trail else f"import cycle through {node} -> {nxt}")
+                raise AssertionError(
+                    "import cycle: " + " -> ".join(trail[trail.index(nxt) :] + [node, nxt])
+                    if nxt in trail
+                    else f"import cycle through {node} -> {nxt}"
+                )
             if nxt not in state:
                 visit(nxt, trail + [node])
         state[node] = 2
@@ -119,7 +133,8 @@ def test_every_module_says_its_one_job_and_stays_small():
         first = text.splitlines()[0]
         # The file's first line is the docstring's summary: what the module is for, in one line.
         assert first.startswith('"""') and len(first) > 20 and doc.splitlines()[0] == first.strip('"'), (
-            f"{name}: the first line should say, in one line, what the module does")
+            f"{name}: the first line should say, in one line, what the module does"
+        )
         lines = text.count("\n")
         assert lines <= 400, f"{name} has {lines} lines; split it by concern (at most about 400)"
 
@@ -144,11 +159,19 @@ def test_the_stylesheet_takes_every_size_and_colour_from_the_layouts_numbers():
 def test_the_core_imports_nothing_above_it_and_nothing_loads_a_module_by_name():
     # Function-level imports count: a cycle or a layer crossed at run time is crossed all the same.
     above = ("sheet", "draw", "output", "scan", "app", "web", "kinds", "cli")
-    wrong = [f"{name} imports {target}" for name, path in modules().items() if layer(name) == "core"
-             for target in imports(path) if target.startswith("generator.") and layer(target) in above]
+    wrong = [
+        f"{name} imports {target}"
+        for name, path in modules().items()
+        if layer(name) == "core"
+        for target in imports(path)
+        if target.startswith("generator.") and layer(target) in above
+    ]
     assert not wrong, "\n".join(wrong)
-    by_name = [name for name, path in modules().items() if name != "generator.cli"
-               and re.search(r"\bimport_module\(|__import__\(", path.read_text(encoding="utf-8"))]
+    by_name = [
+        name
+        for name, path in modules().items()
+        if name != "generator.cli" and re.search(r"\bimport_module\(|__import__\(", path.read_text(encoding="utf-8"))
+    ]
     assert not by_name, by_name
 
 
@@ -156,8 +179,9 @@ def _asks_which_operation(node: ast.AST, constants: set[str]) -> bool:
     """Whether an expression is an operation's name or one of the operations' constants."""
     if isinstance(node, ast.Attribute) and node.attr == "name":
         inner = node.value
-        return (isinstance(inner, ast.Name) and inner.id == "op") or (isinstance(inner, ast.Attribute)
-                                                                     and inner.attr in ("op", "operation"))
+        return (isinstance(inner, ast.Name) and inner.id == "op") or (
+            isinstance(inner, ast.Attribute) and inner.attr in ("op", "operation")
+        )
     return isinstance(node, ast.Name) and node.id in constants
 
 
@@ -176,12 +200,15 @@ def test_nothing_outside_an_operations_module_asks_which_operation_a_step_has():
             if isinstance(node, ast.Compare):
                 sides = [node.left, *node.comparators]
                 sides += [e for s in sides if isinstance(s, (ast.Tuple, ast.Set, ast.List)) for e in s.elts]
-                if any(_asks_which_operation(s, constants) for s in sides) or any(
-                        isinstance(s, ast.Constant) and s.value in names for s in sides) and any(
-                        isinstance(s, ast.Attribute) and s.attr == "name" for s in sides):
+                if (
+                    any(_asks_which_operation(s, constants) for s in sides)
+                    or any(isinstance(s, ast.Constant) and s.value in names for s in sides)
+                    and any(isinstance(s, ast.Attribute) and s.attr == "name" for s in sides)
+                ):
                     wrong.append(f"{name}:{node.lineno}")
-            if isinstance(node, ast.Dict) and any(k is not None and _asks_which_operation(k, constants)
-                                                  for k in node.keys):
+            if isinstance(node, ast.Dict) and any(
+                k is not None and _asks_which_operation(k, constants) for k in node.keys
+            ):
                 wrong.append(f"{name}:{node.lineno}")
     assert not wrong, wrong
     assert len(names) == len(OPERATIONS), "two operations share a name"

@@ -32,8 +32,11 @@ def played(problem, written: dict, trivial: str = "none"):
     doc = skeleton(problem, problem.code)
     for (head, name), rows in written.items():
         target = doc["heads"][head - 1] if head else doc
-        target[name] = [sheet_value(v).replace("\u2212", "-") for v in rows[0]] if name in flat_steps() else \
-            [[sheet_value(v).replace("\u2212", "-") for v in row] for row in rows]
+        target[name] = (
+            [sheet_value(v).replace("\u2212", "-") for v in rows[0]]
+            if name in flat_steps()
+            else [[sheet_value(v).replace("\u2212", "-") for v in row] for row in rows]
+        )
     result = None
     for _ in range(60):
         (pending,) = parse_answers_json(json.dumps(doc), "sheet")
@@ -79,8 +82,7 @@ def attention():
 def test_a_constant_grid_leaves_no_carried_credit_after_it(attention, name, value):
     """K all 1s made A uniform and Z the row means of V, and both earned "carried": 144/152."""
     result = played(attention, {(1, name): constant(head_shape(attention, name), value)})
-    after = {"K": ("K_T", "scores", "A", "Z"), "Q": ("Q_copy", "scores", "A", "Z"),
-             "K_T": ("scores", "A", "Z")}[name]
+    after = {"K": ("K_T", "scores", "A", "Z"), "Q": ("Q_copy", "scores", "A", "Z"), "K_T": ("scores", "A", "Z")}[name]
     seen = verdicts(result)
     for step in after:
         assert "carried" not in seen[step], (step, seen[step])
@@ -155,17 +157,21 @@ def test_a_real_slip_is_still_carried(attention):
 def test_each_operation_says_when_it_is_degenerate():
     assert degenerate(Op(PRODUCT), [[[1, 2], [3, 4]], [[0, 0], [0, 0]]], [[0, 0], [0, 0]]).cells
     assert not degenerate(Op(PRODUCT), [[[1, 2], [3, 4]], [[1, 0], [0, 1]]], [[1, 2], [3, 4]]).cells
-    assert degenerate(Op(RULE, "ReLU(%(x)s)"), [[[1, 2], [3, 4]]], [[1, 2], [3, 4]]).why == \
-        "its input given back unchanged"
+    assert (
+        degenerate(Op(RULE, "ReLU(%(x)s)"), [[[1, 2], [3, 4]]], [[1, 2], [3, 4]]).why
+        == "its input given back unchanged"
+    )
     assert degenerate(Op(RULE, "ReLU(%(x)s)"), [[[-1], [-2]]], [[0], [0]]).cells
     assert not degenerate(Op(RULE, "ReLU(%(x)s)"), [[[-1, 2], [3, -4]]], [[0, 2], [3, 0]]).cells
     assert degenerate(Op(ADD), [[[1, 2], [3, 5]], [[0, 0], [0, 0]]], [[1, 2], [3, 5]]).cells
     assert degenerate(Op(COPY), [[[7, 7], [7, 7]]], [[7, 7], [7, 7]]).cells
     assert not degenerate(Op(COPY), [[[7, 1], [2, 7]]], [[7, 1], [2, 7]]).cells
     third = Fraction(1, 3)
-    assert degenerate(Op(DIVIDE), [[[3, 1], [3, 9]], [[6, 10]]], [[Fraction(1, 2), Fraction(1, 10)],
-                                                                 [Fraction(1, 2), Fraction(9, 10)]]).cells == \
-        frozenset({(0, 0), (1, 0)})
+    assert degenerate(
+        Op(DIVIDE),
+        [[[3, 1], [3, 9]], [[6, 10]]],
+        [[Fraction(1, 2), Fraction(1, 10)], [Fraction(1, 2), Fraction(9, 10)]],
+    ).cells == frozenset({(0, 0), (1, 0)})
     assert degenerate(Op(ARGMAX), [[[5, 1], [5, 2]]], [[1, 2]]).cells == frozenset({(0, 0)})
     assert not degenerate(Op(ARGMAX), [[[5, 1], [4, 2]]], [[1, 2]]).cells
     assert third  # (a fraction is a value like any other)
@@ -194,8 +200,9 @@ def test_a_constant_first_step_earns_at_most_its_own_right_cells(kind, seed, val
     assume(not is_constant(step.expected))
     own_right = sum(v == "correct" for row in step.verdicts for v in row)
     independent = sum(v == "correct" for s in result.steps if s is not step for row in s.verdicts for v in row)
-    assert not any(v == "carried" for s in result.steps for row in s.verdicts for v in row), \
-        [(s.step, s.verdicts) for s in result.steps if any("carried" in r for r in s.verdicts)]
+    assert not any(v == "carried" for s in result.steps for row in s.verdicts for v in row), [
+        (s.step, s.verdicts) for s in result.steps if any("carried" in r for r in s.verdicts)
+    ]
     assert result.points <= own_right + independent
 
 

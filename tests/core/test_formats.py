@@ -50,8 +50,16 @@ def test_number_encoding(x, encoded):
 
 @pytest.mark.parametrize(
     "x, places, text",
-    [(F(1, 8), 2, "0.13"), (F(-1, 8), 2, "-0.13"), (F(1, 3), 3, "0.333"), (F(2, 3), 0, "1"),
-     (F(-1, 1000), 2, "0.00"), (5, 2, "5.00"), (F(999, 1000), 2, "1.00"), (0.25, 1, "0.2")],
+    [
+        (F(1, 8), 2, "0.13"),
+        (F(-1, 8), 2, "-0.13"),
+        (F(1, 3), 3, "0.333"),
+        (F(2, 3), 0, "1"),
+        (F(-1, 1000), 2, "0.00"),
+        (5, 2, "5.00"),
+        (F(999, 1000), 2, "1.00"),
+        (0.25, 1, "0.2"),
+    ],
 )
 def test_decimal_str_rounds_half_away_from_zero(x, places, text):
     assert decimal_str(x, places) == text
@@ -86,13 +94,17 @@ def bad(mutate):
 
 
 BAD = {
-    "wrong W_K shape": (bad(lambda d: d["heads"][0].update(W_K=[[1, 1, 0], [0, 0, 1]])),
-                        "heads[0].W_K: expected 3×4 (d_k × d_model), got 2×3"),
+    "wrong W_K shape": (
+        bad(lambda d: d["heads"][0].update(W_K=[[1, 1, 0], [0, 0, 1]])),
+        "heads[0].W_K: expected 3×4 (d_k × d_model), got 2×3",
+    ),
     "ragged X": (bad(lambda d: d["X"][1].append(5)), "X[1]: expected 3 entries"),
     "float entry": (bad(lambda d: d["X"][0].__setitem__(0, 1.5)), "X[0][0]: expected an integer, got 1.5"),
     "integral float": (bad(lambda d: d["X"][0].__setitem__(0, 1.0)), "X[0][0]: expected an integer, got 1.0"),
-    "boolean entry": (bad(lambda d: d["heads"][0]["W_Q"][0].__setitem__(0, True)),
-                      "heads[0].W_Q[0][0]: expected an integer, got true"),
+    "boolean entry": (
+        bad(lambda d: d["heads"][0]["W_Q"][0].__setitem__(0, True)),
+        "heads[0].W_Q[0][0]: expected an integer, got true",
+    ),
     "string entry": (bad(lambda d: d["X"][0].__setitem__(0, "1")), "X[0][0]: expected an integer, got the string '1'"),
     "huge entry": (bad(lambda d: d["X"][0].__setitem__(0, 10**30)), "X[0][0]: expected an integer between"),
     "missing X": (bad(lambda d: d.pop("X")), "X: missing"),
@@ -101,7 +113,10 @@ BAD = {
     "unknown head key": (bad(lambda d: d["heads"][0].update(W_X=1)), "heads[0]: unknown key 'W_X'"),
     "unknown format": (bad(lambda d: d.update(format="attnsheet/problem@9")), "format: expected 'attnsheet/problem@1'"),
     "missing format": (bad(lambda d: d.pop("format")), "format: missing"),
-    "unknown scale": (bad(lambda d: d.update(rules={"scale": "ceil"})), "rules.scale: expected one of floor, exact, none"),
+    "unknown scale": (
+        bad(lambda d: d.update(rules={"scale": "ceil"})),
+        "rules.scale: expected one of floor, exact, none",
+    ),
     "unknown softmax": (bad(lambda d: d.update(rules={"softmax": 2})), "rules.softmax: expected a string, got 2"),
     "unknown rule": (bad(lambda d: d.update(rules={"temperature": 2})), "rules: unknown key 'temperature'"),
     "unknown convention": (bad(lambda d: d.update(convention="diagonal")), "convention: expected one of column, row"),
@@ -128,8 +143,12 @@ def test_bad_problems_name_the_field(name):
 
 
 def test_row_convention_shapes_are_named_transposed():
-    doc = {"format": "attnsheet/problem@1", "convention": "row", "X": [[1, 0], [0, 1], [1, 1]],
-           "heads": [{"W_Q": [[1, 0, 1]], "W_K": [[1], [0]], "W_V": [[1], [0]]}]}
+    doc = {
+        "format": "attnsheet/problem@1",
+        "convention": "row",
+        "X": [[1, 0], [0, 1], [1, 1]],
+        "heads": [{"W_Q": [[1, 0, 1]], "W_K": [[1], [0]], "W_V": [[1], [0]]}],
+    }
     with pytest.raises(ProblemError, match=r"heads\[0\].W_Q: expected 2×.*\(d_model × d_k\), got 1×3"):
         parse_problems(json.dumps(doc))
 

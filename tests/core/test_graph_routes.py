@@ -64,14 +64,20 @@ STEPS = [
     Step((None, "r"), ((None, "G"),), argmax_rows, op=Op(ARGMAX)),
     Step((None, "H_pre"), ((None, "W1"), (None, "X"), (None, "b1")), affine_pairs, op=Op(AFFINE), skip=SKIP),
     Step((None, "H"), ((None, "H_pre"),), relu, op=Op(RULE, "ReLU(%(x)s)"), skip=SKIP),
-    Step((None, "Y"), ((None, "r"), (None, "W2"), (None, "H")), lambda r, w, h: routed(r, w, h, 2),
-         op=Op(ROUTED, params={"blocks": 2})),
+    Step(
+        (None, "Y"),
+        ((None, "r"), (None, "W2"), (None, "H")),
+        lambda r, w, h: routed(r, w, h, 2),
+        op=Op(ROUTED, params={"blocks": 2}),
+    ),
 ]
 
 
 def cells(values: dict) -> dict:
-    return {key: tuple(tuple(read_cell_text("" if x is None else str(x)) for x in row) for row in grid)
-            for key, grid in values.items()}
+    return {
+        key: tuple(tuple(read_cell_text("" if x is None else str(x)) for x in row) for row in grid)
+        for key, grid in values.items()
+    }
 
 
 def test_the_worked_example_solves_and_its_route_leaves_the_other_experts_rows_empty():
@@ -85,10 +91,13 @@ def test_the_worked_example_solves_and_its_route_leaves_the_other_experts_rows_e
 
 def test_a_token_sent_to_the_wrong_expert_is_graded_by_that_experts_arithmetic_on_the_students_numbers():
     # Token 2 sent to expert 1: its rows 1-2 are worked (W1₁·x₂ + b1₁ = (0, 1)), rows 3-4 left empty.
-    written = {(None, "G"): [[1, 0, 2], [-1, 1, -1]], (None, "r"): [[1, 1, 1]],
-               (None, "H_pre"): [[1, 0, 2], [-1, 1, -1], [None, None, None], [None, None, None]],
-               (None, "H"): [[1, 0, 2], [0, 1, 0], [None, None, None], [None, None, None]],
-               (None, "Y"): [[1, -1, 2], [0, 2, 0]]}
+    written = {
+        (None, "G"): [[1, 0, 2], [-1, 1, -1]],
+        (None, "r"): [[1, 1, 1]],
+        (None, "H_pre"): [[1, 0, 2], [-1, 1, -1], [None, None, None], [None, None, None]],
+        (None, "H"): [[1, 0, 2], [0, 1, 0], [None, None, None], [None, None, None]],
+        (None, "Y"): [[1, -1, 2], [0, 2, 0]],
+    }
     grades = {(g.head, g.step): g for g in evaluate(STEPS, GIVEN, cells(written)).grades}
     assert grades[(None, "r")].verdicts == (("correct", "wrong", "correct"),)
     h_pre = grades[(None, "H_pre")]

@@ -28,9 +28,17 @@ def kind_names_in(source: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in kinds():
             found.append(f"line {node.lineno}: the string {node.value!r}")
-        name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute)
-                else node.arg if isinstance(node, ast.arg)
-                else node.name if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) else None)
+        name = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else node.arg
+            if isinstance(node, ast.arg)
+            else node.name
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+            else None
+        )
         if name and word.search(name):
             found.append(f"line {node.lineno}: the name {name}")
     return found
@@ -45,8 +53,11 @@ def test_the_checker_finds_a_branch_on_a_kind():
 
 
 def test_no_module_outside_the_kinds_folder_names_a_kind():
-    found = [f"{path.relative_to(ROOT)} {where}" for path in outside_kinds("*.py", PACKAGE)
-             for where in kind_names_in(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(ROOT)} {where}"
+        for path in outside_kinds("*.py", PACKAGE)
+        for where in kind_names_in(path.read_text(encoding="utf-8"))
+    ]
     assert not found, "\n".join(found)
 
 
@@ -54,8 +65,9 @@ def test_no_comment_template_or_script_names_a_kind():
     # The words themselves, prose included: a comment naming a kind is a branch waiting to be written.
     word = re.compile(rf"\b({'|'.join(NAMES_ONLY)})\b", re.IGNORECASE)
     quoted = re.compile(r"""["']attention["']""")
-    files = outside_kinds("*.py", PACKAGE) + [p for p in sorted((ROOT / "templates").rglob("*"))
-                                               if p.suffix in (".html", ".js", ".css", ".txt")]
+    files = outside_kinds("*.py", PACKAGE) + [
+        p for p in sorted((ROOT / "templates").rglob("*")) if p.suffix in (".html", ".js", ".css", ".txt")
+    ]
     found = []
     for path in files:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):

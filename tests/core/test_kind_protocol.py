@@ -46,13 +46,16 @@ def test_the_registry_is_every_kind_once_with_one_default():
 
 
 def test_a_kind_that_breaks_the_protocol_is_refused_in_one_line_and_the_others_go_on():
-    found, refused = registry.registered(BUILT_IN + [
-        point("nosolve", "kindfixtures:LACKS_SOLVE"),
-        point("clash", "kindfixtures:CLASHES"),
-        point("junk", "kindfixtures:NOT_A_KIND"),
-        point("broken", "kindfailing:KIND"),
-        point("rnncopy", "kindfixtures:WELL"),
-    ])
+    found, refused = registry.registered(
+        BUILT_IN
+        + [
+            point("nosolve", "kindfixtures:LACKS_SOLVE"),
+            point("clash", "kindfixtures:CLASHES"),
+            point("junk", "kindfixtures:NOT_A_KIND"),
+            point("broken", "kindfailing:KIND"),
+            point("rnncopy", "kindfixtures:WELL"),
+        ]
+    )
     assert list(found) == ["attention", "ffn", "transformer", "rnn", "moe", "rnncopy"]
     assert all("\n" not in line for line in refused) and len(refused) == 4, refused
     said = "\n".join(refused)

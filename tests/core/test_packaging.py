@@ -35,7 +35,8 @@ def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     (path,) = out.glob("attnsheet-*.whl")
     return path
@@ -86,18 +87,28 @@ def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     result = subprocess.run(
         [str(env_dir / "bin" / "attnsheet"), "solve", str(example), "--json"],
-        cwd=elsewhere, capture_output=True, text=True, env=env,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["Z"] == [["4/5", "2/5", "2/5"], ["8/5", "8/5", "8/5"]]
     location = subprocess.run(
         [str(env_dir / "bin" / "python"), "-c", "import generator; print(generator.__file__)"],
-        cwd=elsewhere, capture_output=True, text=True, env=env, check=True,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     ).stdout
     assert str(env_dir) in location  # the installed copy, not the repo's
     sheets = subprocess.run(
         [str(env_dir / "bin" / "attnsheet"), "generate", "--seed", "1", "--lang", "es", "--out", "made"],
-        cwd=elsewhere, capture_output=True, text=True, env=env,
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert sheets.returncode == 0, sheets.stderr
     assert (elsewhere / "made" / "worksheets.pdf").read_bytes().startswith(b"%PDF")
@@ -105,10 +116,12 @@ def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
 
 def test_help_and_solve_import_neither_numpy_nor_jinja_nor_weasyprint():
     # Start-up is what a teacher feels: these commands load only what they use.
-    script = ("import sys\nfrom generator.cli import main\n"
-              "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-              "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'jinja2', 'weasyprint', 'pydyf'})\n"
-              "sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n")
+    script = (
+        "import sys\nfrom generator.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'jinja2', 'weasyprint', 'pydyf'})\n"
+        "sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n"
+    )
     example = str(ROOT / "generator" / "examples" / "worked.json")
     for args in (["--help"], ["solve", example], ["solve", example, "--json"]):
         r = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True)

@@ -34,12 +34,19 @@ def test_the_scaling_example_uses_the_sheets_divisor():
 
 
 def test_a_student_who_missed_the_lecture_is_told_how_a_product_is_read():
-    assert any("row of the factor on its left · the column of the factor above it" in line
-               for line in rules_lines(draw(DrawOptions(), 1)[0], False, EN))
+    assert any(
+        "row of the factor on its left · the column of the factor above it" in line
+        for line in rules_lines(draw(DrawOptions(), 1)[0], False, EN)
+    )
 
 
-SHAPES = [DrawOptions(), DrawOptions(preset="hard", causal=True), DrawOptions(convention="row"),
-          DrawOptions(preset="hard", convention="row", causal=True), DrawOptions(rules="exact")]
+SHAPES = [
+    DrawOptions(),
+    DrawOptions(preset="hard", causal=True),
+    DrawOptions(convention="row"),
+    DrawOptions(preset="hard", convention="row", causal=True),
+    DrawOptions(rules="exact"),
+]
 
 
 @pytest.mark.parametrize("options", SHAPES, ids=["default", "hard causal", "row", "row hard causal", "exact"])

@@ -36,8 +36,12 @@ STEPS = ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")
 def batch(tmp_path_factory) -> Path:
     """A class of three, its manifest, and every kind of answers file the table needs."""
     folder = tmp_path_factory.mktemp("batch")
-    r = subprocess.run([sys.executable, "-m", "generator", "generate", "--count", "3", "--seed", "5", "--out",
-                        str(folder / "b")], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--count", "3", "--seed", "5", "--out", str(folder / "b")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     case_files(folder)
     return folder
@@ -46,8 +50,12 @@ def batch(tmp_path_factory) -> Path:
 def right_rows(sheet: dict) -> list[list[str]]:
     """A perfect sheet's long-CSV rows (the key's own values)."""
     sol = sheet["solution"]["heads"][0]
-    rows = [[sheet["code"], "1", step, str(i + 1), str(j + 1), str(v)]
-            for step in STEPS for i, row in enumerate(sol[step]) for j, v in enumerate(row)]
+    rows = [
+        [sheet["code"], "1", step, str(i + 1), str(j + 1), str(v)]
+        for step in STEPS
+        for i, row in enumerate(sol[step])
+        for j, v in enumerate(row)
+    ]
     rows += [[sheet["code"], "1", "sums", "1", str(j + 1), str(v)] for j, v in enumerate(sol["sums"])]
     return rows
 
@@ -88,12 +96,24 @@ def case_files(folder: Path) -> None:
     huge[2][5] = "9" * 140_000
     w("huge-field.csv", as_csv(huge))
     w("header-only.csv", as_csv([]))
-    (folder / "cp1252.csv").write_bytes(as_csv([r + ["José"] for r in rows]).replace(
-        "code,head,step,row,col,value", "code,head,step,row,col,value,name").encode("cp1252"))
-    skeleton = {"format": "attnsheet/answers@1", "code": sheet["code"],
-                "heads": [{step: sheet["solution"]["heads"][0][step] for step in STEPS}]}
-    forged = {**skeleton, "problem": {"format": "attnsheet/problem@1", "X": [[1, 0], [0, 1]],
-                                      "heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0]], "W_V": [[1, 0]]}]}}
+    (folder / "cp1252.csv").write_bytes(
+        as_csv([r + ["José"] for r in rows])
+        .replace("code,head,step,row,col,value", "code,head,step,row,col,value,name")
+        .encode("cp1252")
+    )
+    skeleton = {
+        "format": "attnsheet/answers@1",
+        "code": sheet["code"],
+        "heads": [{step: sheet["solution"]["heads"][0][step] for step in STEPS}],
+    }
+    forged = {
+        **skeleton,
+        "problem": {
+            "format": "attnsheet/problem@1",
+            "X": [[1, 0], [0, 1]],
+            "heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0]], "W_V": [[1, 0]]}],
+        },
+    }
     forged["heads"] = []
     w("forged.json", json.dumps(forged))
     stranger = copy.deepcopy(skeleton)
@@ -111,34 +131,72 @@ def case_files(folder: Path) -> None:
 M = "b/manifest.json"
 BAD_INPUTS = [
     # (what, command, exit code, the line it prints, in part)
-    ("a real code with an invented problem", ["grade", "forged.json", "--manifest", M], 1,
-     "forged.json: its problem is not the one b/manifest.json lists for sheet"),
-    ("the same file without a manifest", ["grade", "forged.json"], 1,
-     "its problem is not the one sheet"),
-    ("a code not in the manifest", ["grade", "not-in-manifest.json", "--manifest", M], 1,
-     "sheet '72Y2-F' is not in b/manifest.json"),
-    ("a manifest listing one code twice", ["grade", "right.csv", "--manifest", "duplicate-codes.json"], 1,
-     "sheets[1]: the same code as sheets[0]"),
-    ("a manifest whose problems were swapped", ["grade", "right.csv", "--manifest", "swapped.json"], 1,
-     "its problem is not the one its code draws"),
-    ("an unquoted decimal comma", ["grade", "decimal-comma.csv", "--manifest", M], 1,
-     "decimal-comma.csv: line"),
+    (
+        "a real code with an invented problem",
+        ["grade", "forged.json", "--manifest", M],
+        1,
+        "forged.json: its problem is not the one b/manifest.json lists for sheet",
+    ),
+    ("the same file without a manifest", ["grade", "forged.json"], 1, "its problem is not the one sheet"),
+    (
+        "a code not in the manifest",
+        ["grade", "not-in-manifest.json", "--manifest", M],
+        1,
+        "sheet '72Y2-F' is not in b/manifest.json",
+    ),
+    (
+        "a manifest listing one code twice",
+        ["grade", "right.csv", "--manifest", "duplicate-codes.json"],
+        1,
+        "sheets[1]: the same code as sheets[0]",
+    ),
+    (
+        "a manifest whose problems were swapped",
+        ["grade", "right.csv", "--manifest", "swapped.json"],
+        1,
+        "its problem is not the one its code draws",
+    ),
+    ("an unquoted decimal comma", ["grade", "decimal-comma.csv", "--manifest", M], 1, "decimal-comma.csv: line"),
     ("a thousands separator", ["grade", "thousands.csv", "--manifest", M], 1, "thousands separator"),
     ("a stray quote", ["grade", "stray-quote.csv", "--manifest", M], 1, "stray-quote.csv: line 5: a stray quote"),
-    ("a stray quote before 7,000 lines", ["grade", "stray-quote-long.csv", "--manifest", M], 1,
-     "line 5: a stray quote"),
+    (
+        "a stray quote before 7,000 lines",
+        ["grade", "stray-quote-long.csv", "--manifest", M],
+        1,
+        "line 5: a stray quote",
+    ),
     ("a cp1252 file read as UTF-8", ["grade", "cp1252.csv", "--manifest", M], 1, "try --encoding cp1252"),
     ("a header and no answers", ["grade", "header-only.csv", "--manifest", M], 1, "a header row but no answers"),
-    ("a superscript digit as a row", ["grade", "row-superscript.csv", "--manifest", M], 1,
-     "line 4: row must be a whole number from 1 in the digits 0-9, got '²'"),
-    ("a circled digit as a column", ["grade", "col-circled.csv", "--manifest", M], 1,
-     "line 4: col must be a whole number"),
-    ("a superscript digit as a head", ["grade", "head-superscript.csv", "--manifest", M], 1,
-     "line 4: head must be a whole number"),
-    ("a field over 131,072 characters", ["grade", "huge-field.csv", "--manifest", M], 1,
-     "line 4 is longer than 65,536 characters"),
-    ("a swapped manifest, for answers", ["answers", "--manifest", "swapped.json", "--all"], 1,
-     "its problem is not the one its code draws"),
+    (
+        "a superscript digit as a row",
+        ["grade", "row-superscript.csv", "--manifest", M],
+        1,
+        "line 4: row must be a whole number from 1 in the digits 0-9, got '²'",
+    ),
+    (
+        "a circled digit as a column",
+        ["grade", "col-circled.csv", "--manifest", M],
+        1,
+        "line 4: col must be a whole number",
+    ),
+    (
+        "a superscript digit as a head",
+        ["grade", "head-superscript.csv", "--manifest", M],
+        1,
+        "line 4: head must be a whole number",
+    ),
+    (
+        "a field over 131,072 characters",
+        ["grade", "huge-field.csv", "--manifest", M],
+        1,
+        "line 4 is longer than 65,536 characters",
+    ),
+    (
+        "a swapped manifest, for answers",
+        ["answers", "--manifest", "swapped.json", "--all"],
+        1,
+        "its problem is not the one its code draws",
+    ),
 ]
 
 
@@ -187,8 +245,10 @@ def snapshot(folder: Path) -> dict:
     """Every name under `folder` with its bytes and mode: what 'exactly as it was' compares."""
     if not folder.exists():
         return {}
-    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None, stat.S_IMODE(p.lstat().st_mode))
-            for p in sorted(folder.rglob("*"))}
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None, stat.S_IMODE(p.lstat().st_mode))
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 @pytest.fixture
@@ -214,19 +274,33 @@ def fill(disk: Path, leave: int) -> None:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 FULL_DISK = [  # (what, command, bytes left free: room for a file or two, so the run fails part-way)
     ("generate", lambda b: ["generate", "--count", "3", "--seed", "9", "--out", "OUT", "--force"], 24_000),
-    ("generate split", lambda b: ["generate", "--count", "3", "--seed", "9", "--split", "--out", "OUT", "--force"],
-     24_000),
+    (
+        "generate split",
+        lambda b: ["generate", "--count", "3", "--seed", "9", "--split", "--out", "OUT", "--force"],
+        24_000,
+    ),
     ("key", lambda b: ["key", "72U2-X", "--out", "OUT", "--force"], 24_000),
-    ("grade --out", lambda b: ["grade", str(b / "right.csv"), "--manifest", str(b / M), "--out", "OUT", "--force"],
-     24_000),
-    ("answers --all", lambda b: ["answers", "--manifest", str(b / M), "--all", "--out", "OUT/all.json", "--force"],
-     2_000),
+    (
+        "grade --out",
+        lambda b: ["grade", str(b / "right.csv"), "--manifest", str(b / M), "--out", "OUT", "--force"],
+        24_000,
+    ),
+    (
+        "answers --all",
+        lambda b: ["answers", "--manifest", str(b / M), "--all", "--out", "OUT/all.json", "--force"],
+        2_000,
+    ),
 ]
 
 
@@ -246,8 +320,9 @@ def test_a_full_disk_leaves_the_folder_exactly_as_it_was(batch, small_disk, what
 
 def test_a_full_disk_into_a_new_folder_leaves_no_folder(batch, small_disk):
     fill(small_disk, 24_000)
-    r = cli("generate", "--count", "3", "--seed", "9", "--split", "--out", str(small_disk / "new" / "period3"),
-            cwd=batch)
+    r = cli(
+        "generate", "--count", "3", "--seed", "9", "--split", "--out", str(small_disk / "new" / "period3"), cwd=batch
+    )
     assert r.returncode == 1 and one_line(r.stderr)
     assert sorted(p.name for p in small_disk.iterdir()) == ["ballast"]
 
@@ -290,13 +365,25 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next(run, tmp_path):
 
 
 def test_written_files_follow_the_umask(tmp_path):
-    r = subprocess.run(["sh", "-c", f"umask 077 && exec {sys.executable} -m generator generate --count 1 --seed 1 "
-                                    f"--out {tmp_path / 'out'}"], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            "sh",
+            "-c",
+            f"umask 077 && exec {sys.executable} -m generator generate --count 1 --seed 1 --out {tmp_path / 'out'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "out").iterdir()}
     assert modes and set(modes.values()) == {0o600}, modes
-    r = subprocess.run([sys.executable, "-m", "generator", "generate", "--count", "1", "--seed", "1", "--out",
-                        str(tmp_path / "b")], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--count", "1", "--seed", "1", "--out", str(tmp_path / "b")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert {stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "b").iterdir()} == {0o666 & ~current_umask()}
 
 
@@ -310,8 +397,13 @@ def current_umask() -> int:
 
 
 def serve(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator", "serve", "--no-browser", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "serve", "--no-browser", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_serve_on_a_port_in_use_says_so_before_serving(tmp_path):

@@ -22,7 +22,6 @@ from generator.output.html import report_html
 from generator.sheet.model import Settings
 
 
-
 @pytest.fixture
 def school(tmp_path):
     """A web class of three sheets and its teacher's client."""
@@ -32,8 +31,17 @@ def school(tmp_path):
 # --- 4. exact decimals ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("written", [0.32142857142857145, "0.3214285714285715", "0.32142857142857145",
-                                     "0.321428571428571", "0.3214285714285714", "0.32"])
+@pytest.mark.parametrize(
+    "written",
+    [
+        0.32142857142857145,
+        "0.3214285714285715",
+        "0.32142857142857145",
+        "0.321428571428571",
+        "0.3214285714285714",
+        "0.32",
+    ],
+)
 def test_a_decimal_a_program_prints_for_the_key_is_right(written):
     assert matches(read_cell(written), Fraction(9, 28))
 
@@ -50,7 +58,7 @@ def test_a_stray_quote_inside_an_unquoted_field_is_refused_with_its_line(tmp_pat
     assert cli("generate", "--count", "1", "--seed", "3", "--out", str(tmp_path / "b")).returncode == 0
     code = json.loads((tmp_path / "b" / "manifest.json").read_text())["sheets"][0]["code"]
     answers = tmp_path / "answers.csv"
-    answers.write_text(f"code,head,step,row,col,value\n{code},1,Q,1,2,1\"\n")
+    answers.write_text(f'code,head,step,row,col,value\n{code},1,Q,1,2,1"\n')
     r = cli("grade", str(answers), "--manifest", str(tmp_path / "b" / "manifest.json"))
     assert r.returncode == 1 and "line 2: a stray quote" in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
@@ -94,8 +102,9 @@ def test_q_written_as_zeros_earns_nothing_for_the_steps_it_makes_trivial():
     assert "made their step trivial" in report_html(report, Settings())
 
 
-@pytest.mark.parametrize("kind,zeroed,trivial_steps", [("ffn", "H_pre", ("Y",)),
-                                                      ("transformer", "R", ("H_pre", "H", "Y", "out"))])
+@pytest.mark.parametrize(
+    "kind,zeroed,trivial_steps", [("ffn", "H_pre", ("Y",)), ("transformer", "R", ("H_pre", "H", "Y", "out"))]
+)
 def test_its_kin_in_the_ffn_and_the_block(kind, zeroed, trivial_steps):
     problem = draw(kind_options(kind), 7)[0]
     result = played(problem, zeroed, head=False)

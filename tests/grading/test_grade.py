@@ -76,13 +76,22 @@ def work(problem: Problem, slip=None) -> dict:
         divisor = round(math.sqrt(d_k)) if column.rules.scale == "floor" else 1
         masked = lambda i, j: column.causal and i > j  # noqa: E731
         scale = (lambda x: math.floor(x / divisor)) if column.rules.scale == "floor" else (lambda x: x)
-        g["scaled"] = bump(h, "scaled", [[None if masked(i, j) else scale(x) for j, x in enumerate(r)]
-                                         for i, r in enumerate(g["scores"])])
+        g["scaled"] = bump(
+            h,
+            "scaled",
+            [[None if masked(i, j) else scale(x) for j, x in enumerate(r)] for i, r in enumerate(g["scores"])],
+        )
         g["powers"] = bump(h, "powers", [[0 if x is None else Fraction(3) ** x for x in r] for r in g["scaled"]])
         sums = [[sum(col) for col in zip(*g["powers"])]]
         g["sums"] = bump(h, "sums", sums)
-        g["A"] = bump(h, "A", [[Fraction(p) / s if not masked(i, j) else 0 for j, (p, s) in
-                                enumerate(zip(r, g["sums"][0]))] for i, r in enumerate(g["powers"])])
+        g["A"] = bump(
+            h,
+            "A",
+            [
+                [Fraction(p) / s if not masked(i, j) else 0 for j, (p, s) in enumerate(zip(r, g["sums"][0]))]
+                for i, r in enumerate(g["powers"])
+            ],
+        )
         g["Z"] = bump(h, "Z", mul(g["V_copy"], g["A"]))
         zs += g["Z"]
         for step in HEAD_STEPS:
@@ -90,9 +99,18 @@ def work(problem: Problem, slip=None) -> dict:
                 g[step] = [text(x) for x in g[step][0]]
                 continue
             grid = g[step] if problem.convention == "column" else t(g[step])
-            g[step] = [[None if (step in ("scaled", "powers", "A") and (masked(i, j) if problem.convention ==
-                                 "column" else masked(j, i))) else text(x) for j, x in enumerate(r)]
-                       for i, r in enumerate(grid)]
+            g[step] = [
+                [
+                    None
+                    if (
+                        step in ("scaled", "powers", "A")
+                        and (masked(i, j) if problem.convention == "column" else masked(j, i))
+                    )
+                    else text(x)
+                    for j, x in enumerate(r)
+                ]
+                for i, r in enumerate(grid)
+            ]
         out["heads"].append(g)
     if has_final(column):
         concat = bump(None, "Z", zs)
@@ -119,8 +137,13 @@ def verdicts(g) -> dict:
 
 
 def not_credited(g) -> list:
-    return [(s.head, s.step, i, j, v) for s in g.steps for i, r in enumerate(s.verdicts)
-            for j, v in enumerate(r) if v not in ("correct", "carried", "masked")]
+    return [
+        (s.head, s.step, i, j, v)
+        for s in g.steps
+        for i, r in enumerate(s.verdicts)
+        for j, v in enumerate(r)
+        if v not in ("correct", "carried", "masked")
+    ]
 
 
 # --- worked on paper --------------------------------------------------------------------------
@@ -149,8 +172,9 @@ def test_one_wrong_q_cell_followed_through():
     # floor(3/2) = 1 = floor(2/2): the first scaled score is right either way; 2 and 3 are carried.
     assert [v[(1, "scaled")][i][0] for i in range(3)] == ["correct", "carried", "carried"]
     strict = graded(WORKED, doc, carry=False)
-    affected = [(s.step, i, j) for s in g.steps for i, r in enumerate(s.verdicts) for j, x in enumerate(r)
-                if x == "carried"]
+    affected = [
+        (s.step, i, j) for s in g.steps for i, r in enumerate(s.verdicts) for j, x in enumerate(r) if x == "carried"
+    ]
     assert affected and strict.points == g.total - 1 - len(affected)
     assert all(strict.step(1, step).verdicts[i][j] == "wrong" for step, i, j in affected)
 
@@ -179,8 +203,19 @@ def test_cell_forms():
     three_eighths = Fraction(3, 8)
     from generator.core.grade import matches
 
-    for written in ("3/8", "6/16", " 3 / 8 ", "0.38", "0,38", ".38", "0.37", "0.375", "3/8 0.38",
-                    "6/16 = 0,38", "+3/8"):
+    for written in (
+        "3/8",
+        "6/16",
+        " 3 / 8 ",
+        "0.38",
+        "0,38",
+        ".38",
+        "0.37",
+        "0.375",
+        "3/8 0.38",
+        "6/16 = 0,38",
+        "+3/8",
+    ):
         assert matches(read_cell_text(written), three_eighths), written
     for written in ("0.4", "0.36", "3/8 0.4", "1/8 0.38", "3", "3/0", "abc", "3/8/2", "0.38 0.38"):
         assert not matches(read_cell_text(written), three_eighths), written
@@ -255,10 +290,17 @@ def test_one_slip_followed_through_costs_exactly_one_point(p, data):
     steps = [(h, s) for h in range(1, len(p.heads) + 1) for s in HEAD_STEPS]
     steps += [(None, s) for s in FINAL_STEPS if (s == "Z" and has_final(p)) or (s == "output" and p.W_O is not None)]
     head, step = data.draw(st.sampled_from(steps))
-    shapes = {"Q": (p.d_k, p.n_tokens), "K": (p.d_k, p.n_tokens), "V": (p.d_v, p.n_tokens),
-              "Q_copy": (p.d_k, p.n_tokens), "K_T": (p.n_tokens, p.d_k), "V_copy": (p.d_v, p.n_tokens),
-              "sums": (1, p.n_tokens), "Z": (p.d_v if head else len(p.heads) * p.d_v, p.n_tokens),
-              "output": (p.d_model, p.n_tokens)}
+    shapes = {
+        "Q": (p.d_k, p.n_tokens),
+        "K": (p.d_k, p.n_tokens),
+        "V": (p.d_v, p.n_tokens),
+        "Q_copy": (p.d_k, p.n_tokens),
+        "K_T": (p.n_tokens, p.d_k),
+        "V_copy": (p.d_v, p.n_tokens),
+        "sums": (1, p.n_tokens),
+        "Z": (p.d_v if head else len(p.heads) * p.d_v, p.n_tokens),
+        "output": (p.d_model, p.n_tokens),
+    }
     rows, cols = shapes.get(step, (p.n_tokens, p.n_tokens))
     i, j = data.draw(st.integers(0, rows - 1)), data.draw(st.integers(0, cols - 1))
     if p.causal and step in ("scores", "scaled", "powers", "A"):
@@ -287,8 +329,14 @@ def test_the_row_twin_grades_to_the_transposed_verdicts(p, data):
         assert b.verdicts == (a.verdicts if a.step == "sums" else tuple(zip(*a.verdicts)))
 
 
-cells = st.one_of(st.none(), st.integers(-10**401, 10**401), st.text(max_size=12), st.booleans(),
-                  st.floats(allow_nan=True), st.sampled_from(["3/8", "−1", "0,5", "1/0", "1 1/2", "∞", "٣"]))
+cells = st.one_of(
+    st.none(),
+    st.integers(-(10**401), 10**401),
+    st.text(max_size=12),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.sampled_from(["3/8", "−1", "0,5", "1/0", "1 1/2", "∞", "٣"]),
+)
 
 
 @settings(max_examples=80)
@@ -298,8 +346,11 @@ def test_fuzzed_answers_grade_or_fail_cleanly(p, data):
     for head in doc["heads"]:
         for step, grid in head.items():
             if data.draw(st.booleans()):
-                head[step] = ([data.draw(cells) for _ in grid] if step == "sums"
-                              else [[data.draw(cells) for _ in r] for r in grid])
+                head[step] = (
+                    [data.draw(cells) for _ in grid]
+                    if step == "sums"
+                    else [[data.draw(cells) for _ in r] for r in grid]
+                )
     if data.draw(st.booleans()) and doc["heads"]:
         doc["heads"][0]["Q"] = data.draw(st.lists(st.lists(cells, max_size=3), max_size=3))
     try:
@@ -334,16 +385,21 @@ def test_a_grid_of_the_wrong_shape_names_the_grid_and_the_shape():
 
 
 def test_long_csv_cells_land_in_their_grids():
-    csv_text = ("code,head,step,row,col,value\n"
-                "X,1,Q,1,1,2\nX,1,Q,2,1,0\nX,1,sums,1,2,15\nX,1,A,1,1,1/5 0.20\nX,1,Z,2,3,\"8/5\"\n")
+    csv_text = (
+        'code,head,step,row,col,value\nX,1,Q,1,1,2\nX,1,Q,2,1,0\nX,1,sums,1,2,15\nX,1,A,1,1,1/5 0.20\nX,1,Z,2,3,"8/5"\n'
+    )
     (pending,) = parse_answers(csv_text, "class.csv")
     g = grade(WORKED, pending.answers(WORKED, Student(), "X"))
     assert g.step(1, "Q").verdicts[0][0] == "correct" and g.step(1, "Q").verdicts[1][0] == "correct"
     assert g.step(1, "sums").verdicts[0][1] == "correct" and g.step(1, "A").verdicts[0][0] == "correct"
     assert g.step(1, "Z").verdicts[1][2] == "correct" and g.points == 5
-    for bad, message in (("X,1,QQ,1,1,2", "unknown step 'QQ'"), ("X,1,Q,4,1,2", "row 4, col 1 is outside Q"),
-                         ("X,2,Q,1,1,2", "head 2, but the sheet has 1"), ("X,,output,1,1,2", "no output"),
-                         ("X,1,Q,0,1,2", "row must be a whole number")):
+    for bad, message in (
+        ("X,1,QQ,1,1,2", "unknown step 'QQ'"),
+        ("X,1,Q,4,1,2", "row 4, col 1 is outside Q"),
+        ("X,2,Q,1,1,2", "head 2, but the sheet has 1"),
+        ("X,,output,1,1,2", "no output"),
+        ("X,1,Q,0,1,2", "row must be a whole number"),
+    ):
         with pytest.raises(AnswersError, match=message):
             for pending in parse_answers("code,head,step,row,col,value\n" + bad + "\n", "c.csv"):
                 pending.answers(WORKED, Student(), "X")

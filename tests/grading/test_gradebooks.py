@@ -21,11 +21,32 @@ def spanish(tmp_path_factory):
     """A Spanish Letter batch of two named students, one answered perfectly, as answers@1."""
     folder = tmp_path_factory.mktemp("es")
     roster = folder / "roster.csv"
-    roster.write_text("name,id,group\nJosé Núñez,jose@school.example,3B\nZoë Ødegård,zoe@school.example,3B\n",
-                      encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "generator", "generate", "--roster", str(roster), "--seed", "4",
-                        "--lang", "es", "--paper", "letter", "--title", "Periodo 3", "--out", str(folder / "b")],
-                       capture_output=True, text=True, cwd=ROOT)
+    roster.write_text(
+        "name,id,group\nJosé Núñez,jose@school.example,3B\nZoë Ødegård,zoe@school.example,3B\n", encoding="utf-8"
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "generate",
+            "--roster",
+            str(roster),
+            "--seed",
+            "4",
+            "--lang",
+            "es",
+            "--paper",
+            "letter",
+            "--title",
+            "Periodo 3",
+            "--out",
+            str(folder / "b"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     manifest = json.loads((folder / "b" / "manifest.json").read_text())
     answers = []
@@ -41,8 +62,9 @@ def spanish(tmp_path_factory):
 
 def test_grade_takes_paper_language_and_title_from_the_manifest(run, spanish):
     out = spanish / "g"
-    r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out",
-            str(out))
+    r = run(
+        "grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out", str(out)
+    )
     assert r.code == 0, r.err
     for pdf in [out / "report.pdf", *sorted((out / "graded").iterdir())]:
         found = pages(pdf)
@@ -57,8 +79,9 @@ def test_grade_takes_paper_language_and_title_from_the_manifest(run, spanish):
 
 def test_gradebook_csv_opens_in_excel_with_its_accents(run, spanish):
     out = spanish / "c"
-    r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out",
-            str(out))
+    r = run(
+        "grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out", str(out)
+    )
     assert r.code == 0, r.err
     raw = (out / "gradebook.csv").read_bytes()
     assert raw.startswith("\ufeff".encode()) and b"\r\n" in raw
@@ -66,17 +89,28 @@ def test_gradebook_csv_opens_in_excel_with_its_accents(run, spanish):
     assert rows[0][:7] == ["code", "name", "id", "group", "points", "total", "percent"]
     assert rows[1][1] == "José Núñez" and rows[2][1] == "Zoë Ødegård"
     out = spanish / "d"
-    r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out",
-            str(out), "--csv-dialect", "excel-semicolon")
+    r = run(
+        "grade",
+        str(spanish / "answers.json"),
+        "--manifest",
+        str(spanish / "b" / "manifest.json"),
+        "--out",
+        str(out),
+        "--csv-dialect",
+        "excel-semicolon",
+    )
     rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8-sig")), delimiter=";"))
     assert rows[0][:3] == ["code", "name", "id"] and rows[2][6] == "99,3"  # 151/152, with a decimal comma
 
 
 HEADERS = {
     "moodle": [["ID number", "Periodo 3"], ["jose@school.example", "152"], ["zoe@school.example", "151"]],
-    "canvas": [["Student", "ID", "SIS User ID", "Section", "Periodo 3"], ["Points Possible", "", "", "", "152"],
-               ["José Núñez", "", "jose@school.example", "3B", "152"],
-               ["Zoë Ødegård", "", "zoe@school.example", "3B", "151"]],
+    "canvas": [
+        ["Student", "ID", "SIS User ID", "Section", "Periodo 3"],
+        ["Points Possible", "", "", "", "152"],
+        ["José Núñez", "", "jose@school.example", "3B", "152"],
+        ["Zoë Ødegård", "", "zoe@school.example", "3B", "151"],
+    ],
     "classroom": [["Email Address", "Periodo 3"], ["jose@school.example", "152"], ["zoe@school.example", "151"]],
 }
 
@@ -84,8 +118,16 @@ HEADERS = {
 @pytest.mark.parametrize("system", sorted(HEADERS))
 def test_each_school_systems_gradebook_has_its_documented_columns(run, spanish, system):
     out = spanish / f"s-{system}"
-    r = run("grade", str(spanish / "answers.json"), "--manifest", str(spanish / "b" / "manifest.json"), "--out",
-            str(out), "--gradebook", system)
+    r = run(
+        "grade",
+        str(spanish / "answers.json"),
+        "--manifest",
+        str(spanish / "b" / "manifest.json"),
+        "--out",
+        str(out),
+        "--gradebook",
+        system,
+    )
     assert r.code == 0 and f"gradebook-{system}.csv" in r.err, r.err
     rows = list(csv.reader(io.StringIO((out / f"gradebook-{system}.csv").read_text(encoding="utf-8-sig"))))
     assert rows == HEADERS[system]
@@ -118,8 +160,14 @@ def _class(tmp_path, roster: bytes, lang: str = "en"):
     store = Store(tmp_path / "data")
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
-    location = made(web, web.post("/batches", data={"csrf": csrf, "seed": "5", "lang": lang},
-                                  files=[("roster", ("class.csv", roster, "text/csv"))]))
+    location = made(
+        web,
+        web.post(
+            "/batches",
+            data={"csrf": csrf, "seed": "5", "lang": lang},
+            files=[("roster", ("class.csv", roster, "text/csv"))],
+        ),
+    )
     batch = store.batch(location.rsplit("/", 1)[1])
     sheet = batch.sheets[0]
     from generator.core.answers import skeleton
@@ -136,25 +184,40 @@ def _class(tmp_path, roster: bytes, lang: str = "en"):
 
 
 def test_the_web_gradebooks_hold_the_whole_roster_in_every_dialect(tmp_path):
-    roster = "name,id,group\nZoë Álvarez,zoe@school.example,3B\nBen Ode,ben@school.example,3B\nAi Lin,ai@school.example,3C\n"
+    roster = (
+        "name,id,group\nZoë Álvarez,zoe@school.example,3B\nBen Ode,ben@school.example,3B\nAi Lin,ai@school.example,3C\n"
+    )
     store, web, location, batch = _class(tmp_path, roster.encode())
     try:
         saved = store.saved(batch)[1]
         names = ["Zoë Álvarez", "Ben Ode", "Ai Lin"]
-        ours = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook.csv?scale=20").content
-                                           .decode("utf-8-sig")), dialect="excel"))
+        ours = list(
+            csv.reader(
+                io.StringIO(web.get(location + "/class/gradebook.csv?scale=20").content.decode("utf-8-sig")),
+                dialect="excel",
+            )
+        )
         assert ours[0][:9] == ["code", "name", "id", "group", "points", "total", "percent", "score out of 20", "status"]
         assert [row[1] for row in ours[1:]] == names and [row[8] for row in ours[1:]] == ["saved", "missing", "missing"]
         exact = Fraction(saved["points"] * 20, saved["total"])
         assert ours[1][7] == (str(exact) if exact.denominator == 1 else f"{float(exact):.2f}")
         assert ours[2][4:8] == ["", "", "", ""]
-        moodle = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook-moodle.csv").content
-                                             .decode("utf-8-sig"))))
-        assert moodle[0][0] == "ID number" and [r[0] for r in moodle[1:]] == [
-            "zoe@school.example", "ben@school.example", "ai@school.example"] and moodle[1][1] == str(saved["points"])
+        moodle = list(
+            csv.reader(io.StringIO(web.get(location + "/class/gradebook-moodle.csv").content.decode("utf-8-sig")))
+        )
+        assert (
+            moodle[0][0] == "ID number"
+            and [r[0] for r in moodle[1:]] == ["zoe@school.example", "ben@school.example", "ai@school.example"]
+            and moodle[1][1] == str(saved["points"])
+        )
         assert moodle[2][1] == ""  # missing: no grade, never a zero
-        canvas = list(csv.reader(io.StringIO(web.get(location + "/class/gradebook.csv?system=canvas&scale=100").content
-                                             .decode("utf-8-sig"))))
+        canvas = list(
+            csv.reader(
+                io.StringIO(
+                    web.get(location + "/class/gradebook.csv?system=canvas&scale=100").content.decode("utf-8-sig")
+                )
+            )
+        )
         assert canvas[1] == ["Points Possible", "", "", "", "100"] and [r[0] for r in canvas[2:]] == names
         classroom = web.get(location + "/class/gradebook-classroom.csv?scale=10")
         rows = list(csv.reader(io.StringIO(classroom.content.decode("utf-8-sig"))))
@@ -171,8 +234,17 @@ def test_a_spanish_class_gradebook_and_a_classroom_file_without_emails(tmp_path)
     try:
         text = web.get(location + "/class/gradebook.csv?scale=10").content.decode("utf-8-sig")
         rows = list(csv.reader(io.StringIO(text), delimiter=";"))
-        assert rows[0][:9] == ["código", "nombre", "id", "grupo", "puntos", "total", "porcentaje",
-                               "nota sobre 10", "estado"]
+        assert rows[0][:9] == [
+            "código",
+            "nombre",
+            "id",
+            "grupo",
+            "puntos",
+            "total",
+            "porcentaje",
+            "nota sobre 10",
+            "estado",
+        ]
         assert rows[1][8] == "guardada" and rows[2][8] == "falta" and "," in rows[1][6]  # decimal comma
         refused = web.get(location + "/class/gradebook-classroom.csv")
         assert refused.status_code == 400 and "S001" not in refused.text

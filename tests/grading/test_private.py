@@ -43,8 +43,20 @@ def test_a_private_batch_rebuilds_with_its_secret_and_only_with_it(run, tmp_path
     assert r.code == 1 and "not made with this secret file" in r.err
     # The same secret and seed make the same batch again; the secret file is never overwritten.
     before = secret_file.read_bytes()
-    assert run("generate", "--count", "3", "--seed", "9", "--secret-file", str(secret_file), "--out",
-               str(tmp_path / "again")).code == 0
+    assert (
+        run(
+            "generate",
+            "--count",
+            "3",
+            "--seed",
+            "9",
+            "--secret-file",
+            str(secret_file),
+            "--out",
+            str(tmp_path / "again"),
+        ).code
+        == 0
+    )
     assert secret_file.read_bytes() == before
     assert json.loads((tmp_path / "again" / "manifest.json").read_text())["sheets"] == manifest["sheets"]
 
@@ -75,8 +87,10 @@ def test_grading_a_private_batch(run, tmp_path):
     assert run("grade", str(skeletons), "--secret-file", str(secret_file)).code == 0
     # A private manifest with its sheets swapped is caught when the secret is given.
     value = json.loads((out / "manifest.json").read_text())
-    value["sheets"][0]["problem"], value["sheets"][1]["problem"] = value["sheets"][1]["problem"], \
-        value["sheets"][0]["problem"]
+    value["sheets"][0]["problem"], value["sheets"][1]["problem"] = (
+        value["sheets"][1]["problem"],
+        value["sheets"][0]["problem"],
+    )
     swapped = tmp_path / "swapped.json"
     swapped.write_text(json.dumps(value))
     r = run("grade", str(skeletons), "--manifest", str(swapped), "--secret-file", str(secret_file))
@@ -85,8 +99,15 @@ def test_grading_a_private_batch(run, tmp_path):
 
 def test_private_settings_that_cannot_be(run, tmp_path):
     secret_file = tmp_path / "s"
-    r = run("generate", "--problem", "generator/examples/classic.json", "--secret-file", str(secret_file),
-            "--out", str(tmp_path / "o"))
+    r = run(
+        "generate",
+        "--problem",
+        "generator/examples/classic.json",
+        "--secret-file",
+        str(secret_file),
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert r.code == 2 and "--problem takes no --secret-file" in r.err and not secret_file.exists()
     r = run("generate", "--seed", str(MAX_TAG + 1), "--secret-file", str(secret_file), "--out", str(tmp_path / "o"))
     assert r.code == 1 and "private batch's seed" in r.err and not (tmp_path / "o").exists()

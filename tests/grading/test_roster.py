@@ -17,7 +17,7 @@ def test_only_a_name_column():
 
 
 def test_control_characters_are_dropped_and_spaces_folded():
-    (s,) = parse_roster("name\n\"Ada\x00 \u202eLove\tlace\"\n").students
+    (s,) = parse_roster('name\n"Ada\x00 \u202eLove\tlace"\n').students
     assert s.name == "Ada Love lace"
 
 
@@ -28,8 +28,12 @@ def test_long_names_are_cut():
 
 @pytest.mark.parametrize(
     "text, message",
-    [("", "empty"), ("first,last\nA,B\n", "no 'name' column"), ("name\n", "no students"),
-     ("name,id\n,7\n", "line 2 has no name")],
+    [
+        ("", "empty"),
+        ("first,last\nA,B\n", "no 'name' column"),
+        ("name\n", "no students"),
+        ("name,id\n,7\n", "line 2 has no name"),
+    ],
 )
 def test_bad_rosters(text, message):
     with pytest.raises(RosterError, match=message):
@@ -47,7 +51,7 @@ def test_roster_errors_in_the_cli(run, tmp_path):
 
 def test_joiners_stay_controls_and_bidi_go():
     # A family emoji and a Persian name need their zero-width joiners and non-joiners.
-    family, persian = "\U0001F469\u200d\U0001F467", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    family, persian = "\U0001f469\u200d\U0001f467", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
     (a, b) = parse_roster(f"name\n{family}\n\u202e{persian}\x1b[2J\n").students
     assert a.name == family and b.name == persian + "[2J"
 
@@ -56,8 +60,9 @@ def test_a_stray_quote_and_a_ragged_row_are_warned_about_with_their_line():
     # A stray quote is read on its own line: it never merges the rows after it.
     read = parse_roster('name\nAna\n"Bob\nCid\nDee\n')
     assert [s.name for s in read.students] == ["Ana", "Bob", "Cid", "Dee"]
-    assert read.warnings == ("roster: line 3: a stray quote (a quote opened and never closed, or text after a "
-                             "closing quote)",)
+    assert read.warnings == (
+        "roster: line 3: a stray quote (a quote opened and never closed, or text after a closing quote)",
+    )
     read = parse_roster("name\nLopez, Ana\nBen\n")
     assert [s.name for s in read.students] == ["Lopez", "Ben"]
     assert "line 2: 2 fields but the header has 1; ignored: 'Ana'" in read.warnings[0]
@@ -75,8 +80,9 @@ def test_roster_encodings_in_the_cli(run, tmp_path):
     latin.write_bytes("name\nJosé Núñez\nZoë\n".encode("cp1252"))
     r = run("generate", "--roster", str(latin), "--out", str(tmp_path / "b"), "--format", "html")
     assert r.code == 1 and "try --encoding cp1252" in r.err and r.err.count("\n") == 1
-    r = run("generate", "--roster", str(latin), "--encoding", "cp1252", "--out", str(tmp_path / "b"),
-            "--format", "html")
+    r = run(
+        "generate", "--roster", str(latin), "--encoding", "cp1252", "--out", str(tmp_path / "b"), "--format", "html"
+    )
     assert r.code == 0 and "read 2 students" in r.err
     assert "José Núñez" in (tmp_path / "b" / "worksheets.html").read_text()
     r = run("generate", "--roster", str(latin), "--encoding", "klingon", "--out", str(tmp_path / "c"))

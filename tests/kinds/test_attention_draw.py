@@ -40,8 +40,12 @@ def column_twin(p: Problem) -> Problem:
         return p
     from generator.kinds.attention.problem import Head
 
-    return Problem(X=t(p.X), heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
-                   W_O=None if p.W_O is None else t(p.W_O), causal=p.causal)
+    return Problem(
+        X=t(p.X),
+        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
+        W_O=None if p.W_O is None else t(p.W_O),
+        causal=p.causal,
+    )
 
 
 def zero_line(m) -> bool:
@@ -133,8 +137,10 @@ def test_ten_thousand_seeds_meet_every_guarantee(preset, extra):
 
 
 def test_golden_pins_for_seeds_0_to_9(golden):
-    doc = {preset: [problem_to_json(draw(DrawOptions(preset=preset), seed)[0]) for seed in range(10)]
-           for preset in PRESET_NAMES}
+    doc = {
+        preset: [problem_to_json(draw(DrawOptions(preset=preset), seed)[0]) for seed in range(10)]
+        for preset in PRESET_NAMES
+    }
     golden("draws.json", dumps(doc) + "\n")
 
 
@@ -161,18 +167,27 @@ def test_exact_rules_draw_the_same_matrices():
 @st.composite
 def option_sets(draw_):
     preset = draw_(st.sampled_from(PRESET_NAMES))
-    x_range = draw_(st.none() | st.tuples(st.integers(-9, 9), st.integers(0, 9)).map(lambda p: (p[0], min(9, p[0] + p[1]))))
+    x_range = draw_(
+        st.none() | st.tuples(st.integers(-9, 9), st.integers(0, 9)).map(lambda p: (p[0], min(9, p[0] + p[1])))
+    )
     allow = draw_(st.booleans())
     try:
         return DrawOptions(
-        preset=preset,
-        tokens=draw_(st.integers(1, 12)), d_model=draw_(st.integers(1, 16)), d_k=draw_(st.integers(1, 8)),
-        d_v=draw_(st.integers(1, 8)), heads=draw_(st.integers(1, 4)), output_projection=draw_(st.booleans()),
-        causal=draw_(st.booleans()), convention=draw_(st.sampled_from(["column", "row"])),
-        rules=draw_(st.sampled_from(["hand", "exact"])), x_range=x_range,
-        w_range=draw_(st.none() | st.just((-2, 2))),
-        max_score=draw_(st.none() | st.integers(0, 12)), max_sum=draw_(st.none() | st.integers(1, 100_000)),
-        allow_negative_exponents=allow,
+            preset=preset,
+            tokens=draw_(st.integers(1, 12)),
+            d_model=draw_(st.integers(1, 16)),
+            d_k=draw_(st.integers(1, 8)),
+            d_v=draw_(st.integers(1, 8)),
+            heads=draw_(st.integers(1, 4)),
+            output_projection=draw_(st.booleans()),
+            causal=draw_(st.booleans()),
+            convention=draw_(st.sampled_from(["column", "row"])),
+            rules=draw_(st.sampled_from(["hand", "exact"])),
+            x_range=x_range,
+            w_range=draw_(st.none() | st.just((-2, 2))),
+            max_score=draw_(st.none() | st.integers(0, 12)),
+            max_sum=draw_(st.none() | st.integers(1, 100_000)),
+            allow_negative_exponents=allow,
         )
     except DrawError:  # too few different tokens for the shape (refused, tested below)
         assume(False)
@@ -209,10 +224,10 @@ def test_check_character_catches_every_typo_and_swap(options, seed, index):
     for pos, ch in itertools.product(range(len(code)), ALPHABET):
         if ch != code[pos]:
             with pytest.raises(CodeError, match="mistyped"):
-                decode_code(code[:pos] + ch + code[pos + 1:])
+                decode_code(code[:pos] + ch + code[pos + 1 :])
     for pos in range(len(code) - 1):
         if code[pos] != code[pos + 1]:
-            swapped = code[:pos] + code[pos + 1] + code[pos] + code[pos + 2:]
+            swapped = code[:pos] + code[pos + 1] + code[pos] + code[pos + 2 :]
             with pytest.raises(CodeError, match="mistyped"):
                 decode_code(swapped)
 
@@ -238,7 +253,9 @@ def test_older_codes_of_multi_head_w_o_sheets_still_rebuild_their_sheets():
         assert rebuild(p.code) == p
     assert decode_code(old[0].code).options.draw_version == 1 and decode_code(new[0].code).options.draw_version > 1
     assert max(x.denominator for p in new for row in solve(p).output for x in row) <= 2 * 2 * 60
-    single = draw(DrawOptions(output_projection=True, draw_version=1), 5) == draw(DrawOptions(output_projection=True), 5)
+    single = draw(DrawOptions(output_projection=True, draw_version=1), 5) == draw(
+        DrawOptions(output_projection=True), 5
+    )
     assert single and decode_code(draw(DrawOptions(), 5)[0].code).options == DrawOptions()
 
 
@@ -263,7 +280,9 @@ def suggested(message: str) -> dict:
     return out
 
 
-@pytest.mark.parametrize("code, message", [("", "empty"), ("72A2-0", "never use"), ("7", "mistyped"), ("ABC!", "never use")])
+@pytest.mark.parametrize(
+    "code, message", [("", "empty"), ("72A2-0", "never use"), ("7", "mistyped"), ("ABC!", "never use")]
+)
 def test_malformed_codes(code, message):
     with pytest.raises(CodeError, match=message):
         decode_code(code)
@@ -304,8 +323,14 @@ def test_advice_never_names_an_option_at_its_limit_or_useless_for_the_preset():
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [({"tokens": 0}, "--tokens"), ({"d_k": 9}, "--d-k"), ({"x_range": (2, 1)}, "--x-range"),
-     ({"max_score": 13}, "--max-score"), ({"max_score": -1}, "--max-score"), ({"preset": "insane"}, "--preset")],
+    [
+        ({"tokens": 0}, "--tokens"),
+        ({"d_k": 9}, "--d-k"),
+        ({"x_range": (2, 1)}, "--x-range"),
+        ({"max_score": 13}, "--max-score"),
+        ({"max_score": -1}, "--max-score"),
+        ({"preset": "insane"}, "--preset"),
+    ],
 )
 def test_invalid_options(kwargs, message):
     with pytest.raises(DrawError, match=message):
@@ -317,7 +342,9 @@ def test_metrics_of_a_drawn_problem():
     m = metrics(p)
     assert m["multiplications"] == (2 * 3 + 3) * 6 * 4 + 3 * 16 + 3 * 16
     s = solve(p)
-    assert m["column_sums"] == [[x if isinstance(x, int) else f"{x.numerator}/{x.denominator}" for x in s.heads[0].sums]]
+    assert m["column_sums"] == [
+        [x if isinstance(x, int) else f"{x.numerator}/{x.denominator}" for x in s.heads[0].sums]
+    ]
     assert m["fraction_before_division"] == any(isinstance(x, Fraction) for r in s.heads[0].powers for x in r)
 
 
@@ -336,11 +363,18 @@ def test_the_presets_scale_with_the_shape_and_older_codes_still_rebuild_their_sh
     assert DrawOptions(tokens=12, max_sum=60).limits().max_sum == 60
 
 
-@pytest.mark.parametrize("shape", [
-    # The cases: the first failed for seeds 1 and 2, the second never drew.
-    {"tokens": 8, "d_model": 10, "d_k": 4, "d_v": 4}, {"tokens": 12, "d_model": 16, "d_k": 8},
-    {"d_k": 1}, {"tokens": 8, "d_k": 1}, {"tokens": 10, "d_v": 1}, {"preset": "easy", "tokens": 12, "d_model": 16},
-])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        # The cases: the first failed for seeds 1 and 2, the second never drew.
+        {"tokens": 8, "d_model": 10, "d_k": 4, "d_v": 4},
+        {"tokens": 12, "d_model": 16, "d_k": 8},
+        {"d_k": 1},
+        {"tokens": 8, "d_k": 1},
+        {"tokens": 10, "d_v": 1},
+        {"preset": "easy", "tokens": 12, "d_model": 16},
+    ],
+)
 def test_big_shapes_draw(shape):
     for seed in range(1, 6):
         assert len(draw(DrawOptions(**shape), seed, 2)) == 2

@@ -41,8 +41,19 @@ def passes(p: BackpropProblem) -> dict:
     dY = [[y - tt for y, tt in zip(r, s)] for r, s in zip(Y, T)]
     dH = mm(t(W2), dY)
     dZ1 = [[h if z > 0 else 0 for h, z in zip(r, s)] for r, s in zip(dH, Z1)]
-    out = {"Z1": Z1, "H": H, "Y": Y, "dY": dY, "H_T": t(H), "dW2": mm(dY, t(H)), "db2": [[sum(r)] for r in dY],
-           "dH": dH, "dZ1": dZ1, "dW1": mm(dZ1, t(X)), "db1": [[sum(r)] for r in dZ1]}
+    out = {
+        "Z1": Z1,
+        "H": H,
+        "Y": Y,
+        "dY": dY,
+        "H_T": t(H),
+        "dW2": mm(dY, t(H)),
+        "db2": [[sum(r)] for r in dY],
+        "dH": dH,
+        "dZ1": dZ1,
+        "dW1": mm(dZ1, t(X)),
+        "db1": [[sum(r)] for r in dZ1],
+    }
     if p.lr is not None:
         for name, w, grad in (("W2", W2, "dW2"), ("W1", W1, "dW1")):
             out[f"{name}_new"] = [[x - p.lr * g for x, g in zip(r, s)] for r, s in zip(w, out[grad])]
@@ -53,15 +64,28 @@ def passes(p: BackpropProblem) -> dict:
 
 def test_the_backprop_example_on_paper():
     s = solve(BACKPROP)
-    want = {"Z1": [[0], [1]], "H": [[0], [1]], "Y": [[1]], "dY": [[-2]], "dW2": [[0, -2]], "db2": [[-2]],
-            "dH": [[-4], [-2]], "dZ1": [[0], [-2]], "dW1": [[0, 0], [-2, -4]], "db1": [[0], [-2]],
-            "W2_new": [[2, 2]], "b2_new": [[1]], "W1_new": [[1, -1], [1, 3]], "b1_new": [[1], [0]]}
+    want = {
+        "Z1": [[0], [1]],
+        "H": [[0], [1]],
+        "Y": [[1]],
+        "dY": [[-2]],
+        "dW2": [[0, -2]],
+        "db2": [[-2]],
+        "dH": [[-4], [-2]],
+        "dZ1": [[0], [-2]],
+        "dW1": [[0, 0], [-2, -4]],
+        "db1": [[0], [-2]],
+        "W2_new": [[2, 2]],
+        "b2_new": [[1]],
+        "W1_new": [[1, -1], [1, 3]],
+        "b1_new": [[1], [0]],
+    }
     assert {k: [list(r) for r in s[k]] for k in want} == want
 
 
 def test_docs_exercise_md_shows_the_numbers_solve_finds():
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = text[text.index("## One step of learning: backpropagation (`backprop`)"):]
+    part = text[text.index("## One step of learning: backpropagation (`backprop`)") :]
     assert "dW1 = |  0  0 |" in part and "W1_new = | 1 -1 |" in part and "b2_new = | 1 |" in part
 
 
@@ -69,11 +93,26 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
 def networks(draw):
     n, d0, d1, d2 = (draw(st.integers(1, 3)) for _ in range(4))
     lr = draw(st.sampled_from([None, Fraction(1), Fraction(1, 2), Fraction(1, 4)]))
-    p = BackpropProblem(X=draw(int_matrix(d0, n)), W1=draw(int_matrix(d1, d0)), b1=draw(int_matrix(1, d1))[0],
-                        W2=draw(int_matrix(d2, d1)), b2=draw(int_matrix(1, d2))[0], T=draw(int_matrix(d2, n)), lr=lr)
+    p = BackpropProblem(
+        X=draw(int_matrix(d0, n)),
+        W1=draw(int_matrix(d1, d0)),
+        b1=draw(int_matrix(1, d1))[0],
+        W2=draw(int_matrix(d2, d1)),
+        b2=draw(int_matrix(1, d2))[0],
+        T=draw(int_matrix(d2, n)),
+        lr=lr,
+    )
     if draw(st.booleans()):
-        p = BackpropProblem(X=tuple(zip(*p.X)), W1=tuple(zip(*p.W1)), b1=p.b1, W2=tuple(zip(*p.W2)), b2=p.b2,
-                            T=tuple(zip(*p.T)), lr=lr, convention="row")
+        p = BackpropProblem(
+            X=tuple(zip(*p.X)),
+            W1=tuple(zip(*p.W1)),
+            b1=p.b1,
+            W2=tuple(zip(*p.W2)),
+            b2=p.b2,
+            T=tuple(zip(*p.T)),
+            lr=lr,
+            convention="row",
+        )
     return p
 
 
@@ -108,12 +147,17 @@ def test_relus_gradient_is_graded_from_the_students_own_z1():
     assert g.points == g.total - 1
 
 
-SHAPES = [kind_options("backprop", preset=pr, tokens=n, d_model=d0, d_hidden=d1, d_out=d2, lr=lr, convention=c)
-          for pr in PRESETS for n, d0, d1, d2, lr in ((1, 2, 2, 1, "1/2"), (2, 3, 3, 2, "none"), (2, 1, 2, 1, "1"))
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("backprop", preset=pr, tokens=n, d_model=d0, d_hidden=d1, d_out=d2, lr=lr, convention=c)
+    for pr in PRESETS
+    for n, d0, d1, d2, lr in ((1, 2, 2, 1, "1/2"), (2, 3, 3, 2, "none"), (2, 1, 2, 1, "1"))
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.d_hidden}{o.d_out}-{o.convention}")
+@pytest.mark.parametrize(
+    "o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.d_hidden}{o.d_out}-{o.convention}"
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=6)
     assert len({p.code for p in problems}) == 6
@@ -122,24 +166,31 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
         found = passes(p)
         assert any(z <= 0 and h != 0 for r, s in zip(found["Z1"], found["dH"]) for z, h in zip(r, s))
         assert all(any(x != 0 for r in found[name] for x in r) for name in ("dY", "dW1", "dW2"))
-        assert all(abs(x) <= lim.bound for name in ("Z1", "Y", "dY", "dW2", "dH", "dW1") for r in found[name] for x in r)
+        assert all(
+            abs(x) <= lim.bound for name in ("Z1", "Y", "dY", "dW2", "dH", "dW1") for r in found[name] for x in r
+        )
         assert (p.lr is None) == (o.lr == "none") and p.convention == o.convention
     codes_rebuild(o, problems)
 
 
-@pytest.mark.parametrize("args, line", [(["--tokens", "3"], "backprop sheets take 1 to 2"),
-                                        (["--lr", "2"], "--lr"), (["--d-ff", "3"], "--d-ff is for")])
+@pytest.mark.parametrize(
+    "args, line",
+    [(["--tokens", "3"], "backprop sheets take 1 to 2"), (["--lr", "2"], "--lr"), (["--d-ff", "3"], "--d-ff is for")],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "backprop", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W2": [[2, 1, 0]]}, "W2: expected 1×2 (d_2 × d_1), got 1×3"),
-    ({"T": [[3, 1]]}, "T: expected 1×1 (d_2 × n), got 1×2"),
-    ({"lr": "3/2"}, "lr: expected a weight from 0 to 1"),
-    ({"lr": 0}, "lr: expected a learning rate above 0"),
-    ({"V": [[1]]}, "unknown key 'V'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W2": [[2, 1, 0]]}, "W2: expected 1×2 (d_2 × d_1), got 1×3"),
+        ({"T": [[3, 1]]}, "T: expected 1×1 (d_2 × n), got 1×2"),
+        ({"lr": "3/2"}, "lr: expected a weight from 0 to 1"),
+        ({"lr": 0}, "lr: expected a learning rate above 0"),
+        ({"V": [[1]]}, "unknown key 'V'"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "backprop.json", change, message)
 
@@ -147,7 +198,11 @@ def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
 def test_draw_stats_show_each_guarantee_held(run, tmp_path):
     r = run("draw", "--kind", "backprop", "--seed", "4", "--count", "40", "--stats")
     assert r.code == 0, r.err
-    for line in ("ReLU's gradient matters: 40 of 40", "dY not all zero: 40 of 40", "no weight gradient all zero: 40 of 40"):
+    for line in (
+        "ReLU's gradient matters: 40 of 40",
+        "dY not all zero: 40 of 40",
+        "no weight gradient all zero: 40 of 40",
+    ):
         assert line in r.err, r.err
     assert run("key", parse_problems(r.out)[0].code, "--out", str(tmp_path / "k")).code == 0
 
@@ -155,8 +210,16 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, convention, lang, paper):
-    prints_and_grades(run, tmp_path, "backprop", ["--tokens", "2", "--convention", convention], lang, paper,
-                      ("dW2", "dZ1", "W1_new", "Hᵀ"), gradebook=("dW1", "b1_new"))
+    prints_and_grades(
+        run,
+        tmp_path,
+        "backprop",
+        ["--tokens", "2", "--convention", convention],
+        lang,
+        paper,
+        ("dW2", "dZ1", "W1_new", "Hᵀ"),
+        gradebook=("dW1", "b1_new"),
+    )
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

@@ -28,13 +28,23 @@ def maps(p: ConvProblem) -> dict[str, list[list[int]]]:
     h, w = len(p.X), len(p.X[0])
     for c, kernel in enumerate(p.kernels, start=1):
         k = len(kernel.K)
-        Z = [[sum(kernel.K[u][v] * p.X[i + u][j + v] for u in range(k) for v in range(k)) + kernel.b
-              for j in range(w - k + 1)] for i in range(h - k + 1)]
+        Z = [
+            [
+                sum(kernel.K[u][v] * p.X[i + u][j + v] for u in range(k) for v in range(k)) + kernel.b
+                for j in range(w - k + 1)
+            ]
+            for i in range(h - k + 1)
+        ]
         H = [[max(0, x) for x in r] for r in Z]
         out[f"Z{c}"], out[f"H{c}"] = Z, H
         if p.pool:
-            out[f"P{c}"] = [[max(H[2 * i][2 * j], H[2 * i][2 * j + 1], H[2 * i + 1][2 * j], H[2 * i + 1][2 * j + 1])
-                             for j in range(len(H[0]) // 2)] for i in range(len(H) // 2)]
+            out[f"P{c}"] = [
+                [
+                    max(H[2 * i][2 * j], H[2 * i][2 * j + 1], H[2 * i + 1][2 * j], H[2 * i + 1][2 * j + 1])
+                    for j in range(len(H[0]) // 2)
+                ]
+                for i in range(len(H) // 2)
+            ]
     return out
 
 
@@ -47,7 +57,7 @@ def test_the_conv_example_on_paper():
 
 def test_docs_exercise_md_shows_the_numbers_solve_finds():
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = text[text.index("## A convolution layer (`conv`)"):]
+    part = text[text.index("## A convolution layer (`conv`)") :]
     assert "Z1 = | 2 -1  1  3 |" in part and "P1 = | 2 3 |" in part and "| 3 3 |" in part
     assert maps(CONV)["P1"] == [[2, 3], [3, 3]]
 
@@ -67,8 +77,9 @@ def layers(draw):
     h, w = draw(st.integers(k, 6)), draw(st.integers(k, 6))
     if pool:  # a map of even sides
         h, w = h + (h - k + 1) % 2, w + (w - k + 1) % 2
-    kernels = tuple(Kernel(draw(int_matrix(k, k, -1, 1)), draw(st.integers(-2, 2)))
-                    for _ in range(draw(st.integers(1, 2))))
+    kernels = tuple(
+        Kernel(draw(int_matrix(k, k, -1, 1)), draw(st.integers(-2, 2))) for _ in range(draw(st.integers(1, 2)))
+    )
     return ConvProblem(X=draw(int_matrix(h, w, 0, 3)), kernels=kernels, pool=pool)
 
 
@@ -81,8 +92,6 @@ def test_the_solution_is_the_plain_sliding_window(p):
         assert [list(r) for r in s[name]] == grid, name
         assert grid_shapes(p)[1][name] == (len(grid), len(grid[0]))
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
-
-
 
 
 @settings(max_examples=60)
@@ -98,8 +107,13 @@ def test_one_slip_in_a_map_costs_one_point_and_its_relu_and_pool_carry(p, data):
     doc = key_answers(p)
     doc[f"Z{c}"], doc[f"H{c}"] = [[str(x) for x in r] for r in Z], [[str(x) for x in r] for r in H]
     if p.pool:
-        doc[f"P{c}"] = [[str(max(H[2 * a][2 * b], H[2 * a][2 * b + 1], H[2 * a + 1][2 * b], H[2 * a + 1][2 * b + 1]))
-                         for b in range(len(H[0]) // 2)] for a in range(len(H) // 2)]
+        doc[f"P{c}"] = [
+            [
+                str(max(H[2 * a][2 * b], H[2 * a][2 * b + 1], H[2 * a + 1][2 * b], H[2 * a + 1][2 * b + 1]))
+                for b in range(len(H[0]) // 2)
+            ]
+            for a in range(len(H) // 2)
+        ]
     g = graded(p, doc)
     assert g.step(None, f"Z{c}").verdicts[i][j] == "wrong" and g.points == g.total - 1
 
@@ -112,12 +126,16 @@ def test_a_pool_is_graded_from_the_students_own_map():
     assert g.points == g.total - 1
 
 
-SHAPES = [kind_options("conv", preset=pr, height=h, width=w, kernels=n, kernel_size=k, pool=pool)
-          for pr in PRESETS for h, w, n, k, pool in ((5, 5, 1, 2, True), (6, 6, 2, 3, True), (4, 6, 2, 2, False),
-                                                     (6, 4, 1, 3, False))]
+SHAPES = [
+    kind_options("conv", preset=pr, height=h, width=w, kernels=n, kernel_size=k, pool=pool)
+    for pr in PRESETS
+    for h, w, n, k, pool in ((5, 5, 1, 2, True), (6, 6, 2, 3, True), (4, 6, 2, 2, False), (6, 4, 1, 3, False))
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.height}{o.width}{o.kernels}{o.kernel_size}-{o.pool}")
+@pytest.mark.parametrize(
+    "o", SHAPES, ids=lambda o: f"{o.preset}-{o.height}{o.width}{o.kernels}{o.kernel_size}-{o.pool}"
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=8)
     assert len({p.code for p in problems}) == 8
@@ -130,28 +148,39 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
             assert max(map(abs, Z)) <= lim.z and min(Z) < 0 < max(Z)  # ReLU zeroes one, leaves one
             if o.pool:
                 H = found[f"H{c}"]
-                corners = [[H[a][b], H[a][b + 1], H[a + 1][b], H[a + 1][b + 1]] for a in range(0, len(H), 2)
-                           for b in range(0, len(H[0]), 2)]
+                corners = [
+                    [H[a][b], H[a][b + 1], H[a + 1][b], H[a + 1][b + 1]]
+                    for a in range(0, len(H), 2)
+                    for b in range(0, len(H[0]), 2)
+                ]
                 assert len({block.index(max(block)) for block in corners}) > 1 or len(corners) == 1
     codes_rebuild(o, problems)
 
 
-@pytest.mark.parametrize("args, line", [(["--height", "7"], "--height"),
-                                        (["--kernel-size", "3"], "--pool: a 5×5 image under a 3×3 kernel"),
-                                        (["--tokens", "3"], "--tokens is for"),
-                                        (["--convention", "row"], "--convention is for")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--height", "7"], "--height"),
+        (["--kernel-size", "3"], "--pool: a 5×5 image under a 3×3 kernel"),
+        (["--tokens", "3"], "--tokens is for"),
+        (["--convention", "row"], "--convention is for"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "conv", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"kernels": [{"K": [[1, 0, 0], [0, 1, 0]], "b": 0}]}, "kernels[0].K: expected a square k × k kernel"),
-    ({"kernels": [{"K": [[1, 0, 0], [0, 1, 0], [1, 1, 1]], "b": 0}]}, "pool: kernel 1's map is 3×3"),
-    ({"pool": 3}, "pool: expected 0 (none) or 2"),
-    ({"convention": "row"}, "convention: an image has no row twin"),
-    ({"kernels": [{"K": [[1, 0], [0, 1]], "b": 0.5}]}, "kernels[0].b: expected an integer"),
-    ({"W": [[1]]}, "unknown key 'W'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"kernels": [{"K": [[1, 0, 0], [0, 1, 0]], "b": 0}]}, "kernels[0].K: expected a square k × k kernel"),
+        ({"kernels": [{"K": [[1, 0, 0], [0, 1, 0], [1, 1, 1]], "b": 0}]}, "pool: kernel 1's map is 3×3"),
+        ({"pool": 3}, "pool: expected 0 (none) or 2"),
+        ({"convention": "row"}, "convention: an image has no row twin"),
+        ({"kernels": [{"K": [[1, 0], [0, 1]], "b": 0.5}]}, "kernels[0].b: expected an integer"),
+        ({"W": [[1]]}, "unknown key 'W'"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "conv.json", change, message)
 
@@ -165,8 +194,16 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, lang, paper):
-    prints_and_grades(run, tmp_path, "conv", ["--kernels", "2", "--kernel-size", "3", "--height", "6", "--width", "6"],
-                      lang, paper, ("Z1", "H2", "P2", "K2"), gradebook=("P2",))
+    prints_and_grades(
+        run,
+        tmp_path,
+        "conv",
+        ["--kernels", "2", "--kernel-size", "3", "--height", "6", "--width", "6"],
+        lang,
+        paper,
+        ("Z1", "H2", "P2", "K2"),
+        gradebook=("P2",),
+    )
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

@@ -73,8 +73,10 @@ class Batches(dict):
         self.teacher, self.csrf = teacher, csrf
 
     def __missing__(self, kind: str) -> str:
-        self[kind] = made(self.teacher, self.teacher.post("/batches", data={"csrf": self.csrf, "count": "2",
-                                                                            "seed": "5", "kind": kind}))
+        self[kind] = made(
+            self.teacher,
+            self.teacher.post("/batches", data={"csrf": self.csrf, "count": "2", "seed": "5", "kind": kind}),
+        )
         return self[kind]
 
 
@@ -94,8 +96,13 @@ def test_a_batch_of_each_kind_is_typed_graded_and_reported(school, kind):
     graded = teacher.post(f"/api{location}/sheets/1/save", json=written(doc), headers=headers).json()
     assert graded["saved"] and graded["points"] == total, graded
     # One slip costs one point: what follows it is carried.
-    graded = teacher.post(f"/api{location}/sheets/2/grade", json=written(slipped(perfect(
-        problem_from_json(manifest["sheets"][1]["problem"]), manifest["sheets"][1]["code"]))), headers=headers).json()
+    graded = teacher.post(
+        f"/api{location}/sheets/2/grade",
+        json=written(
+            slipped(perfect(problem_from_json(manifest["sheets"][1]["problem"]), manifest["sheets"][1]["code"]))
+        ),
+        headers=headers,
+    ).json()
     assert graded["points"] == graded["total"] - 1, graded
     assert teacher.get(location + "/class").status_code == 200
     assert teacher.get(location + "/class/001.pdf").content.startswith(b"%PDF")
@@ -131,10 +138,18 @@ def test_each_kind_is_practised_and_projected(school, kind):
     graded = teacher.post(f"/api/practice/{code}/grade", json=written(doc), headers={"x-csrf-token": csrf}).json()
     assert graded["points"] == graded["total"] > 0
     # Every box typed is explained from the student's own cells (or said to be left empty by its route).
-    explained = [text for grids in (graded["explain"].get("heads") or [graded["explain"]])
-                 for grid in grids.values() if isinstance(grid, list)
-                 for row in grid for text in (row if isinstance(row, list) else [row]) if text]
-    assert explained and all("from your own cells" in text or "nothing to write" in text for text in explained), explained[:5]
+    explained = [
+        text
+        for grids in (graded["explain"].get("heads") or [graded["explain"]])
+        for grid in grids.values()
+        if isinstance(grid, list)
+        for row in grid
+        for text in (row if isinstance(row, list) else [row])
+        if text
+    ]
+    assert explained and all("from your own cells" in text or "nothing to write" in text for text in explained), (
+        explained[:5]
+    )
     page = teacher.get(f"/present/{code}")
     assert page.status_code == 200 and "press → to begin" in page.text
 
@@ -147,8 +162,11 @@ def test_a_scanned_pile_of_each_kind_is_read_to_its_sheets(tmp_path, kind):
     from generator.scan.synthetic import filled_sheets, pdf_of
     from generator.sheet.model import Settings
 
-    subprocess.run([*ATTNSHEET, "generate", "--kind", kind, "--count", "2", "--seed", "3", "--out",
-                    str(tmp_path / "batch")], check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--kind", kind, "--count", "2", "--seed", "3", "--out", str(tmp_path / "batch")],
+        check=True,
+        capture_output=True,
+    )
     sheets = list(filled_sheets(tmp_path / "batch", seed=4, scan=dict(dpi=200, angle=2.0, quality=70)))
     pdf_of([page for s in sheets for page in s.pages][::-1], tmp_path / "pile.pdf")
     listed = read_manifest((tmp_path / "batch" / "manifest.json").read_text(), "manifest")

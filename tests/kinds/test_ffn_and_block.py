@@ -61,10 +61,12 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
     from conftest import ROOT
 
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    ffn_part = text[text.index("## The feed-forward layer"):text.index("## The transformer block")]
-    block_part = text[text.index("## The transformer block"):]
-    for part, p, steps in ((ffn_part, FFN, ("H_pre", "H", "Y", "out")),
-                           (block_part, BLOCK, ("Z", "R", "H_pre", "H", "Y", "out"))):
+    ffn_part = text[text.index("## The feed-forward layer") : text.index("## The transformer block")]
+    block_part = text[text.index("## The transformer block") :]
+    for part, p, steps in (
+        (ffn_part, FFN, ("H_pre", "H", "Y", "out")),
+        (block_part, BLOCK, ("Z", "R", "H_pre", "H", "Y", "out")),
+    ):
         flat = re.sub(r"\s+", " ", part.replace("|", " "))
         s = solve(p)
         for name in steps:
@@ -84,7 +86,11 @@ def test_solve_prints_the_examples_numbers(run):
     assert doc["out"] == [[4, 3, "7/2"], [1, 1, 3]]
     doc = json.loads(run("solve", str(EXAMPLES / "ffn.json"), "--json").out)
     assert doc["kind"] == "ffn" and [k for k in doc if k not in ("format", "kind", "problem")] == [
-        "H_pre", "H", "Y", "out"]
+        "H_pre",
+        "H",
+        "Y",
+        "out",
+    ]
 
 
 def test_a_file_without_kind_is_attention_and_writes_none():
@@ -103,9 +109,15 @@ BAD = [
     ({"kind": "transformer", "A": [[1, 0, 0], [0, 1, 0], [0, 0, 0]]}, "A: column 3 is not a distribution"),
     ({"kind": "transformer", "A": [[1, 0, "1/0"], [0, 1, 1], [0, 0, 0]]}, "A[0][2]: expected a weight from 0 to 1"),
     ({"kind": "transformer", "attention": "computed"}, "heads: missing (attention computed)"),
-    ({"kind": "transformer", "attention": "computed", "A": None,
-      "heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0]], "W_V": [[1, 0]]}]},
-     "needs d_model = 2 rows: one head with d_v = 2, or W_O"),
+    (
+        {
+            "kind": "transformer",
+            "attention": "computed",
+            "A": None,
+            "heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0]], "W_V": [[1, 0]]}],
+        },
+        "needs d_model = 2 rows: one head with d_v = 2, or W_O",
+    ),
 ]
 
 
@@ -125,10 +137,14 @@ def test_bad_problems_are_one_clear_line(change, message):
 @st.composite
 def ffns(draw, residual=None):
     n, d_model, d_ff = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    return FFNProblem(X=draw(int_matrix(d_model, n)), W1=draw(int_matrix(d_ff, d_model)),
-                      b1=draw(int_matrix(1, d_ff))[0], W2=draw(int_matrix(d_model, d_ff)),
-                      b2=draw(int_matrix(1, d_model))[0],
-                      residual=draw(st.booleans()) if residual is None else residual)
+    return FFNProblem(
+        X=draw(int_matrix(d_model, n)),
+        W1=draw(int_matrix(d_ff, d_model)),
+        b1=draw(int_matrix(1, d_ff))[0],
+        W2=draw(int_matrix(d_model, d_ff)),
+        b2=draw(int_matrix(1, d_model))[0],
+        residual=draw(st.booleans()) if residual is None else residual,
+    )
 
 
 @st.composite
@@ -147,15 +163,24 @@ def given_weights(draw, n: int):
 @st.composite
 def blocks(draw, computed=None):
     n, d_model, d_ff = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
-    ffn = dict(X=draw(int_matrix(d_model, n)), W1=draw(int_matrix(d_ff, d_model)), b1=draw(int_matrix(1, d_ff))[0],
-               W2=draw(int_matrix(d_model, d_ff)), b2=draw(int_matrix(1, d_model))[0])
+    ffn = dict(
+        X=draw(int_matrix(d_model, n)),
+        W1=draw(int_matrix(d_ff, d_model)),
+        b1=draw(int_matrix(1, d_ff))[0],
+        W2=draw(int_matrix(d_model, d_ff)),
+        b2=draw(int_matrix(1, d_model))[0],
+    )
     if not (draw(st.booleans()) if computed is None else computed):
         return BlockProblem(**ffn, attention="given", A=draw(given_weights(n)))
     d_k = draw(st.integers(1, 3))
     h = draw(st.integers(1, 2))
     d_v = d_model if h == 1 and draw(st.booleans()) else draw(st.integers(1, 3))
-    heads = tuple(Head(draw(int_matrix(d_k, d_model, -1, 2)), draw(int_matrix(d_k, d_model, -1, 2)),
-                       draw(int_matrix(d_v, d_model))) for _ in range(h))
+    heads = tuple(
+        Head(
+            draw(int_matrix(d_k, d_model, -1, 2)), draw(int_matrix(d_k, d_model, -1, 2)), draw(int_matrix(d_v, d_model))
+        )
+        for _ in range(h)
+    )
     W_O = None if h == 1 and d_v == d_model else draw(int_matrix(d_model, h * d_v))
     return BlockProblem(**ffn, attention="computed", heads=heads, W_O=W_O, causal=draw(st.booleans()))
 
@@ -164,10 +189,19 @@ def row_twin(p):
     """The row-convention twin, transposed here and not by the code under test."""
     if isinstance(p, FFNProblem):
         return FFNProblem(X=t(p.X), W1=t(p.W1), b1=p.b1, W2=t(p.W2), b2=p.b2, residual=p.residual, convention="row")
-    return BlockProblem(X=t(p.X), W1=t(p.W1), b1=p.b1, W2=t(p.W2), b2=p.b2, attention=p.attention,
-                        A=None if p.A is None else t(p.A),
-                        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
-                        W_O=None if p.W_O is None else t(p.W_O), causal=p.causal, convention="row")
+    return BlockProblem(
+        X=t(p.X),
+        W1=t(p.W1),
+        b1=p.b1,
+        W2=t(p.W2),
+        b2=p.b2,
+        attention=p.attention,
+        A=None if p.A is None else t(p.A),
+        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
+        W_O=None if p.W_O is None else t(p.W_O),
+        causal=p.causal,
+        convention="row",
+    )
 
 
 STEPS = ("H_pre", "H", "Y", "out")
@@ -228,8 +262,9 @@ def simulate_student(p, slip: tuple[int, int]) -> dict:
     doc = key_answers(p, s)
 
     def enc(m):
-        return [[x if isinstance(x, int) else (str(x) if Fraction(x).denominator != 1 else int(x)) for x in r]
-                for r in m]
+        return [
+            [x if isinstance(x, int) else (str(x) if Fraction(x).denominator != 1 else int(x)) for x in r] for r in m
+        ]
 
     doc.update(H_pre=enc(H_pre), H=enc(H), Y=enc(Y))
     if "out" in doc:
@@ -266,14 +301,34 @@ from generator.draw.choose import kind_options  # noqa: E402
 from generator.draw.rebuild import rebuild  # noqa: E402
 from generator.draw.search import draw  # noqa: E402
 
-SHAPES = [kind_options("ffn", preset=p, tokens=n, d_model=d, d_ff=f, convention=c)
-          for p in LAYER_PRESETS for n, d, f in ((3, 3, 4), (2, 2, 2), (4, 3, 3), (5, 4, 4)) for c in ("column", "row")]
-SHAPES += [kind_options("transformer", preset=p, tokens=n, d_model=d, d_ff=f)
-           for p in LAYER_PRESETS for n, d, f in ((3, 3, 3), (4, 3, 4), (2, 2, 2))]
-SHAPES += [kind_options("transformer", attention="computed", preset=p, tokens=3, d_model=3, d_ff=3, d_k=2)
-           for p in LAYER_PRESETS]
-SHAPES += [kind_options("transformer", attention="computed", tokens=3, d_model=3, d_ff=3, d_k=2, heads=2,
-                       output_projection=True, causal=True)]
+SHAPES = [
+    kind_options("ffn", preset=p, tokens=n, d_model=d, d_ff=f, convention=c)
+    for p in LAYER_PRESETS
+    for n, d, f in ((3, 3, 4), (2, 2, 2), (4, 3, 3), (5, 4, 4))
+    for c in ("column", "row")
+]
+SHAPES += [
+    kind_options("transformer", preset=p, tokens=n, d_model=d, d_ff=f)
+    for p in LAYER_PRESETS
+    for n, d, f in ((3, 3, 3), (4, 3, 4), (2, 2, 2))
+]
+SHAPES += [
+    kind_options("transformer", attention="computed", preset=p, tokens=3, d_model=3, d_ff=3, d_k=2)
+    for p in LAYER_PRESETS
+]
+SHAPES += [
+    kind_options(
+        "transformer",
+        attention="computed",
+        tokens=3,
+        d_model=3,
+        d_ff=3,
+        d_k=2,
+        heads=2,
+        output_projection=True,
+        causal=True,
+    )
+]
 
 
 def guarantees_hold(p) -> None:
@@ -297,8 +352,14 @@ def rebuild_options(code: str):
     return decode_code(code).options
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.kind}-{getattr(o, 'attention', '')}-{o.preset}-"
-                                                     f"{o.tokens}{o.d_model}{o.d_ff}-{o.convention}-h{getattr(o, 'heads', 1)}")
+@pytest.mark.parametrize(
+    "o",
+    SHAPES,
+    ids=lambda o: (
+        f"{o.kind}-{getattr(o, 'attention', '')}-{o.preset}-"
+        f"{o.tokens}{o.d_model}{o.d_ff}-{o.convention}-h{getattr(o, 'heads', 1)}"
+    ),
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=12)
     assert len({p.code for p in problems}) == 12
@@ -338,16 +399,20 @@ def test_draw_answers_and_grade_an_ffn_and_a_block_from_their_codes(run, tmp_pat
         assert r.code == 0 and "cells ReLU sets to 0" in r.err, r.err
         p = parse_problems(r.out)[0]
         skeleton = json.loads(run("answers", p.code).out)
-        assert skeleton["code"] == p.code and "H_pre" in skeleton and ("heads" in skeleton) == (
-            p.kind == "transformer" and p.attention == "computed")
+        assert (
+            skeleton["code"] == p.code
+            and "H_pre" in skeleton
+            and ("heads" in skeleton) == (p.kind == "transformer" and p.attention == "computed")
+        )
         sol = solution_to_json(solve(p))
         for name in grid_shapes(p)[1]:
             skeleton[name] = sol[name]
         for h, grids in enumerate(skeleton.get("heads", [])):
             for name in grids:
                 source = {"Q_copy": "Q", "V_copy": "V"}.get(name, name)
-                grids[name] = [list(r) for r in zip(*sol["heads"][h]["K"])] if name == "K_T" else \
-                    sol["heads"][h][source]
+                grids[name] = (
+                    [list(r) for r in zip(*sol["heads"][h]["K"])] if name == "K_T" else sol["heads"][h][source]
+                )
         (tmp_path / "a.json").write_text(json.dumps(skeleton))
         r = run("grade", str(tmp_path / "a.json"), "--json")
         assert r.code == 0, r.err
@@ -357,9 +422,13 @@ def test_draw_answers_and_grade_an_ffn_and_a_block_from_their_codes(run, tmp_pat
 
 def test_a_huge_written_score_under_exact_rules_grades_as_wrong_not_a_crash():
     # Found by the fuzzed-answers property: the key's scaling rule on a student's int past any float.
-    p = Problem(X=((0, 0, -1),), heads=(Head(((0,), (0,), (2,)), ((0,), (0,), (2,)), ((1,),)),),
-                rules=Rules("exact", "base3"))
-    doc = {"format": "attnsheet/answers@1", "problem": problem_to_json(p),
-           "heads": [{"scores": [[10 ** 350, None, None], [None] * 3, [None] * 3]}]}
+    p = Problem(
+        X=((0, 0, -1),), heads=(Head(((0,), (0,), (2,)), ((0,), (0,), (2,)), ((1,),)),), rules=Rules("exact", "base3")
+    )
+    doc = {
+        "format": "attnsheet/answers@1",
+        "problem": problem_to_json(p),
+        "heads": [{"scores": [[10**350, None, None], [None] * 3, [None] * 3]}],
+    }
     g = graded(p, doc)
     assert g.step(1, "scores").verdicts[0][0] == "wrong" and g.step(1, "scaled").carried[0][0] is None

@@ -48,8 +48,10 @@ def forward(p: GCNProblem, slip: tuple = ()) -> dict[str, list[list[Fraction]]]:
             M = [[x / degree[j] for j, x in enumerate(r)] for r in M]
         M = slipped(f"M{k}", M)
         W = t(layer.W) if row else layer.W
-        Z = slipped(f"Z{k}", [[sum(W[u][f] * M[f][j] for f in range(len(M))) + layer.b[u] for j in range(n)]
-                              for u in range(len(W))])
+        Z = slipped(
+            f"Z{k}",
+            [[sum(W[u][f] * M[f][j] for f in range(len(M))) + layer.b[u] for j in range(n)] for u in range(len(W))],
+        )
         H = slipped(f"H{k}", [[max(Fraction(0), x) for x in r] for r in Z])
     return out
 
@@ -97,13 +99,19 @@ def networks(draw, convention=None):
             A[i][j] = A[j][i] = draw(st.integers(0, 1))
     depth = draw(st.integers(1, 2))
     sizes = [draw(st.integers(1, 3)) for _ in range(depth + 1)]
-    layers = tuple(Layer(draw(int_matrix(sizes[k], sizes[k - 1])), draw(int_matrix(1, sizes[k]))[0])
-                   for k in range(1, depth + 1))
-    p = GCNProblem(X=draw(int_matrix(sizes[0], n)), A=tuple(map(tuple, A)), layers=layers,
-                   aggregate=draw(st.sampled_from(["sum", "mean"])))
+    layers = tuple(
+        Layer(draw(int_matrix(sizes[k], sizes[k - 1])), draw(int_matrix(1, sizes[k]))[0]) for k in range(1, depth + 1)
+    )
+    p = GCNProblem(
+        X=draw(int_matrix(sizes[0], n)),
+        A=tuple(map(tuple, A)),
+        layers=layers,
+        aggregate=draw(st.sampled_from(["sum", "mean"])),
+    )
     if (convention or draw(st.sampled_from(["column", "row"]))) == "row":
-        p = GCNProblem(X=t(p.X), A=p.A, layers=tuple(Layer(t(x.W), x.b) for x in p.layers), aggregate=p.aggregate,
-                       convention="row")
+        p = GCNProblem(
+            X=t(p.X), A=p.A, layers=tuple(Layer(t(x.W), x.b) for x in p.layers), aggregate=p.aggregate, convention="row"
+        )
     return p
 
 
@@ -161,15 +169,21 @@ def test_every_graph_drawn_from_is_connected_not_complete_and_uneven():
             assert reach.all()
 
 
-SHAPES = [kind_options("gcn", preset=pr, tokens=n, d_model=d, layers=L, d_hidden=h, d_out=o, aggregate=ag,
-                       convention=c)
-          for pr in PRESETS for n, d, L, h, o in ((4, 2, 1, 2, 2), (5, 3, 2, 3, 3), (3, 2, 2, 2, 1))
-          for ag in ("sum", "mean") if not (pr == "easy" and ag == "mean" and L == 2)
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("gcn", preset=pr, tokens=n, d_model=d, layers=L, d_hidden=h, d_out=o, aggregate=ag, convention=c)
+    for pr in PRESETS
+    for n, d, L, h, o in ((4, 2, 1, 2, 2), (5, 3, 2, 3, 3), (3, 2, 2, 2, 1))
+    for ag in ("sum", "mean")
+    if not (pr == "easy" and ag == "mean" and L == 2)
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.layers}{o.d_hidden}"
-                                                     f"{o.d_out}-{o.aggregate}-{o.convention}")
+@pytest.mark.parametrize(
+    "o",
+    SHAPES,
+    ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.layers}{o.d_hidden}{o.d_out}-{o.aggregate}-{o.convention}",
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=6)
     assert len({p.code for p in problems}) == 6
@@ -186,25 +200,33 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     codes_rebuild(o, problems)
 
 
-@pytest.mark.parametrize("args, line", [(["--tokens", "6"], "gcn sheets take 3 to 5"),
-                                        (["--layers", "3"], "--layers"), (["--d-ff", "3"], "--d-ff is for"),
-                                        (["--aggregate", "max"], "--aggregate"),
-                                        (["--d-out", "1"], "needs 2 or more units"),
-                                        (["--preset", "easy", "--aggregate", "mean", "--layers", "2"],
-                                         "fractions of fractions")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--tokens", "6"], "gcn sheets take 3 to 5"),
+        (["--layers", "3"], "--layers"),
+        (["--d-ff", "3"], "--d-ff is for"),
+        (["--aggregate", "max"], "--aggregate"),
+        (["--d-out", "1"], "needs 2 or more units"),
+        (["--preset", "easy", "--aggregate", "mean", "--layers", "2"], "fractions of fractions"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "gcn", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"A": [[1, 1, 0], [0, 1, 1], [0, 1, 1]]}, "A: expected a symmetric adjacency"),
-    ({"A": [[0, 1, 0], [1, 1, 1], [0, 1, 1]]}, "A: expected 1 on the diagonal"),
-    ({"A": [[1, 2, 0], [2, 1, 1], [0, 1, 1]]}, "A: expected 0 or 1"),
-    ({"A": [[1, 1], [1, 1]]}, "A: expected 3×3 (n × n), got 2×2"),
-    ({"layers": [{"W": [[1, 0, 0]], "b": [1]}]}, "layers[0].W: expected 1×2 (d_ℓ × d_ℓ−1), got 1×3"),
-    ({"aggregate": "max"}, "aggregate: expected sum or mean, got 'max'"),
-    ({"X": [[1.5, 2, 0], [0, 1, 1]]}, "X"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"A": [[1, 1, 0], [0, 1, 1], [0, 1, 1]]}, "A: expected a symmetric adjacency"),
+        ({"A": [[0, 1, 0], [1, 1, 1], [0, 1, 1]]}, "A: expected 1 on the diagonal"),
+        ({"A": [[1, 2, 0], [2, 1, 1], [0, 1, 1]]}, "A: expected 0 or 1"),
+        ({"A": [[1, 1], [1, 1]]}, "A: expected 3×3 (n × n), got 2×2"),
+        ({"layers": [{"W": [[1, 0, 0]], "b": [1]}]}, "layers[0].W: expected 1×2 (d_ℓ × d_ℓ−1), got 1×3"),
+        ({"aggregate": "max"}, "aggregate: expected sum or mean, got 'max'"),
+        ({"X": [[1.5, 2, 0], [0, 1, 1]]}, "X"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "gcn.json", change, message)
 
@@ -212,8 +234,13 @@ def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
 def test_draw_stats_show_each_guarantee_held(run, tmp_path):
     r = run("draw", "--kind", "gcn", "--seed", "4", "--count", "40", "--stats", "--aggregate", "mean")
     assert r.code == 0, r.err
-    for line in ("graph connected, not complete: 40 of 40", "degrees differ: 40 of 40",
-                 "ReLU zeroes an entry: 40 of 40", "no node's output all zero: 40 of 40", "no unit dead: 40 of 40"):
+    for line in (
+        "graph connected, not complete: 40 of 40",
+        "degrees differ: 40 of 40",
+        "ReLU zeroes an entry: 40 of 40",
+        "no node's output all zero: 40 of 40",
+        "no unit dead: 40 of 40",
+    ):
         assert line in r.err, r.err
     code = parse_problems(r.out)[0].code
     assert run("key", code, "--out", str(tmp_path / "k")).code == 0
@@ -224,10 +251,18 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
-def test_a_sheet_prints_inside_its_margins_with_its_graph_and_its_class_grades(run, tmp_path, convention, lang,
-                                                                              paper):
-    skeleton = prints_and_grades(run, tmp_path, "gcn", ["--layers", "2", "--convention", convention], lang, paper,
-                                 ("M1", "Z2", "H2", "W2"), most_pages=2, gradebook=("M2",))
+def test_a_sheet_prints_inside_its_margins_with_its_graph_and_its_class_grades(run, tmp_path, convention, lang, paper):
+    skeleton = prints_and_grades(
+        run,
+        tmp_path,
+        "gcn",
+        ["--layers", "2", "--convention", convention],
+        lang,
+        paper,
+        ("M1", "Z2", "H2", "W2"),
+        most_pages=2,
+        gradebook=("M2",),
+    )
     assert "M2" in skeleton
 
 
@@ -262,8 +297,8 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
     from conftest import ROOT
 
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = text[text.index("## A graph convolution"):]
-    part = part[:part.index("\n## ", 10) if "\n## " in part[10:] else len(part)]
+    part = text[text.index("## A graph convolution") :]
+    part = part[: part.index("\n## ", 10) if "\n## " in part[10:] else len(part)]
     s = solve(GCN)
     assert "M1 = X·A = | 1 3 2 |" in part and [list(r) for r in s["M1"]][0] == [1, 3, 2]
     assert "Z1 = | 0 1 0 |   H1 = | 0 1 0 |" in part and [list(r) for r in s["Z1"]][0] == [0, 1, 0]

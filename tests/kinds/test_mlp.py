@@ -34,8 +34,10 @@ def forward(p: MLPProblem) -> dict[str, list[list[Fraction]]]:
     out = {}
     for k, layer in enumerate(p.layers, start=1):
         W = t(layer.W) if row else layer.W
-        Z = [[sum(Fraction(W[i][j]) * H[j][e] for j in range(len(H))) + layer.b[i] for e in range(len(H[0]))]
-             for i in range(len(W))]
+        Z = [
+            [sum(Fraction(W[i][j]) * H[j][e] for j in range(len(H))) + layer.b[i] for e in range(len(H[0]))]
+            for i in range(len(W))
+        ]
         out[f"Z{k}"] = Z
         if k < len(p.layers) or p.last == "relu":
             H = out[f"H{k}"] = [[max(Fraction(0), x) for x in r] for r in Z]
@@ -75,8 +77,9 @@ def networks(draw, convention=None):
     depth = draw(st.integers(1, 4))
     sizes = [draw(st.integers(1, 4)) for _ in range(depth + 1)]
     n = draw(st.integers(1, 4))
-    layers = tuple(Layer(draw(int_matrix(sizes[k], sizes[k - 1])), draw(int_matrix(1, sizes[k]))[0])
-                   for k in range(1, depth + 1))
+    layers = tuple(
+        Layer(draw(int_matrix(sizes[k], sizes[k - 1])), draw(int_matrix(1, sizes[k]))[0]) for k in range(1, depth + 1)
+    )
     p = MLPProblem(X=draw(int_matrix(sizes[0], n)), layers=layers, last=draw(st.sampled_from(["linear", "relu"])))
     if (convention or draw(st.sampled_from(["column", "row"]))) == "row":
         p = MLPProblem(X=t(p.X), layers=tuple(Layer(t(x.W), x.b) for x in p.layers), last=p.last, convention="row")
@@ -94,8 +97,6 @@ def test_the_solution_is_the_plain_forward_pass_in_either_convention(p):
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
 
 
-
-
 def slipped(p: MLPProblem, name: str, unit: int, example: int) -> dict:
     """A student who slips (+1) in one cell of `name` and works every later step right from their own
     numbers: the forward pass by plain loops on their own grids (not the code under test)."""
@@ -104,8 +105,10 @@ def slipped(p: MLPProblem, name: str, unit: int, example: int) -> dict:
     H = [list(map(Fraction, r)) for r in (t(p.X) if row else p.X)]
     for k, layer in enumerate(p.layers, start=1):
         W = t(layer.W) if row else layer.W
-        Z = [[sum(Fraction(W[i][j]) * H[j][e] for j in range(len(H))) + layer.b[i] for e in range(len(H[0]))]
-             for i in range(len(W))]
+        Z = [
+            [sum(Fraction(W[i][j]) * H[j][e] for j in range(len(H))) + layer.b[i] for e in range(len(H[0]))]
+            for i in range(len(W))
+        ]
         if name == f"Z{k}":
             Z[unit][example] += 1
         doc[f"Z{k}"] = [[str(x) for x in r] for r in shown(p, Z)]
@@ -145,15 +148,24 @@ def test_h_is_graded_from_the_students_own_z():
 
 # --- the draw -------------------------------------------------------------------------------------
 
-SHAPES = [kind_options("mlp", preset=pr, tokens=n, d_model=d, layers=L, d_hidden=h, d_out=o, last=last,
-                       convention=c)
-          for pr in PRESETS for n, d, L, h, o, last in ((2, 2, 2, 3, 1, "linear"), (4, 3, 3, 2, 2, "relu"),
-                                                      (3, 2, 1, 1, 3, "relu"), (2, 4, 4, 4, 1, "linear"))
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("mlp", preset=pr, tokens=n, d_model=d, layers=L, d_hidden=h, d_out=o, last=last, convention=c)
+    for pr in PRESETS
+    for n, d, L, h, o, last in (
+        (2, 2, 2, 3, 1, "linear"),
+        (4, 3, 3, 2, 2, "relu"),
+        (3, 2, 1, 1, 3, "relu"),
+        (2, 4, 4, 4, 1, "linear"),
+    )
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.layers}{o.d_hidden}"
-                                                     f"{o.d_out}-{o.last}-{o.convention}")
+@pytest.mark.parametrize(
+    "o",
+    SHAPES,
+    ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.layers}{o.d_hidden}{o.d_out}-{o.last}-{o.convention}",
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=8)
     assert len({p.code for p in problems}) == 8
@@ -169,21 +181,30 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     codes_rebuild(o, problems)
 
 
-@pytest.mark.parametrize("args, line", [(["--tokens", "5"], "mlp sheets take 2 to 4"),
-                                        (["--layers", "5"], "--layers"), (["--d-ff", "3"], "--d-ff is for"),
-                                        (["--last", "tanh"], "--last")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--tokens", "5"], "mlp sheets take 2 to 4"),
+        (["--layers", "5"], "--layers"),
+        (["--d-ff", "3"], "--d-ff is for"),
+        (["--last", "tanh"], "--last"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "mlp", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"layers": [{"W": [[1, 0, 0]], "b": [1]}]}, "layers[0].W: expected 1×2 (d_ℓ × d_ℓ−1), got 1×3"),
-    ({"layers": []}, "layers: expected a non-empty list of layers ({W, b} each)"),
-    ({"last": "tanh"}, "last: expected linear or relu, got 'tanh'"),
-    ({"layers": [{"W": [[1, 0]]}]}, "layers[0].b: missing"),
-    ({"X": [[1.5, 2], [0, 1]]}, "X"),
-    ({"W": [[1]]}, "unknown key 'W'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"layers": [{"W": [[1, 0, 0]], "b": [1]}]}, "layers[0].W: expected 1×2 (d_ℓ × d_ℓ−1), got 1×3"),
+        ({"layers": []}, "layers: expected a non-empty list of layers ({W, b} each)"),
+        ({"last": "tanh"}, "last: expected linear or relu, got 'tanh'"),
+        ({"layers": [{"W": [[1, 0]]}]}, "layers[0].b: missing"),
+        ({"X": [[1.5, 2], [0, 1]]}, "X"),
+        ({"W": [[1]]}, "unknown key 'W'"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "mlp.json", change, message)
 
@@ -203,8 +224,16 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, convention, lang, paper):
-    skeleton = prints_and_grades(run, tmp_path, "mlp", ["--layers", "3", "--last", "relu", "--convention", convention],
-                                 lang, paper, ("Z1", "Z2", "Z3", "W3"), gradebook=("Z2",))
+    skeleton = prints_and_grades(
+        run,
+        tmp_path,
+        "mlp",
+        ["--layers", "3", "--last", "relu", "--convention", convention],
+        lang,
+        paper,
+        ("Z1", "Z2", "Z3", "W3"),
+        gradebook=("Z2",),
+    )
     assert "H3" in skeleton
 
 
@@ -222,8 +251,8 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
     from conftest import ROOT
 
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = text[text.index("## The multi-layer perceptron"):]
-    part = part[:part.index("\n## ", 10) if "\n## " in part[10:] else len(part)]
+    part = text[text.index("## The multi-layer perceptron") :]
+    part = part[: part.index("\n## ", 10) if "\n## " in part[10:] else len(part)]
     s = solve(MLP)
     assert "Z2 = [W2 | b2]·[H1 ; 1] = | 2 3 |" in part and [list(r) for r in s["Z2"]] == [[2, 3]]
     assert "Z1 = [W1 | b1]·[X ; 1] = |  1 1 |   H1 = | 1 1 |" in part

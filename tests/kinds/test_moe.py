@@ -89,7 +89,7 @@ def test_the_moe_example_on_paper():
 
 def test_docs_exercise_md_shows_the_numbers_solve_finds():
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = re.sub(r"\s+", " ", text[text.index("## The mixture of experts"):].replace("|", " "))
+    part = re.sub(r"\s+", " ", text[text.index("## The mixture of experts") :].replace("|", " "))
     s = solve(MOE)
     for name in ("G", "Y", "A", "g", "out"):
         for r in s[name]:
@@ -103,13 +103,21 @@ def test_docs_exercise_md_shows_the_numbers_solve_finds():
 @st.composite
 def moes(draw, weighted=None):
     n, d, f, E = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    experts = tuple(Expert(draw(int_matrix(f, d)), draw(int_matrix(1, f))[0], draw(int_matrix(d, f)))
-                    for _ in range(E))
-    p = MoEProblem(X=draw(int_matrix(d, n)), W_g=draw(int_matrix(E, d, -1, 1)), experts=experts,
-                   weighted=draw(st.booleans()) if weighted is None else weighted)
+    experts = tuple(Expert(draw(int_matrix(f, d)), draw(int_matrix(1, f))[0], draw(int_matrix(d, f))) for _ in range(E))
+    p = MoEProblem(
+        X=draw(int_matrix(d, n)),
+        W_g=draw(int_matrix(E, d, -1, 1)),
+        experts=experts,
+        weighted=draw(st.booleans()) if weighted is None else weighted,
+    )
     if draw(st.booleans()):
-        p = MoEProblem(X=t(p.X), W_g=t(p.W_g), experts=tuple(Expert(t(e.W1), e.b1, t(e.W2)) for e in experts),
-                       weighted=p.weighted, convention="row")
+        p = MoEProblem(
+            X=t(p.X),
+            W_g=t(p.W_g),
+            experts=tuple(Expert(t(e.W1), e.b1, t(e.W2)) for e in experts),
+            weighted=p.weighted,
+            convention="row",
+        )
     return p
 
 
@@ -131,8 +139,11 @@ def answers(p, grids: dict) -> dict:
             return None
         return int(x) if Fraction(x).denominator == 1 else str(x)
 
-    return {"format": "attnsheet/answers@1", "problem": problem_to_json(p),
-            **{name: [[enc(x) for x in r] for r in layout(p, g)] for name, g in grids.items()}}
+    return {
+        "format": "attnsheet/answers@1",
+        "problem": problem_to_json(p),
+        **{name: [[enc(x) for x in r] for r in layout(p, g)] for name, g in grids.items()},
+    }
 
 
 def graded(p, doc, carry=True):
@@ -180,14 +191,27 @@ def test_a_tie_goes_to_the_lower_expert():
 
 # --- the draw -------------------------------------------------------------------------------------
 
-SHAPES = [kind_options("moe", preset=pr, tokens=n, d_model=d, d_ff=f, experts=e, convention=c, weighted=w, ties=ti)
-          for pr in PRESETS for n, d, f, e, w, ti in ((4, 3, 2, 2, False, False), (3, 4, 2, 3, True, False),
-                                                       (4, 3, 2, 2, True, True), (6, 2, 3, 3, False, True))
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("moe", preset=pr, tokens=n, d_model=d, d_ff=f, experts=e, convention=c, weighted=w, ties=ti)
+    for pr in PRESETS
+    for n, d, f, e, w, ti in (
+        (4, 3, 2, 2, False, False),
+        (3, 4, 2, 3, True, False),
+        (4, 3, 2, 2, True, True),
+        (6, 2, 3, 3, False, True),
+    )
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.d_ff}{o.experts}-"
-                                                     f"{o.convention}-{'w' if o.weighted else ''}{'t' if o.ties else ''}")
+@pytest.mark.parametrize(
+    "o",
+    SHAPES,
+    ids=lambda o: (
+        f"{o.preset}-{o.tokens}{o.d_model}{o.d_ff}{o.experts}-"
+        f"{o.convention}-{'w' if o.weighted else ''}{'t' if o.ties else ''}"
+    ),
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=8)
     assert len({p.code for p in problems}) == 8
@@ -210,22 +234,33 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     assert draw(o, 7, count=4)[2] == draw(o, 7, count=1, start=2)[0]
 
 
-@pytest.mark.parametrize("args, line", [(["--experts", "4"], "--experts"), (["--tokens", "7"], "moe sheets take 2 to 6"),
-                                        (["--tokens", "2", "--experts", "3"], "every one of --experts 3 gets a token"),
-                                        (["--d-h", "2"], "--d-h is for")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--experts", "4"], "--experts"),
+        (["--tokens", "7"], "moe sheets take 2 to 6"),
+        (["--tokens", "2", "--experts", "3"], "every one of --experts 3 gets a token"),
+        (["--d-h", "2"], "--d-h is for"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     r = run("draw", "--kind", "moe", "--seed", "1", *args)
     assert r.code == 2 and line in r.err and r.err.count("\n") == 1, r.err
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_g": [[1, 0, 0], [0, 1, 0]]}, "W_g: expected 2×2 (E × d), got 2×3"),
-    ({"experts": []}, "experts: expected a non-empty list"),
-    ({"experts": [{"W1": [[1, 0]], "b1": [0], "W2": [[1], [2]]}, {"W1": [[1, 0]], "b1": [0], "W2": [[1, 2]]}]},
-     "experts[1].W2: expected 2×1 (d × d_ff), got 1×2"),
-    ({"experts": [{"W1": [[1, 0]], "b1": [0]}]}, "experts[0].W2: missing"),
-    ({"W_g": [[9, 9], [0, 1]]}, "too large to raise 3 to"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_g": [[1, 0, 0], [0, 1, 0]]}, "W_g: expected 2×2 (E × d), got 2×3"),
+        ({"experts": []}, "experts: expected a non-empty list"),
+        (
+            {"experts": [{"W1": [[1, 0]], "b1": [0], "W2": [[1], [2]]}, {"W1": [[1, 0]], "b1": [0], "W2": [[1, 2]]}]},
+            "experts[1].W2: expected 2×1 (d × d_ff), got 1×2",
+        ),
+        ({"experts": [{"W1": [[1, 0]], "b1": [0]}]}, "experts[0].W2: missing"),
+        ({"W_g": [[9, 9], [0, 1]]}, "too large to raise 3 to"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     doc = {**json.loads((EXAMPLES / "moe.json").read_text()), **change}
     (tmp_path / "p.json").write_text(json.dumps(doc))
@@ -242,8 +277,27 @@ def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_prints_inside_its_margins_and_its_class_grades(run, tmp_path, convention, lang, paper):
     out = tmp_path / "b"
-    r = run("generate", "--kind", "moe", "--count", "2", "--seed", "5", "--weighted", "--convention", convention,
-            "--lang", lang, "--paper", paper, "--worked", "--out", str(out), "--jobs", "1")
+    r = run(
+        "generate",
+        "--kind",
+        "moe",
+        "--count",
+        "2",
+        "--seed",
+        "5",
+        "--weighted",
+        "--convention",
+        convention,
+        "--lang",
+        lang,
+        "--paper",
+        paper,
+        "--worked",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    )
     assert r.code == 0, r.err
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(out / name)

@@ -32,7 +32,7 @@ def t(m):
 def root(x: Fraction):
     """√x where x is the square of a fraction (its top and bottom squares of whole numbers), else None."""
     top, bottom = x.numerator, x.denominator
-    r, s = round(top ** 0.5), round(bottom ** 0.5)
+    r, s = round(top**0.5), round(bottom**0.5)
     return Fraction(r, s) if top >= 0 and r * r == top and s * s == bottom else None
 
 
@@ -82,7 +82,7 @@ def test_the_norm_example_on_paper():
 
 def test_docs_exercise_md_shows_the_numbers_solve_finds():
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = text[text.index("## Batch norm and layer norm (`norm`)"):]
+    part = text[text.index("## Batch norm and layer norm (`norm`)") :]
     assert "sigma = | 2 |" in part and "|  6  0 0 -2 |" in part and "| 5/3  -1/3 -1/3  -1 |" in part
 
 
@@ -93,12 +93,18 @@ def norms(draw):
     layer = draw(st.booleans())
     d0 = draw(st.integers(1, 3))
     X = draw(int_matrix(d0 if layer else d, n, -3, 4))
-    p = NormProblem(X=X, gamma=draw(int_matrix(1, d))[0], beta=draw(int_matrix(1, d))[0],
-                    W=draw(int_matrix(d, d0)) if layer else None, b=draw(int_matrix(1, d))[0] if layer else None,
-                    axis=axis)
+    p = NormProblem(
+        X=X,
+        gamma=draw(int_matrix(1, d))[0],
+        beta=draw(int_matrix(1, d))[0],
+        W=draw(int_matrix(d, d0)) if layer else None,
+        b=draw(int_matrix(1, d))[0] if layer else None,
+        axis=axis,
+    )
     if draw(st.booleans()):
-        p = NormProblem(X=t(p.X), gamma=p.gamma, beta=p.beta, W=None if p.W is None else t(p.W), b=p.b, axis=axis,
-                        convention="row")
+        p = NormProblem(
+            X=t(p.X), gamma=p.gamma, beta=p.beta, W=None if p.W is None else t(p.W), b=p.b, axis=axis, convention="row"
+        )
     return p
 
 
@@ -115,8 +121,6 @@ def test_the_solution_is_the_plain_computation_in_either_convention(p):
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
 
 
-
-
 def test_a_norm_is_graded_from_the_students_own_mean():
     doc = key_answers(NORM)
     doc["mu"] = [["4"], ["2"]]  # the first feature's mean written 4 (the key: 3)
@@ -126,14 +130,22 @@ def test_a_norm_is_graded_from_the_students_own_mean():
     assert {v for v in g.step(None, "D").verdicts[0]} == {"carried"}
 
 
-SHAPES = [kind_options("norm", preset=pr, tokens=n, d_model=d, axis=axis, layer_before=layer, d_in=2,
-                       convention=c)
-          for pr in PRESETS for n, d, axis, layer in ((4, 2, "batch", False), (4, 3, "batch", True),
-                                                      (2, 4, "layer", False), (3, 4, "layer", False))
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("norm", preset=pr, tokens=n, d_model=d, axis=axis, layer_before=layer, d_in=2, convention=c)
+    for pr in PRESETS
+    for n, d, axis, layer in (
+        (4, 2, "batch", False),
+        (4, 3, "batch", True),
+        (2, 4, "layer", False),
+        (3, 4, "layer", False),
+    )
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}-{o.axis}-{o.layer_before}-{o.convention}")
+@pytest.mark.parametrize(
+    "o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}-{o.axis}-{o.layer_before}-{o.convention}"
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=6)
     assert len({p.code for p in problems}) == 6
@@ -148,21 +160,30 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
         assert rebuild(p.code) == p and decode_code(p.code).options == o
 
 
-@pytest.mark.parametrize("args, line", [(["--tokens", "3"], "a batch norm works over 4 examples (the variance of 3"),
-                                        (["--axis", "layer", "--d-model", "2"], "a layer norm works over 4 features"),
-                                        (["--axis", "row"], "--axis"), (["--d-ff", "3"], "--d-ff is for"),
-                                        (["--axis", "layer", "--layer-before"], "cannot be drawn with every σ exact")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--tokens", "3"], "a batch norm works over 4 examples (the variance of 3"),
+        (["--axis", "layer", "--d-model", "2"], "a layer norm works over 4 features"),
+        (["--axis", "row"], "--axis"),
+        (["--d-ff", "3"], "--d-ff is for"),
+        (["--axis", "layer", "--layer-before"], "cannot be drawn with every σ exact"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "norm", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"gamma": [1, 2, 3]}, "gamma: expected 2 entries (d, X's features), got 3"),
-    ({"axis": "row"}, "axis: expected batch or layer"),
-    ({"W": [[1, 0], [0, 1]]}, "W, b: a layer before the norm has both"),
-    ({"beta": [1]}, "beta: expected 2 entries"),
-    ({"V": [[1]]}, "unknown key 'V'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"gamma": [1, 2, 3]}, "gamma: expected 2 entries (d, X's features), got 3"),
+        ({"axis": "row"}, "axis: expected batch or layer"),
+        ({"W": [[1, 0], [0, 1]]}, "W, b: a layer before the norm has both"),
+        ({"beta": [1]}, "beta: expected 2 entries"),
+        ({"V": [[1]]}, "unknown key 'V'"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "norm.json", change, message)
 
@@ -177,12 +198,22 @@ def test_draw_stats_show_each_guarantee_held(run, tmp_path):
 @pytest.mark.parametrize("axis, layer", [("batch", True), ("layer", False)])
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
-def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, axis, layer, convention, lang, paper):
+def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(
+    run, tmp_path, axis, layer, convention, lang, paper
+):
     args = ["--axis", axis, "--d-model", "3" if axis == "batch" else "4", "--convention", convention]
     # A sheet on one page, or two (a layer before the norm, the row convention on Letter): never more.
-    prints_and_grades(run, tmp_path, "norm", args + (["--layer-before"] if layer else []), lang, paper,
-                      ("mu", "sigma", "gamma", "var"), most_pages=1 if not layer and convention == "column" else 2,
-                      gradebook=("sigma", "Y"))
+    prints_and_grades(
+        run,
+        tmp_path,
+        "norm",
+        args + (["--layer-before"] if layer else []),
+        lang,
+        paper,
+        ("mu", "sigma", "gamma", "var"),
+        most_pages=1 if not layer and convention == "column" else 2,
+        gradebook=("sigma", "Y"),
+    )
 
 
 def test_a_blank_template_and_a_teachers_own_problem_print(run, tmp_path):

@@ -63,8 +63,12 @@ def _integers(text: str) -> Counter:
 
 
 def test_blank_templates_have_no_numbers_in_their_matrices(run, tmp_path):
-    for args in ((), ("--heads", "2", "--output-projection"), ("--convention", "row", "--lang", "es"),
-                 ("--causal", "--paper", "letter")):
+    for args in (
+        (),
+        ("--heads", "2", "--output-projection"),
+        ("--convention", "row", "--lang", "es"),
+        ("--causal", "--paper", "letter"),
+    ):
         out = tmp_path / "-".join(args or ("default",))
         r = run("generate", "--blank", *args, "--out", str(out), "--jobs", "1")
         assert r.code == 0 and "blank template" in r.err and "no key" in r.err, r.err
@@ -97,8 +101,19 @@ def test_names_in_any_script_print_or_are_warned_about(tmp_path):
 
     roster = tmp_path / "class.csv"
     roster.write_text("name\n王小明\nZoë Ødegård\n", encoding="utf-8")
-    cli = [sys.executable, "-m", "generator", "generate", "--roster", str(roster), "--seed", "1", "--split",
-           "--jobs", "1"]
+    cli = [
+        sys.executable,
+        "-m",
+        "generator",
+        "generate",
+        "--roster",
+        str(roster),
+        "--seed",
+        "1",
+        "--split",
+        "--jobs",
+        "1",
+    ]
     r = subprocess.run([*cli, "--out", str(tmp_path / "a")], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "warning" not in r.stderr, "no CJK font: `make test` installs fonts-wqy-microhei (make system)"
@@ -107,9 +122,11 @@ def test_names_in_any_script_print_or_are_warned_about(tmp_path):
     assert "王小明" in PdfReader(tmp_path / "a" / "worksheets" / names[0]).pages[0].extract_text()
     # A machine without a font for the script: fontconfig sees only DejaVu; the row is named.
     conf = tmp_path / "fonts.conf"
-    conf.write_text('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
-                    "<dir>/usr/share/fonts/truetype/dejavu</dir>"
-                    f"<cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>")
+    conf.write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        "<dir>/usr/share/fonts/truetype/dejavu</dir>"
+        f"<cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>"
+    )
     env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
     r = subprocess.run([*cli, "--out", str(tmp_path / "b")], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr

@@ -29,17 +29,24 @@ def installed(tmp_path_factory):
     has it (PYTHONPATH: Python reads the folder's entry points as a site-packages' own). This
     process never loads it: every use below is a fresh process, as a teacher's would be."""
     target = tmp_path_factory.mktemp("plugin")
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                           str(PLUGIN)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(PLUGIN)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))}
 
 
 def test_nothing_in_the_package_names_the_plugin():
-    names = re.compile(r"""attnsheet_linear|LinearProblem|Kind\("linear"|kind="linear"|--kind linear|the linear layer""",
-                       re.IGNORECASE)
-    named = [str(p.relative_to(ROOT)) for p in (ROOT / "generator").rglob("*.py")
-             if names.search(p.read_text(encoding="utf-8"))]
+    names = re.compile(
+        r"""attnsheet_linear|LinearProblem|Kind\("linear"|kind="linear"|--kind linear|the linear layer""", re.IGNORECASE
+    )
+    named = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "generator").rglob("*.py")
+        if names.search(p.read_text(encoding="utf-8"))
+    ]
     assert named == []
 
 
@@ -50,8 +57,20 @@ def _run(env: dict, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
 def test_it_is_drawn_printed_solved_and_graded_from_the_command_line(installed, tmp_path):
     for convention in ("column", "row"):
         out = tmp_path / convention
-        done = _run(installed, "generate", "--kind", "linear", "--count", "3", "--seed", "11", "--convention", convention,
-                    "--out", str(out))
+        done = _run(
+            installed,
+            "generate",
+            "--kind",
+            "linear",
+            "--count",
+            "3",
+            "--seed",
+            "11",
+            "--convention",
+            convention,
+            "--out",
+            str(out),
+        )
         assert done.returncode == 0, done.stderr
         assert (out / "worksheets.pdf").read_bytes().startswith(b"%PDF") and (out / "answer-keys.pdf").exists()
         sheet = json.loads((out / "manifest.json").read_text())["sheets"][0]
@@ -73,8 +92,9 @@ def test_it_is_drawn_printed_solved_and_graded_from_the_command_line(installed, 
         (tmp_path / "right.json").write_text(json.dumps(doc))
         (tmp_path / "slip.json").write_text(json.dumps(every.slipped(doc)))
         for name, lost in (("right", 0), ("slip", 1)):
-            graded = _run(installed, "grade", str(tmp_path / f"{name}.json"), "--manifest", str(out / "manifest.json"),
-                          "--json")
+            graded = _run(
+                installed, "grade", str(tmp_path / f"{name}.json"), "--manifest", str(out / "manifest.json"), "--json"
+            )
             assert graded.returncode == 0, graded.stderr
             result = json.loads(graded.stdout)
             assert result["points"] == result["total"] - lost == want.size - lost, result
@@ -87,24 +107,34 @@ def test_the_suites_every_kind_passes_pass_for_it(installed):
     # practice, the projector, a scanned pile) and carried credit's rules run over every registered
     # kind: run with the plug-in installed, they take it in with the built-in ones.
     suites = ["tests/core/test_kind_protocol.py", "tests/kinds/test_every_kind.py", "tests/core/test_degenerate.py"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-k", "linear", *suites],
-                          capture_output=True, text=True, env=installed, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-k", "linear", *suites],
+        capture_output=True,
+        text=True,
+        env=installed,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout[-3000:]
     passed = set(re.findall(r"^PASSED (\S+)", done.stdout, re.MULTILINE))
-    assert passed >= {"tests/core/test_kind_protocol.py::test_every_registered_kind_keeps_the_protocol[linear]",
-                      "tests/kinds/test_every_kind.py::test_a_batch_of_each_kind_is_typed_graded_and_reported[linear]",
-                      "tests/kinds/test_every_kind.py::test_a_student_of_each_kind_hands_in_from_their_link[linear]",
-                      "tests/kinds/test_every_kind.py::test_each_kind_is_practised_and_projected[linear]",
-                      "tests/kinds/test_every_kind.py::test_a_scanned_pile_of_each_kind_is_read_to_its_sheets[linear]",
-                      "tests/core/test_degenerate.py::test_a_constant_first_step_earns_at_most_its_own_right_cells[linear]"}, \
-        done.stdout[-2000:]
+    assert passed >= {
+        "tests/core/test_kind_protocol.py::test_every_registered_kind_keeps_the_protocol[linear]",
+        "tests/kinds/test_every_kind.py::test_a_batch_of_each_kind_is_typed_graded_and_reported[linear]",
+        "tests/kinds/test_every_kind.py::test_a_student_of_each_kind_hands_in_from_their_link[linear]",
+        "tests/kinds/test_every_kind.py::test_each_kind_is_practised_and_projected[linear]",
+        "tests/kinds/test_every_kind.py::test_a_scanned_pile_of_each_kind_is_read_to_its_sheets[linear]",
+        "tests/core/test_degenerate.py::test_a_constant_first_step_earns_at_most_its_own_right_cells[linear]",
+    }, done.stdout[-2000:]
 
 
 def test_it_is_offered_on_the_form_and_the_command_line(installed):
     listed = _run(installed, "generate", "--help")
     assert "|linear]" in listed.stdout and "linear (the linear layer)" in " ".join(listed.stdout.split()).lower()
-    form = subprocess.run([sys.executable, "-c", "from generator.app.settings import kind_titles; print(kind_titles())"],
-                          capture_output=True, text=True, env=installed)
+    form = subprocess.run(
+        [sys.executable, "-c", "from generator.app.settings import kind_titles; print(kind_titles())"],
+        capture_output=True,
+        text=True,
+        env=installed,
+    )
     assert "'linear': 'The linear layer'" in form.stdout, form.stderr
 
 
@@ -126,6 +156,13 @@ def test_the_guides_commands_run_with_the_plugin_installed(installed, tmp_path):
     tool.chmod(0o755)
     env = {**installed, "PATH": f"{tool.parent}{os.pathsep}{installed['PATH']}"}
     for line in shown:  # in the order the guide gives them, in one folder, as a teacher would
-        done = subprocess.run(f"set -o pipefail; {line}", shell=True, executable="/bin/bash", capture_output=True,
-                              text=True, env=env, cwd=tmp_path)
+        done = subprocess.run(
+            f"set -o pipefail; {line}",
+            shell=True,
+            executable="/bin/bash",
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, f"{line}: {done.stderr}"

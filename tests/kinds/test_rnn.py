@@ -43,8 +43,10 @@ def unrolled(p: RNNProblem) -> dict[str, list[int]]:
         x = [r[step] for r in X]
         if step:
             out[f"h{step}_copy"] = list(h)
-        a = [sum(w * v for w, v in zip(W_x[i], x)) + sum(w * v for w, v in zip(W_h[i], h)) + p.b[i]
-             for i in range(len(p.b))]
+        a = [
+            sum(w * v for w, v in zip(W_x[i], x)) + sum(w * v for w, v in zip(W_h[i], h)) + p.b[i]
+            for i in range(len(p.b))
+        ]
         h = [max(0, v) for v in a]
         out[f"a{step + 1}"], out[f"h{step + 1}"] = a, list(h)
         if W_y is not None:
@@ -69,11 +71,12 @@ def test_the_rnn_example_on_paper():
 
 def test_docs_exercise_md_shows_the_numbers_solve_finds():
     text = (ROOT / "docs" / "exercise.md").read_text(encoding="utf-8")
-    part = re.sub(r"\s+", " ", text[text.index("## The recurrent layer"):text.index("## The mixture of experts")])
+    part = re.sub(r"\s+", " ", text[text.index("## The recurrent layer") : text.index("## The mixture of experts")])
     s = solve(RNN)
     for k in (1, 2, 3):
         assert f"y{chr(0x2080 + k)} = {str(flat(s[f'y{k}'])[0]).rjust(2)}".replace("  ", " ") in part.replace(
-            "=  ", "= "), k
+            "=  ", "= "
+        ), k
     assert "a₂ = [W_x | W_h | b]·[x₂ ; h₁ ; 1] = | -1 | h₂ = | 0 |" in part.replace("|  ", "| ")
 
 
@@ -90,13 +93,23 @@ def test_solve_prints_every_step(run):
 
 @st.composite
 def rnns(draw, convention=None):
-    steps, d_x, d_h, d_y = draw(st.integers(1, 5)), draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(
-        st.integers(0, 3))
-    p = RNNProblem(X=draw(int_matrix(d_x, steps)), W_x=draw(int_matrix(d_h, d_x)), W_h=draw(int_matrix(d_h, d_h)),
-                   b=draw(int_matrix(1, d_h))[0], W_y=draw(int_matrix(d_y, d_h)) if d_y else None)
+    steps, d_x, d_h, d_y = (
+        draw(st.integers(1, 5)),
+        draw(st.integers(1, 4)),
+        draw(st.integers(1, 4)),
+        draw(st.integers(0, 3)),
+    )
+    p = RNNProblem(
+        X=draw(int_matrix(d_x, steps)),
+        W_x=draw(int_matrix(d_h, d_x)),
+        W_h=draw(int_matrix(d_h, d_h)),
+        b=draw(int_matrix(1, d_h))[0],
+        W_y=draw(int_matrix(d_y, d_h)) if d_y else None,
+    )
     if (convention or draw(st.sampled_from(["column", "row"]))) == "row":
-        p = RNNProblem(X=t(p.X), W_x=t(p.W_x), W_h=t(p.W_h), b=p.b, W_y=None if p.W_y is None else t(p.W_y),
-                       convention="row")
+        p = RNNProblem(
+            X=t(p.X), W_x=t(p.W_x), W_h=t(p.W_h), b=p.b, W_y=None if p.W_y is None else t(p.W_y), convention="row"
+        )
     return p
 
 
@@ -110,8 +123,6 @@ def test_the_solution_is_the_plain_unrolling_in_either_convention(p):
         rows, cols = grid_shapes(p)[1][name]
         assert (rows, cols) == ((1, len(values)) if p.convention == "row" else (len(values), 1))
     assert problem_from_json(json.loads(json.dumps(problem_to_json(p)))) == p
-
-
 
 
 def shaped(p, values: list) -> list:
@@ -133,8 +144,10 @@ def student(p, slip_step: str, slip: int) -> dict:
             if slip_step == name:
                 h[slip] += 1
             doc[name] = shaped(p, h)
-        a = [sum(w * v for w, v in zip(W_x[i], [r[step] for r in X])) + sum(w * v for w, v in zip(W_h[i], h))
-             + p.b[i] for i in range(len(p.b))]
+        a = [
+            sum(w * v for w, v in zip(W_x[i], [r[step] for r in X])) + sum(w * v for w, v in zip(W_h[i], h)) + p.b[i]
+            for i in range(len(p.b))
+        ]
         if slip_step == f"a{step + 1}":
             a[slip] += 1
         h = [max(0, v) for v in a]
@@ -168,12 +181,17 @@ def test_a_state_copied_wrong_carries_into_the_next_step():
 
 # --- the draw -------------------------------------------------------------------------------------
 
-SHAPES = [kind_options("rnn", preset=pr, tokens=n, d_model=d, d_h=h, readout=y, convention=c)
-          for pr in PRESETS for n, d, h, y in ((3, 2, 2, 1), (4, 3, 3, 0), (2, 1, 2, 2), (5, 4, 4, 3))
-          for c in ("column", "row")]
+SHAPES = [
+    kind_options("rnn", preset=pr, tokens=n, d_model=d, d_h=h, readout=y, convention=c)
+    for pr in PRESETS
+    for n, d, h, y in ((3, 2, 2, 1), (4, 3, 3, 0), (2, 1, 2, 2), (5, 4, 4, 3))
+    for c in ("column", "row")
+]
 
 
-@pytest.mark.parametrize("o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.d_h}{o.readout}-{o.convention}")
+@pytest.mark.parametrize(
+    "o", SHAPES, ids=lambda o: f"{o.preset}-{o.tokens}{o.d_model}{o.d_h}{o.readout}-{o.convention}"
+)
 def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     problems = draw(o, 2026, count=8)
     assert len({p.code for p in problems}) == 8
@@ -189,20 +207,29 @@ def test_every_shape_draws_with_its_guarantees_and_its_codes_rebuild_it(o):
     codes_rebuild(o, problems)
 
 
-@pytest.mark.parametrize("args, line", [(["--tokens", "6"], "rnn sheets take 2 to 5"),
-                                        (["--d-h", "5"], "--d-h"), (["--d-ff", "3"], "--d-ff is for"),
-                                        (["--readout", "4"], "--readout")])
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--tokens", "6"], "rnn sheets take 2 to 5"),
+        (["--d-h", "5"], "--d-h"),
+        (["--d-ff", "3"], "--d-ff is for"),
+        (["--readout", "4"], "--readout"),
+    ],
+)
 def test_settings_it_cannot_take_are_one_line(run, args, line):
     refuses_setting(run, "rnn", args, line)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_h": [[1, 0, 0], [0, 1, 0]]}, "W_h: expected 2×2 (d_h × d_h), got 2×3"),
-    ({"X": [[1] * 6, [0] * 6]}, "X: a sheet unrolls 1 to 5 time steps, got 6"),
-    ({"W_y": [[1, 2, 3]]}, "W_y: expected 1×2 (d_y × d_h), got 1×3"),
-    ({"b": [1.5, 0]}, "b"),
-    ({"W_z": [[1]]}, "unknown key 'W_z'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_h": [[1, 0, 0], [0, 1, 0]]}, "W_h: expected 2×2 (d_h × d_h), got 2×3"),
+        ({"X": [[1] * 6, [0] * 6]}, "X: a sheet unrolls 1 to 5 time steps, got 6"),
+        ({"W_y": [[1, 2, 3]]}, "W_y: expected 1×2 (d_y × d_h), got 1×3"),
+        ({"b": [1.5, 0]}, "b"),
+        ({"W_z": [[1]]}, "unknown key 'W_z'"),
+    ],
+)
 def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
     refuses_problem(run, tmp_path, EXAMPLES / "rnn.json", change, message)
 
@@ -214,8 +241,30 @@ def test_bad_problem_files_are_one_clear_line(run, tmp_path, change, message):
 @pytest.mark.parametrize("lang, paper", [("en", "a4"), ("es", "letter")])
 def test_a_sheet_is_one_page_inside_its_margins_and_its_class_grades(run, tmp_path, convention, lang, paper):
     out = tmp_path / "b"
-    r = run("generate", "--kind", "rnn", "--count", "2", "--seed", "5", "--tokens", "4", "--d-h", "3",
-            "--convention", convention, "--lang", lang, "--paper", paper, "--worked", "--out", str(out), "--jobs", "1")
+    r = run(
+        "generate",
+        "--kind",
+        "rnn",
+        "--count",
+        "2",
+        "--seed",
+        "5",
+        "--tokens",
+        "4",
+        "--d-h",
+        "3",
+        "--convention",
+        convention,
+        "--lang",
+        lang,
+        "--paper",
+        paper,
+        "--worked",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    )
     assert r.code == 0, r.err
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(out / name)

@@ -38,7 +38,9 @@ def lit(page: np.ndarray, light: str) -> np.ndarray:
     shadow = np.ones((h, w), np.float32)
     shadow[:, : w // 3] = 0.55
     shadow = cv2.GaussianBlur(shadow, (0, 0), 25)
-    falling = np.linspace(1.0, 0.75, h, dtype=np.float32)[:, None] * np.linspace(0.85, 1.0, w, dtype=np.float32)[None, :]
+    falling = (
+        np.linspace(1.0, 0.75, h, dtype=np.float32)[:, None] * np.linspace(0.85, 1.0, w, dtype=np.float32)[None, :]
+    )
     factor = {"shadow": shadow, "uneven": falling, "both": shadow * falling}[light]
     return np.clip(page.astype(np.float32) * (factor if page.ndim == 2 else factor[..., None]), 0, 255).astype(np.uint8)
 
@@ -54,14 +56,20 @@ def photographed(batch, light: str = "", **scan) -> tuple:
 def alike(read: str, written: str) -> bool:
     """Whether a box read says what was written ("3/250 0,01" read as "3/250 0.01": a decimal comma
     or point, − or -, spacing aside)."""
+
     def plain(text: str) -> str:
         return " ".join(text.replace("−", "-").replace(",", ".").split())
+
     return plain(read) == plain(written)
 
 
 def send(web, token: str, content: bytes, page: str = "1", name: str = "photo.jpg"):
-    return web.post(f"/api/s/{token}/photo", files={"photo": (name, content, "image/jpeg")}, data={"page": page},
-                    headers={"x-csrf-token": web.csrf})
+    return web.post(
+        f"/api/s/{token}/photo",
+        files={"photo": (name, content, "image/jpeg")},
+        data={"page": page},
+        headers={"x-csrf-token": web.csrf},
+    )
 
 
 def kept(store, batch) -> list[str]:
@@ -74,12 +82,18 @@ def token_of(store, batch, code: str) -> str:
     return store.links(batch)[index].token
 
 
-@pytest.mark.parametrize("scan", [{"photo": True, "angle": 8}, {"photo": True, "angle": -4, "quarter": True},
-                                  {"angle": 180}, {"photo": True, "angle": 3, "dpi": 300},
-                                  {"photo": True, "angle": 6, "light": "shadow"},
-                                  {"photo": True, "angle": 6, "light": "both"}],
-                         ids=["angle", "turned-90", "upside-down", "12-megapixels", "shadow-over-a-third",
-                              "shadow-and-uneven-light"])
+@pytest.mark.parametrize(
+    "scan",
+    [
+        {"photo": True, "angle": 8},
+        {"photo": True, "angle": -4, "quarter": True},
+        {"angle": 180},
+        {"photo": True, "angle": 3, "dpi": 300},
+        {"photo": True, "angle": 6, "light": "shadow"},
+        {"photo": True, "angle": 6, "light": "both"},
+    ],
+    ids=["angle", "turned-90", "upside-down", "12-megapixels", "shadow-over-a-third", "shadow-and-uneven-light"],
+)
 def test_a_photo_of_the_sheet_is_read_and_nothing_sure_is_other_than_what_was_written(school, scan):
     store, web, batch = school
     filled, content = photographed(batch, **scan)
@@ -88,8 +102,11 @@ def test_a_photo_of_the_sheet_is_read_and_nothing_sure_is_other_than_what_was_wr
     read = answer.json()
     boxes = read["boxes"]
     assert read["page"] == 1 and len(boxes) == len(filled.written)
-    wrong = [(b, filled.text((b["head"], b["step"], b["i"], b["j"]))) for b in boxes
-             if b["sure"] and not alike(b["value"], filled.text((b["head"], b["step"], b["i"], b["j"])))]
+    wrong = [
+        (b, filled.text((b["head"], b["step"], b["i"], b["j"])))
+        for b in boxes
+        if b["sure"] and not alike(b["value"], filled.text((b["head"], b["step"], b["i"], b["j"])))
+    ]
     assert not wrong, wrong[:3]  # the scans' rule: no box accepted other than what was written
     assert sum(b["sure"] for b in boxes) > len(boxes) / 2
     assert read["photo"] in kept(store, batch)
@@ -121,10 +138,16 @@ def test_a_blank_worksheet_reads_as_blank_and_a_heic_photo_is_read(school):
 
 def png_declaring(width: int, height: int) -> bytes:
     """A PNG whose header declares `width` × `height` pixels (and holds almost none)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\x00" * 16)) + chunk(b"IEND", b""))
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 16))
+        + chunk(b"IEND", b"")
+    )
 
 
 def test_what_cannot_be_used_is_refused_in_one_line_and_nothing_is_kept(school):
@@ -135,21 +158,26 @@ def test_what_cannot_be_used_is_refused_in_one_line_and_nothing_is_kept(school):
     theirs = store.links(batch)[int(other["index"])].token
     before = kept(store, batch)
     desk = cv2.imencode(".jpg", np.full((1800, 1400, 3), 128, np.uint8))[1].tobytes()
-    cases = [(theirs, content, "1", "this photo shows another sheet"),
-             (mine, content, "2", "this photo shows page 1 of your sheet, not page 2"),
-             (mine, b"%PDF-1.4 not a photo", "1", "not a picture the reader knows"),
-             (mine, png_declaring(9000, 9000), "1", "more than 50 megapixels"),
-             (mine, cv2.imencode(".jpg", np.full((300, 200), 250, np.uint8))[1].tobytes(), "1", "too small"),
-             (mine, desk, "1", "shows no sheet"),
-             (mine, cv2.imencode(".jpg", (filled.pages[0] // 8).astype(np.uint8))[1].tobytes(), "1", "too dark")]
+    cases = [
+        (theirs, content, "1", "this photo shows another sheet"),
+        (mine, content, "2", "this photo shows page 1 of your sheet, not page 2"),
+        (mine, b"%PDF-1.4 not a photo", "1", "not a picture the reader knows"),
+        (mine, png_declaring(9000, 9000), "1", "more than 50 megapixels"),
+        (mine, cv2.imencode(".jpg", np.full((300, 200), 250, np.uint8))[1].tobytes(), "1", "too small"),
+        (mine, desk, "1", "shows no sheet"),
+        (mine, cv2.imencode(".jpg", (filled.pages[0] // 8).astype(np.uint8))[1].tobytes(), "1", "too dark"),
+    ]
     for token, data, page, words in cases:
         answer = send(web, token, data, page)
         assert answer.status_code == 400 and words in answer.json()["error"], (words, answer.text)
         assert "\n" not in answer.json()["error"]
         assert other["student"].get("name", "") not in answer.json()["error"] or not other["student"].get("name")
     assert kept(store, batch) == before
-    huge = web.post(f"/api/s/{mine}/photo", files={"photo": ("big.jpg", b"\xff" * (22 * 1024 * 1024), "image/jpeg")},
-                    headers={"x-csrf-token": web.csrf})
+    huge = web.post(
+        f"/api/s/{mine}/photo",
+        files={"photo": ("big.jpg", b"\xff" * (22 * 1024 * 1024), "image/jpeg")},
+        headers={"x-csrf-token": web.csrf},
+    )
     assert huge.status_code == 413 and kept(store, batch) == before
 
 
@@ -168,16 +196,21 @@ def test_the_photo_is_kept_with_the_hand_in_and_the_teacher_sees_where_it_differ
     changed = next(b for b in read["boxes"] if b["sure"] and b["value"])
     from generator.core.answers import put_cell
 
-    put_cell(answers, changed["head"], changed["step"], changed["i"], changed["j"], "99")  # and changed one on the phone
+    put_cell(
+        answers, changed["head"], changed["step"], changed["i"], changed["j"], "99"
+    )  # and changed one on the phone
     answers.pop("problem", None)
-    handed = web.post(f"/api/s/{token}/handin", json={**answers, "photos": [read["photo"]]},
-                      headers={"x-csrf-token": web.csrf})
+    handed = web.post(
+        f"/api/s/{token}/handin", json={**answers, "photos": [read["photo"]]}, headers={"x-csrf-token": web.csrf}
+    )
     assert handed.status_code == 200 and handed.json()["handed_in"], handed.text
     page = web.get(f"/batches/{batch.id}/sheets/{index}").text
     assert f"/batches/{batch.id}/photos/{read['photo']}" in page
     assert "1 box handed in is not what the photo shows" in page and "handed in 99" in page
     assert "handed in by the student, read from a photo" in page  # its source in the sheet's history
-    differs = json.loads(re.search(r'data-differs="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"'))
+    differs = json.loads(
+        re.search(r'data-differs="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"')
+    )
     assert differs == [[changed["head"], changed["step"], changed["i"], changed["j"]]]
     photo = web.get(f"/batches/{batch.id}/photos/{read['photo']}")
     assert photo.status_code == 200 and photo.headers["content-type"] == "image/jpeg"

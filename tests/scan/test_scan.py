@@ -64,8 +64,11 @@ def test_a_qr_code_says_the_sheet_and_the_page_and_an_old_one_the_sheet_alone():
 
 
 def test_every_page_of_a_worksheet_carries_a_qr_code_of_its_code_and_page(tmp_path):
-    subprocess.run([*ATTNSHEET, "generate", "--count", "1", "--seed", "5", "--heads", "3", "--out", str(tmp_path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", "1", "--seed", "5", "--heads", "3", "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     import pypdfium2 as pdfium
 
     manifest = json.loads((tmp_path / "manifest.json").read_text())
@@ -74,7 +77,7 @@ def test_every_page_of_a_worksheet_carries_a_qr_code_of_its_code_and_page(tmp_pa
     pdf = pdfium.PdfDocument(str(tmp_path / "worksheets.pdf"))
     for n in range(pages):
         grey = pdf[n].render(scale=150 / 72, grayscale=True).to_numpy()
-        zone = grey[:int(grey.shape[0] * 0.12), grey.shape[1] // 2:]
+        zone = grey[: int(grey.shape[0] * 0.12), grey.shape[1] // 2 :]
         assert read_qr(np.ascontiguousarray(zone)) == QrIdentity(code, n + 1, pages)
     pdf.close()
 
@@ -82,17 +85,25 @@ def test_every_page_of_a_worksheet_carries_a_qr_code_of_its_code_and_page(tmp_pa
 # --- the box geometry --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options, settings", [
-    (DrawOptions(), Settings()),
-    (DrawOptions(convention="row", causal=True), Settings(paper="letter", lang="es")),
-    (DrawOptions(heads=2, output_projection=True), Settings()),
-])
+@pytest.mark.parametrize(
+    "options, settings",
+    [
+        (DrawOptions(), Settings()),
+        (DrawOptions(convention="row", causal=True), Settings(paper="letter", lang="es")),
+        (DrawOptions(heads=2, output_projection=True), Settings()),
+    ],
+)
 def test_the_boxes_are_every_cell_a_student_writes_once_on_the_page(options, settings):
     problem = draw(options, 3)[0]
     pages = worksheet_boxes(problem, solve(problem), Student(), settings)
     shapes, final = grid_shapes(problem)
-    cells = {(h, name, r, c) for h in range(1, heads_of(problem) + 1) for name, (rows, cols) in shapes.items()
-             for r in range(rows) for c in range(cols)}
+    cells = {
+        (h, name, r, c)
+        for h in range(1, heads_of(problem) + 1)
+        for name, (rows, cols) in shapes.items()
+        for r in range(rows)
+        for c in range(cols)
+    }
     cells |= {(None, name, r, c) for name, (rows, cols) in final.items() for r in range(rows) for c in range(cols)}
     found = [(b.head, b.step, b.row - 1, b.col - 1) for p in pages for b in p.boxes]
     assert len(found) == len(set(found)) and set(found) <= cells
@@ -142,11 +153,13 @@ def test_a_box_is_accepted_when_its_read_is_its_true_or_carried_value_and_review
     q = sol.heads[0].Q
     k = sol.heads[0].K
     wrong = q[0][0] + 1
-    reads = {(1, "Q", 0, 0): _read(str(wrong)),  # a wrong value, clearly written: review
-             (1, "Q", 0, 1): _read(str(q[0][1])),  # right: accepted
-             (1, "Q", 1, 0): _read(""),  # blank
-             (1, "Q_copy", 0, 0): _read(str(wrong)),  # its copy: the same number, unconfirmed: review
-             (1, "K", 0, 0): _read(str(k[0][0]), "x")}  # a part that is no number: review
+    reads = {
+        (1, "Q", 0, 0): _read(str(wrong)),  # a wrong value, clearly written: review
+        (1, "Q", 0, 1): _read(str(q[0][1])),  # right: accepted
+        (1, "Q", 1, 0): _read(""),  # blank
+        (1, "Q_copy", 0, 0): _read(str(wrong)),  # its copy: the same number, unconfirmed: review
+        (1, "K", 0, 0): _read(str(k[0][0]), "x"),
+    }  # a part that is no number: review
     decided = {d.key: d for d in verify(problem, reads)}
     assert decided[(1, "Q", 0, 0)].verdict == "review" and decided[(1, "Q", 0, 0)].reads[0][0] == str(wrong)
     assert decided[(1, "Q", 0, 1)].verdict == "accepted" and decided[(1, "Q", 0, 1)].value == str(q[0][1])
@@ -228,8 +241,11 @@ def test_a_fraction_and_its_decimals_are_read_as_two_parts():
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scan")
-    subprocess.run([*ATTNSHEET, "generate", "--count", str(len(CONDITIONS)), "--seed", "41", "--out",
-                    str(folder / "batch")], check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", str(len(CONDITIONS)), "--seed", "41", "--out", str(folder / "batch")],
+        check=True,
+        capture_output=True,
+    )
     return folder
 
 
@@ -239,8 +255,11 @@ def scanned_class(batch):
     sheets = list(filled_sheets(batch / "batch", seed=3))
     pictures = []
     for sheet, (name, settings) in zip(sheets, CONDITIONS.items()):
-        again = next(s for s in filled_sheets(batch / "batch", seed=3, scan=settings, pencil=name == PENCIL,
-                                              font=name == FONTS) if s.code == sheet.code)
+        again = next(
+            s
+            for s in filled_sheets(batch / "batch", seed=3, scan=settings, pencil=name == PENCIL, font=name == FONTS)
+            if s.code == sheet.code
+        )
         pictures.append((name, again))
     order = [p for _, s in pictures for p in s.pages][::-1]
     pdf_of(order[:3], batch / "copier.pdf")
@@ -327,8 +346,12 @@ def test_scan_then_grade_equals_the_same_answers_typed(scanned_class, batch):
     manifest = str(batch / "batch" / "manifest.json")
     grades = []
     for folder in (typed_dir, scanned_dir):
-        result = subprocess.run([*ATTNSHEET, "grade", *map(str, sorted(folder.glob("*.json"))), "--manifest", manifest,
-                                 "--json"], check=True, capture_output=True, text=True)
+        result = subprocess.run(
+            [*ATTNSHEET, "grade", *map(str, sorted(folder.glob("*.json"))), "--manifest", manifest, "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         grades.append([(g["code"], g["points"], g["total"], g["cells"]) for g in json.loads(result.stdout)])
     assert grades[0] == grades[1]
 
@@ -338,24 +361,37 @@ def test_pages_that_are_no_sheet_of_the_batch_are_reported_never_assigned(batch,
     cv2.imwrite(str(tmp_path / "back.png"), blank)
     (tmp_path / "notes.txt").write_text("hello")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
-    subprocess.run([*ATTNSHEET, "generate", "--count", "1", "--seed", "77", "--out", str(tmp_path / "other")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", "1", "--seed", "77", "--out", str(tmp_path / "other")],
+        check=True,
+        capture_output=True,
+    )
     stranger = next(filled_sheets(tmp_path / "other", seed=1, scan=dict(dpi=200))).pages[0]
     cv2.imwrite(str(tmp_path / "stranger.png"), stranger)
     mine = next(filled_sheets(batch / "batch", seed=1, scan=dict(dpi=200)))
     cv2.imwrite(str(tmp_path / "mine-1.png"), mine.pages[0])
     cv2.imwrite(str(tmp_path / "mine-2.png"), mine.pages[0])
     files = ["back.png", "notes.txt", "broken.pdf", "stranger.png", "mine-1.png", "mine-2.png"]
-    result = subprocess.run([*ATTNSHEET, "scan", *(str(tmp_path / f) for f in files), "--manifest",
-                             str(batch / "batch" / "manifest.json"), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            *ATTNSHEET,
+            "scan",
+            *(str(tmp_path / f) for f in files),
+            "--manifest",
+            str(batch / "batch" / "manifest.json"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     pages = json.loads((tmp_path / "out" / "pages.json").read_text())["pages"]
     why = {Path(p["file"]).name: p.get("why", "") for p in pages}
     assert "blank page" in why["back.png"] and "not a PDF" in why["notes.txt"] and "cannot" in why["broken.pdf"]
-    assert "not in the manifest" in why["stranger.png"] and "code" not in {k for p in pages
-                                                                           if p["file"].endswith("stranger.png")
-                                                                           for k in p}
+    assert "not in the manifest" in why["stranger.png"] and "code" not in {
+        k for p in pages if p["file"].endswith("stranger.png") for k in p
+    }
     assert "replaced by" in why["mine-1.png"] and "scanned again" in why["mine-2.png"]
     assert "read 6 pages: 2 identified, 4 not; 1 sheets" in result.stderr
     answers = list((tmp_path / "out" / "answers").glob("*.json"))
@@ -363,13 +399,21 @@ def test_pages_that_are_no_sheet_of_the_batch_are_reported_never_assigned(batch,
 
 
 def test_bad_input_gets_one_line_and_an_earlier_run_is_never_overwritten(batch, tmp_path):
-    missing = subprocess.run([*ATTNSHEET, "scan", str(tmp_path / "nope.pdf"), "--out", str(tmp_path / "o")],
-                             capture_output=True, text=True)
+    missing = subprocess.run(
+        [*ATTNSHEET, "scan", str(tmp_path / "nope.pdf"), "--out", str(tmp_path / "o")], capture_output=True, text=True
+    )
     assert missing.returncode != 0 and "Traceback" not in missing.stderr and "nope.pdf" in missing.stderr
     page = next(filled_sheets(batch / "batch", seed=1, scan=dict(dpi=200))).pages[0]
     cv2.imwrite(str(tmp_path / "p.png"), page)
-    args = [*ATTNSHEET, "scan", str(tmp_path / "p.png"), "--manifest", str(batch / "batch" / "manifest.json"),
-            "--out", str(tmp_path / "o")]
+    args = [
+        *ATTNSHEET,
+        "scan",
+        str(tmp_path / "p.png"),
+        "--manifest",
+        str(batch / "batch" / "manifest.json"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
     assert subprocess.run(args, capture_output=True).returncode == 0
     before = (tmp_path / "o" / "pages.json").read_bytes()
     again = subprocess.run(args, capture_output=True, text=True)

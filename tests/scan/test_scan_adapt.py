@@ -136,8 +136,11 @@ def test_a_sheet_is_read_in_its_hand_once_and_its_shapes_let_go():
 
     problem = draw(DrawOptions(), 7)[0]
     truth = key_values(problem)
-    reads = {key: box(str(v), str(v).replace("3", "5"), 0.55, "3", 0.4) for key, v in truth.items()
-             if v is not None and "/" not in str(v)}
+    reads = {
+        key: box(str(v), str(v).replace("3", "5"), 0.55, "3", 0.4)
+        for key, v in truth.items()
+        if v is not None and "/" not in str(v)
+    }
     sheet = SheetScan(Source("CODE", 1, problem), 1, dict(reads))
     in_hand(sheet)
     assert not any(read.looks for read in sheet.reads.values())
@@ -181,11 +184,17 @@ def test_a_student_who_went_wrong_early_is_read_by_what_they_wrote_not_by_the_ke
     problem = draw(DrawOptions(), 16)[0]
     truth = key_values(problem)
     boxes = {key: False for key, v in truth.items() if v is not None}
-    written = {key: parts[0] for key, parts in work(problem, boxes, Student(Writer.random(1), wrong=0.03, blank=0,
-                                                                             crossed=0), random.Random(16)).items()}
+    written = {
+        key: parts[0]
+        for key, parts in work(
+            problem, boxes, Student(Writer.random(1), wrong=0.03, blank=0, crossed=0), random.Random(16)
+        ).items()
+    }
     assert sum(read_cell_text(text).exact != truth[key] for key, text in written.items()) > len(written) / 2
-    reads = {key: box(text, text.replace("3", "5"), 0.55, "3", 0.4) if "3" in text else box(text, text)
-             for key, text in written.items()}
+    reads = {
+        key: box(text, text.replace("3", "5"), 0.55, "3", 0.4) if "3" in text else box(text, text)
+        for key, text in written.items()
+    }
 
     def accepted(better: dict) -> list:
         decided = [d for d in verify(problem, better) if d.verdict == "accepted"]
@@ -209,8 +218,10 @@ def test_a_student_who_wrote_the_key_is_named_by_it_both_times_whatever_the_rule
     truth = {key: v for key, v in key_values(problem).items() if v is not None}
     assert any(isinstance(v, float) for v in truth.values())
     written = {key: sheet_value(v).replace("\u2212", "-") for key, v in truth.items()}
-    reads = {key: box(text, text.replace("3", "5"), 0.55, "3", 0.4) if "3" in text else box(text, text)
-             for key, text in written.items()}
+    reads = {
+        key: box(text, text.replace("3", "5"), 0.55, "3", 0.4) if "3" in text else box(text, text)
+        for key, text in written.items()
+    }
     by_key, own = adapted(reads, truth), in_own_hand(problem, reads)
     assert any(by_key[k].parts != reads[k].parts for k in reads)  # the hand was weighed
     assert all(own[k].parts == by_key[k].parts for k in reads)

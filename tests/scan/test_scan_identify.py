@@ -20,8 +20,11 @@ ATTNSHEET = [sys.executable, "-m", "generator"]
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("identify")
-    subprocess.run([*ATTNSHEET, "generate", "--count", "4", "--seed", "12", "--out", str(folder / "batch")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", "4", "--seed", "12", "--out", str(folder / "batch")],
+        check=True,
+        capture_output=True,
+    )
     sheets = list(filled_sheets(folder / "batch", seed=6, scan=dict(dpi=200, angle=2.0, quality=75)))
     return folder, sheets
 

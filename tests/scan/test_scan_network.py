@@ -140,7 +140,7 @@ def test_a_hand_whose_hairlines_a_copier_all_but_lost_is_read_again_with_their_t
             canvas = np.full((int(60 * f), int(80 * f)), 255, np.uint8)
             write_font(canvas, digit, (5 * f, 5 * f, 70 * f, 50 * f), 200 / 25.4 * f, r, face)
             scan = scanned(canvas, r, dpi=200, angle=1.0)
-            (text, p), = read_parts([find(scan, np.full_like(scan, 255))], model())[0].strings(1)
+            ((text, p),) = read_parts([find(scan, np.full_like(scan, 255))], model())[0].strings(1)
             right += text == digit and p > 0.9
             wrong += text != digit and p > 0.9
     assert right >= 75 and wrong <= 3, (right, wrong)
@@ -162,7 +162,7 @@ def test_a_written_point_lighter_than_a_stroke_is_read_between_two_digits_at_the
         canvas = np.full((int(40 * f), int(100 * f)), 255, np.uint8)
         write_font(canvas, text, (5 * f, 5 * f, 90 * f, 30 * f), 200 / 25.4 * f, r, face)
         scan = scanned(canvas, r, dpi=200, angle=1.0)
-        (read, _), = read_parts([find(scan, np.full_like(scan, 255))], model())[0].strings(1)
+        ((read, _),) = read_parts([find(scan, np.full_like(scan, 255))], model())[0].strings(1)
         right += read == text
     assert right >= 25, right
 
@@ -171,6 +171,7 @@ def test_a_written_point_lighter_than_a_stroke_is_read_between_two_digits_at_the
             cv2.line(pic, (50, 12), (50, 48), 20, 2)
             cv2.line(pic, (80, 12), (80, 48), 20, 2)
             cv2.circle(pic, (x, y), 1, 200, -1)
+
         return draw
 
     def count(x, y):
@@ -239,7 +240,7 @@ def test_a_one_run_together_with_the_digit_after_it_is_cut_apart_though_a_one_re
         scan = scanned(canvas, r, dpi=200, angle=1.0)
         found = find(scan, np.full_like(scan, 255))
         if len(found.glyphs) == 1:
-            (read, _), = read_parts([found], model())[0].strings(1)
+            ((read, _),) = read_parts([found], model())[0].strings(1)
             together, right, wrong = together + 1, right + (read == text), wrong + (read != text and "x" not in read)
     assert together >= 20 and right >= 0.6 * together and wrong == 0, (together, right, wrong)
 
@@ -251,7 +252,8 @@ def test_a_scribble_is_not_cut_into_characters():
     read = []
     for _ in range(100):  # a zigzag across the box, as a student strikes a value out
         points = np.stack([np.linspace(25, 25 + r.integers(30, 90), 8), r.integers(10, 50, 8)], 1).astype(np.int32)
-        strings = read_parts([find(*_crop(lambda cv2, pic: cv2.polylines(pic, [points], False, 20, 2)))],
-                             model())[0].strings(1)
+        strings = read_parts([find(*_crop(lambda cv2, pic: cv2.polylines(pic, [points], False, 20, 2)))], model())[
+            0
+        ].strings(1)
         read += [text for text, p in strings if len(text) > 1 and "x" not in text and p > 0.5]
     assert read == []

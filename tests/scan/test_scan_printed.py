@@ -30,16 +30,22 @@ def smudged(tmp_path_factory):
     """Four sheets of two heads (three pages each), every QR code smudged past reading, scanned
     as a copier's pile comes: 150–300 dpi, ±5°, ±5 %, some upside down, JPEG 50–90, some in colour."""
     folder = tmp_path_factory.mktemp("printed")
-    subprocess.run([*ATTNSHEET, "generate", "--count", "4", "--heads", "2", "--seed", "21", "--out",
-                    str(folder / "batch")], check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", "--count", "4", "--heads", "2", "--seed", "21", "--out", str(folder / "batch")],
+        check=True,
+        capture_output=True,
+    )
     sheets = list(filled_sheets(folder / "batch", seed=8, smudge=True))
     pdf_of([p for s in sheets for p in s.pages], folder / "pile.pdf")
     return folder, sheets
 
 
 def _scan(folder, out, *extra):
-    done = subprocess.run([*ATTNSHEET, "scan", str(folder / "pile.pdf"), "--out", str(out), "--json", *extra],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [*ATTNSHEET, "scan", str(folder / "pile.pdf"), "--out", str(out), "--json", *extra],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), json.loads((out / "pages.json").read_text())["pages"]
 
@@ -108,7 +114,7 @@ def _without_footers(grey: np.ndarray) -> np.ndarray:
     h, w = grey.shape
     out = grey.copy()
     for y0 in (int(h * 0.90), int(h * 0.02)):
-        out[y0:y0 + int(h * 0.08), int(w * 0.15):int(w * 0.85)] = 180
+        out[y0 : y0 + int(h * 0.08), int(w * 0.15) : int(w * 0.85)] = 180
     return out
 
 
@@ -126,4 +132,4 @@ def test_a_check_character_catches_every_single_substitution(bits, data):
     assert checks(code)
     k = data.draw(st.sampled_from([i for i, ch in enumerate(code) if ch != "-"]))
     other = data.draw(st.sampled_from([ch for ch in ALPHABET if ch != code[k]]))
-    assert not checks(code[:k] + other + code[k + 1:])
+    assert not checks(code[:k] + other + code[k + 1 :])

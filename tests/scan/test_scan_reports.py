@@ -13,8 +13,19 @@ from generator.scan.synthetic import filled_sheets, pdf_of
 @pytest.fixture
 def roster_batch(run, tmp_path):
     (tmp_path / "roster.csv").write_text("name\nAda Lovelace\nAlan Turing\nGrace Hopper\n", encoding="utf-8")
-    r = run("generate", "--roster", str(tmp_path / "roster.csv"), "--seed", "4", "--out", str(tmp_path / "batch"),
-            "--kind", "transformer", "--attention", "computed")
+    r = run(
+        "generate",
+        "--roster",
+        str(tmp_path / "roster.csv"),
+        "--seed",
+        "4",
+        "--out",
+        str(tmp_path / "batch"),
+        "--kind",
+        "transformer",
+        "--attention",
+        "computed",
+    )
     assert r.code == 0, r.err
     return tmp_path
 
@@ -40,14 +51,20 @@ def test_a_whole_pile_names_nothing_missing(run, roster_batch):
     folder = roster_batch
     sheets = list(filled_sheets(folder / "batch", seed=2, scan=dict(dpi=200, angle=1.0, quality=80)))
     pdf_of([page for s in sheets for page in s.pages], folder / "pile.pdf")
-    r = run("scan", str(folder / "pile.pdf"), "--manifest", str(folder / "batch" / "manifest.json"), "--out",
-            str(folder / "out"), "--json")
+    r = run(
+        "scan",
+        str(folder / "pile.pdf"),
+        "--manifest",
+        str(folder / "batch" / "manifest.json"),
+        "--out",
+        str(folder / "out"),
+        "--json",
+    )
     assert r.code == 0, r.err
     assert json.loads(r.out)["missing"] == [] and json.loads(r.out)["incomplete"] == []
 
 
-@pytest.mark.parametrize("command", [["scan", "pile.pdf", "--out", "out"], ["grade", "a.json"],
-                                     ["answers", "--all"]])
+@pytest.mark.parametrize("command", [["scan", "pile.pdf", "--out", "out"], ["grade", "a.json"], ["answers", "--all"]])
 def test_a_second_manifest_is_refused_not_silently_taken(run, tmp_path, command, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert run("generate", "--count", "2", "--seed", "3", "--out", "batch").code == 0
@@ -66,11 +83,17 @@ def _stderr_of(args: list[str], cwd, tty: bool) -> str:
     import sys
 
     if not tty:
-        return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
-                              timeout=120).stderr
+        return subprocess.run(
+            [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        ).stderr
     main, child = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=child, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=child,
+        stdin=subprocess.DEVNULL,
+    )
     os.close(child)
     chunks = []
     while True:

@@ -41,10 +41,16 @@ def key_answers(sheet: dict) -> dict:
     """A sheet's answers@1 with every box as the key has it (what a perfect paper says)."""
     problem = problem_from_json(sheet["problem"])
     h = solve(problem).heads[0]
-    grids = {name: [[sheet_value(v) for v in row] for row in getattr(h, name)]
-             for name in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")}
-    grids.update(Q_copy=grids["Q"], V_copy=grids["V"], K_T=[list(r) for r in zip(*grids["K"])],
-                 sums=[sheet_value(v) for v in h.sums])
+    grids = {
+        name: [[sheet_value(v) for v in row] for row in getattr(h, name)]
+        for name in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")
+    }
+    grids.update(
+        Q_copy=grids["Q"],
+        V_copy=grids["V"],
+        K_T=[list(r) for r in zip(*grids["K"])],
+        sums=[sheet_value(v) for v in h.sums],
+    )
     return {"heads": [grids]}
 
 
@@ -63,7 +69,9 @@ def garbage(sheet: dict) -> dict:
 
 def values_in(expected: dict) -> dict:
     """The boxes a feedback's `expected` states a value of, as answers@1 to hand in."""
-    return {"heads": [{step: (grid if step != "sums" else grid) for step, grid in head.items()}
-                      for head in expected.get("heads", [])]}
-
-
+    return {
+        "heads": [
+            {step: (grid if step != "sums" else grid) for step, grid in head.items()}
+            for head in expected.get("heads", [])
+        ]
+    }

@@ -21,8 +21,12 @@ ANA, BO = "ana-Secret-4711-pw", "bo-Hidden-0815-pw"
 
 
 def client(app, local: bool = False) -> TestClient:
-    return TestClient(app, base_url="http://127.0.0.1", follow_redirects=False,
-                      client=("127.0.0.1", 50000) if local else ("198.51.100.7", 50000))
+    return TestClient(
+        app,
+        base_url="http://127.0.0.1",
+        follow_redirects=False,
+        client=("127.0.0.1", 50000) if local else ("198.51.100.7", 50000),
+    )
 
 
 def csrf(web: TestClient, path: str = "/") -> str:
@@ -66,8 +70,16 @@ def batch_routes(app) -> list[Route]:
 
 
 def filled(path: str, batch: str) -> str:
-    values = {"batch_id": batch, "index": "1", "name": "worksheets.pdf", "rev": "1", "run": "run-1", "job_id": "1",
-              "kind": "crops", "name:path": "worksheets.pdf"}
+    values = {
+        "batch_id": batch,
+        "index": "1",
+        "name": "worksheets.pdf",
+        "rev": "1",
+        "run": "run-1",
+        "job_id": "1",
+        "kind": "crops",
+        "name:path": "worksheets.pdf",
+    }
     return re.sub(r"\{([^}]+)\}", lambda m: values[m.group(1)], path)
 
 
@@ -86,8 +98,7 @@ def test_two_teachers_see_only_their_own_classes(school):
     for route in routes:
         path = filled(route.path, mine)
         for method in sorted(route.methods - {"HEAD"}):
-            r = bo.request(method, path, data={"csrf": bo.csrf, "feedback": "full"},
-                           headers={"x-csrf-token": bo.csrf})
+            r = bo.request(method, path, data={"csrf": bo.csrf, "feedback": "full"}, headers={"x-csrf-token": bo.csrf})
             assert r.status_code in (403, 404), (method, path, r.status_code)
             assert code not in r.text and mine not in r.text.replace(path, "")
     # Their owner reaches them all the same.
@@ -101,7 +112,7 @@ def test_a_class_shared_to_read_then_to_write_then_no_longer(school):
     ana, bo = sign_in(app, "ana", ANA), sign_in(app, "bo", BO)
     mine = make(ana)
     page = ana.get(f"/batches/{mine}").text
-    assert "Shared with no one." in page and '<option>bo</option>' in page
+    assert "Shared with no one." in page and "<option>bo</option>" in page
     share = ana.post(f"/batches/{mine}/shares", data={"csrf": ana.csrf, "name": "bo", "mode": "read"})
     assert share.status_code == 303
     assert "bo</b> (to read)" in ana.get(f"/batches/{mine}").text
@@ -110,23 +121,29 @@ def test_a_class_shared_to_read_then_to_write_then_no_longer(school):
     assert shown.status_code == 200 and "ana's class, shared with you to read." in shown.text
     assert bo.get(f"/batches/{mine}/class").status_code == 200
     # No control that would fail after the click (issue 56, item 5): said instead what reading allows.
-    pages = {"batch": shown.text, "class": bo.get(f"/batches/{mine}/class").text,
-             "entry": bo.get(f"/batches/{mine}/sheets/1").text}
+    pages = {
+        "batch": shown.text,
+        "class": bo.get(f"/batches/{mine}/class").text,
+        "entry": bo.get(f"/batches/{mine}/sheets/1").text,
+    }
     assert all('id="read-only"' in page for page in pages.values())
     assert 'action="/batches/%s/scans"' % mine not in pages["batch"]
     assert 'name="action" value="save"' not in pages["class"] and 'value="close"' not in pages["class"]
-    assert 'id="save"' not in pages["entry"] and 'id="fromkey"' not in pages["entry"] and 'data-save=""' in pages["entry"]
-    owner = {"batch": ana.get(f"/batches/{mine}").text, "class": ana.get(f"/batches/{mine}/class").text,
-             "entry": ana.get(f"/batches/{mine}/sheets/1").text}
+    assert (
+        'id="save"' not in pages["entry"] and 'id="fromkey"' not in pages["entry"] and 'data-save=""' in pages["entry"]
+    )
+    owner = {
+        "batch": ana.get(f"/batches/{mine}").text,
+        "class": ana.get(f"/batches/{mine}/class").text,
+        "entry": ana.get(f"/batches/{mine}/sheets/1").text,
+    }
     assert not any('id="read-only"' in page for page in owner.values())
     assert 'id="save"' in owner["entry"] and 'value="close"' in owner["class"] and "/scans" in owner["batch"]
-    graded = bo.post(f"/api/batches/{mine}/sheets/1/grade", content=json.dumps({}),
-                     headers={"x-csrf-token": bo.csrf})
+    graded = bo.post(f"/api/batches/{mine}/sheets/1/grade", content=json.dumps({}), headers={"x-csrf-token": bo.csrf})
     assert graded.status_code == 200  # grading what is typed changes nothing
     policy = bo.post(f"/batches/{mine}/policy", data={"csrf": bo.csrf, "feedback": "full"})
     assert policy.status_code == 403 and "read only" in policy.text
-    saved = bo.post(f"/api/batches/{mine}/sheets/1/save", content=json.dumps({}),
-                    headers={"x-csrf-token": bo.csrf})
+    saved = bo.post(f"/api/batches/{mine}/sheets/1/save", content=json.dumps({}), headers={"x-csrf-token": bo.csrf})
     assert saved.status_code == 403 and store.saved(store.batch(mine)) == {}
     # Only the owner shares.
     assert bo.post(f"/batches/{mine}/shares", data={"csrf": bo.csrf, "name": "bo", "mode": "write"}).status_code == 403
@@ -165,12 +182,17 @@ def test_passwords_are_never_kept_shown_or_logged_in_clear(school, caplog, tmp_p
     caplog.set_level(logging.DEBUG)
     pages = []
     ana = sign_in(app, "ana", ANA)
-    pages.append(ana.post("/account", data={"csrf": ana.csrf, "action": "add", "name": "cy", "password": "cy-Pass-2024-x"}))
+    pages.append(
+        ana.post("/account", data={"csrf": ana.csrf, "action": "add", "name": "cy", "password": "cy-Pass-2024-x"})
+    )
     pages.append(ana.post("/signin", data={"csrf": ana.csrf, "name": "bo", "password": BO + "wrong"}))
     pages += [ana.get("/"), ana.get("/account")]
     new = "ana-Renewed-9999-pw"
-    pages.append(ana.post("/account", data={"csrf": ana.csrf, "action": "password", "current": ANA, "password": new,
-                                            "again": new}))
+    pages.append(
+        ana.post(
+            "/account", data={"csrf": ana.csrf, "action": "password", "current": ANA, "password": new, "again": new}
+        )
+    )
     assert pages[-1].status_code == 303  # every session of hers ended: she signs in again
     assert ana.get("/").status_code == 303
     sign_in(app, "ana", new)
@@ -178,8 +200,11 @@ def test_passwords_are_never_kept_shown_or_logged_in_clear(school, caplog, tmp_p
     for page in pages:
         assert not any(s in page.text or s in str(page.headers) for s in secrets_)
     assert not any(s in caplog.text for s in secrets_)
-    kept = "\n".join(repr(row) for table in ("teachers", "sessions", "limits", "meta")
-                     for row in store.db.query(f"SELECT * FROM {table}"))
+    kept = "\n".join(
+        repr(row)
+        for table in ("teachers", "sessions", "limits", "meta")
+        for row in store.db.query(f"SELECT * FROM {table}")
+    )
     assert "$argon2id$" in kept and not any(s in kept for s in secrets_)
     for path in (tmp_path / "data").rglob("*"):
         if path.is_file():
@@ -215,8 +240,9 @@ def test_sign_in_is_limited_and_its_cookie_is_strict(school):
     reused.cookies.set("attnsheet_session", value)
     assert reused.get("/").status_code == 303  # the session ended with the sign-out, not only its cookie
     # Another site's page is never where a sign-in sends the teacher.
-    r = other.post("/signin", data={"csrf": csrf(other, "/signin"), "name": "bo", "password": BO,
-                                    "next": "//evil.example/x"})
+    r = other.post(
+        "/signin", data={"csrf": csrf(other, "/signin"), "name": "bo", "password": BO, "next": "//evil.example/x"}
+    )
     assert r.headers["location"] == "/"
 
 
@@ -247,8 +273,11 @@ def test_the_first_account_is_made_on_the_servers_own_machine(tmp_path, database
         assert remote.get("/setup").status_code == 403
         # A proxy on this machine makes every request look local: a forwarded one is not.
         token = csrf(local, "/setup")
-        proxied = local.post("/setup", data={"csrf": token, "name": "ana", "password": ANA, "again": ANA},
-                             headers={"x-forwarded-for": "203.0.113.9"})
+        proxied = local.post(
+            "/setup",
+            data={"csrf": token, "name": "ana", "password": ANA, "again": ANA},
+            headers={"x-forwarded-for": "203.0.113.9"},
+        )
         assert proxied.status_code == 403 and not store.accounts_on()
         differ = local.post("/setup", data={"csrf": token, "name": "ana", "password": ANA, "again": ANA + "x"})
         assert differ.status_code == 400 and "differ" in differ.text

@@ -25,14 +25,24 @@ from generator.sheet.model import Settings
 def post_form(port: int, path: str, fields: dict, files: tuple = ()) -> urllib.request.Request:
     """A multipart form as a browser sends it (fields, and (name, filename, bytes) files)."""
     boundary = uuid.uuid4().hex
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-             for name, value in fields.items()]
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
     for name, filename, content in files:
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+            f"Content-Type: application/octet-stream\r\n\r\n".encode()
+            + content
+            + b"\r\n"
+        )
     body = b"".join(parts) + f"--{boundary}--\r\n".encode()
-    return urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST",
-                                  headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    return urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=body,
+        method="POST",
+        headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+    )
 
 
 def job(port: int, number: int) -> dict:
@@ -83,8 +93,9 @@ def test_a_batch_killed_half_way_is_made_once_whole_after_a_restart(tmp_path):
     server, port, home = serve(data)
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "4"}),
-                                        timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "4"}), timeout=120
+        )
         assert answer.url.endswith("/batches/batch-0001")
         assert 'id="job"' in answer.read().decode()  # its progress, at once
         state = until(port, 1, lambda s: s["state"] == "running" and s["done"] >= 40)
@@ -144,8 +155,10 @@ def test_a_pile_of_scans_killed_half_way_is_read_once_after_a_restart(pile):
     server, port, home = serve(data)
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        answer = urllib.request.urlopen(post_form(port, "/batches/batch-0001/scans", {"csrf": csrf},
-                                                  (("scans", "pile.pdf", pdf.read_bytes()),)), timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches/batch-0001/scans", {"csrf": csrf}, (("scans", "pile.pdf", pdf.read_bytes()),)),
+            timeout=120,
+        )
         assert "/batches/batch-0001/review?run=run-1" in answer.url and 'id="job"' in answer.read().decode()
         state = until(port, 1, lambda s: s["state"] == "running" and s["done"] >= 10)
         assert state["total"] == 60 and state["done"] < 60
@@ -157,8 +170,11 @@ def test_a_pile_of_scans_killed_half_way_is_read_once_after_a_restart(pile):
     try:
         state = until(port, 1, lambda s: s["state"] == "done")
         assert state["result"]["run"] == "run-1" and "read 60 pages: 60 identified" in state["result"]["line"]
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/batches/batch-0001/review?run=run-1",
-                                      timeout=60).read().decode()
+        page = (
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/batches/batch-0001/review?run=run-1", timeout=60)
+            .read()
+            .decode()
+        )
         assert "read 60 pages: 60 identified" in page
     finally:
         server.send_signal(signal.SIGINT)
@@ -177,8 +193,12 @@ def worker(data, url):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    return subprocess.Popen([sys.executable, "-m", "generator", "worker", "--database", url, "--data", str(data)],
-                            cwd=root, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "generator", "worker", "--database", url, "--data", str(data)],
+        cwd=root,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def kill_holder(data, url, number: int, workers: list):
@@ -223,8 +243,9 @@ def test_a_worker_killed_in_a_batch_leaves_it_to_the_other_which_makes_it_once(s
     workers = [worker(data, url), worker(data, url)]
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "6"}),
-                                        timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "200", "seed": "6"}), timeout=120
+        )
         name = answer.url.rsplit("/", 1)[1]
         number = [j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE batch = ?", (name,))][0]
         until(port, number, lambda s: s["state"] == "running" and s["done"] >= 60)
@@ -250,8 +271,10 @@ def test_a_worker_killed_in_a_pile_of_scans_leaves_it_to_the_other(school_pg):
     workers = [worker(data, url), worker(data, url)]
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        answer = urllib.request.urlopen(post_form(port, "/batches/batch-0001/scans", {"csrf": csrf},
-                                                  (("scans", "pile.pdf", pdf.read_bytes()),)), timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches/batch-0001/scans", {"csrf": csrf}, (("scans", "pile.pdf", pdf.read_bytes()),)),
+            timeout=120,
+        )
         run = answer.url.rsplit("=", 1)[1]
         number = max(j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE kind = 'scan'"))
         until(port, number, lambda s: s["state"] == "running" and s["done"] >= 10)
@@ -275,8 +298,9 @@ def test_several_server_processes_serve_one_postgresql(school_pg, tmp_path):
         assert len(children(server.pid)) == 3
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         for _ in range(6):  # connections answered by whichever process: each takes the others' pages
-            page = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "3"}),
-                                          timeout=120)
+            page = urllib.request.urlopen(
+                post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "3"}), timeout=120
+            )
             assert "/batches/batch-" in page.url
         numbers = [j for (j,) in rows_of(data, url, "SELECT id FROM jobs WHERE kind = 'batch' ORDER BY id")][-6:]
         for number in numbers:  # run by the server processes themselves (no worker here)
@@ -335,7 +359,7 @@ def test_a_new_rule_for_trivial_steps_grades_the_saved_sheets_again_as_a_job(tmp
         after = store.saved(store.batch(batch.id))[1]
         assert after["points"] > before
         assert after == grade_sheet(sheet, store.answers(batch, sheet), "full").grade
-        (state,), = store.db.query("SELECT state FROM jobs WHERE kind = 'regrade'")
+        ((state,),) = store.db.query("SELECT state FROM jobs WHERE kind = 'regrade'")
         assert state == "done"
     finally:
         store.close()

@@ -161,17 +161,21 @@ def test_on_postgresql_a_worker_makes_a_batch_while_it_reads_a_pile(tmp_path, po
     store = Store(data, url)
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "6"}),
-                                        timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "6"}), timeout=120
+        )
         first = answer.url.rsplit("/", 1)[1]
         until(lambda: first in store.ids())
         pile = bombs.pdf_pages(tmp_path / "pile.pdf", PILE_PAGES)
-        urllib.request.urlopen(post_form(port, f"/batches/{first}/scans", {"csrf": csrf},
-                                         (("scans", "pile.pdf", pile.read_bytes()),)), timeout=120)
+        urllib.request.urlopen(
+            post_form(port, f"/batches/{first}/scans", {"csrf": csrf}, (("scans", "pile.pdf", pile.read_bytes()),)),
+            timeout=120,
+        )
         number = store.jobs_of(first, "scan")[-1].id
         until(lambda: store.job(number).state == "running" and store.job(number).done >= 16)
-        answer = urllib.request.urlopen(post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "7"}),
-                                        timeout=120)
+        answer = urllib.request.urlopen(
+            post_form(port, "/batches", {"csrf": csrf, "count": "2", "seed": "7"}), timeout=120
+        )
         second = answer.url.rsplit("/", 1)[1]
         until(lambda: second in store.ids())
         assert store.job(number).state == "running" and store.job(number).done < PILE_PAGES

@@ -21,7 +21,6 @@ from generator.output.files import STAGE_PREFIX, owner_tag
 from generator.web.app import create_app
 
 
-
 @pytest.fixture
 def school(tmp_path):
     """A web class of three sheets and its teacher's client."""
@@ -137,12 +136,14 @@ def test_a_real_full_disk(tmp_path):
                 pass
         batch = store.batch("batch-0001")
         token = store.links(batch)[1].token
-        answers = [teacher.post("/batches", data={"csrf": csrf, "count": "30", "seed": "9"}),
-                   teacher.post("/api/uploads/roster", content=b"name\n" + b"Ana\n" * 20000,
-                                headers={"x-csrf-token": csrf})]
+        answers = [
+            teacher.post("/batches", data={"csrf": csrf, "count": "30", "seed": "9"}),
+            teacher.post("/api/uploads/roster", content=b"name\n" + b"Ana\n" * 20000, headers={"x-csrf-token": csrf}),
+        ]
         for _ in range(3):  # SQLite's log may hold a page or two more: a few hand-ins fill it
-            answers.append(teacher.post(f"/api/s/{token}/handin", json=garbage(batch.sheets[0]),
-                                        headers={"x-csrf-token": csrf}))
+            answers.append(
+                teacher.post(f"/api/s/{token}/handin", json=garbage(batch.sheets[0]), headers={"x-csrf-token": csrf})
+            )
         print([r.status_code for r in answers])
         assert [r.status_code for r in answers[:2]] == [507, 507] and 507 in [r.status_code for r in answers[2:]]
         for r in answers:

@@ -44,8 +44,10 @@ def test_two_admins_disabling_each_other_at_once_leave_one(tmp_path, database):
                 except AccountError:
                     refused.append(name)
 
-            threads = [threading.Thread(target=disable, args=(first, "bea")),
-                       threading.Thread(target=disable, args=(second, "ada"))]
+            threads = [
+                threading.Thread(target=disable, args=(first, "bea")),
+                threading.Thread(target=disable, args=(second, "ada")),
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -76,14 +78,16 @@ def test_the_sign_in_limit_counts_the_whole_name(server):
     codes = []
     for n in range(25):
         web = client(app, f"198.51.100.{n + 1}")  # each from its own address: only the name's limit applies
-        codes.append(web.post("/signin", data={"csrf": csrf(web), "name": name + chr(97 + n),
-                                               "password": ANA}).status_code)
+        codes.append(
+            web.post("/signin", data={"csrf": csrf(web), "name": name + chr(97 + n), "password": ANA}).status_code
+        )
     assert codes == [400] * 25, codes  # the right password, a longer name: no account
     codes = []
     for n in range(12):
         web = client(app, f"198.51.101.{n + 1}")
-        codes.append(web.post("/signin", data={"csrf": csrf(web), "name": name.upper(),
-                                               "password": "guess-guess-1"}).status_code)
+        codes.append(
+            web.post("/signin", data={"csrf": csrf(web), "name": name.upper(), "password": "guess-guess-1"}).status_code
+        )
     assert codes == [400] * 10 + [429] * 2, codes
 
 

@@ -12,8 +12,6 @@ from schoolclient import new_school
 from procs import serve
 
 
-
-
 @pytest.fixture
 def school(tmp_path):
     """A web class of three sheets and its teacher's client."""
@@ -67,8 +65,10 @@ def test_a_body_trickled_a_byte_at_a_time_is_cut(tmp_path):
     server, port, _ = serve(tmp_path / "data")
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=("127.0.0.4", 0))
-        s.sendall(b"POST /api/uploads/roster HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
-                  b"Content-Type: text/csv\r\n\r\n")
+        s.sendall(
+            b"POST /api/uploads/roster HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+            b"Content-Type: text/csv\r\n\r\n"
+        )
         start, cut = time.monotonic(), False
         while time.monotonic() - start < 40:
             try:
@@ -104,8 +104,15 @@ def test_forwarded_for_is_not_believed_unless_the_teacher_says_so(tmp_path):
         answered = refused = 0
         for n in range(300):
             body = f"csrf={csrf}&code=ABCD-EF&pin=000000".encode()
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/s", data=body, method="POST", headers={
-                "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": f"10.9.{n // 250}.{n % 250}"})
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/s",
+                data=body,
+                method="POST",
+                headers={
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "X-Forwarded-For": f"10.9.{n // 250}.{n % 250}",
+                },
+            )
             try:
                 urllib.request.urlopen(request, timeout=10)
                 answered += 1

@@ -28,10 +28,12 @@ from generator.sheet.model import Settings
 
 
 def new_batch(store: Store, count: int = 2, seed: int = 3):
-    sheets = make_sheets(DrawOptions(preset="easy"), seed, [Student(name=f"S{i}") for i in range(count)],
-                         secret=store.secret)
-    return create_batch(store, Batch(sheets=sheets, settings=Settings(), out=store.root, split=False, jobs=1,
-                                     seed=seed, fmt="html"))
+    sheets = make_sheets(
+        DrawOptions(preset="easy"), seed, [Student(name=f"S{i}") for i in range(count)], secret=store.secret
+    )
+    return create_batch(
+        store, Batch(sheets=sheets, settings=Settings(), out=store.root, split=False, jobs=1, seed=seed, fmt="html")
+    )
 
 
 def answers_of(sheet: dict, slip: bool = False) -> dict:
@@ -109,8 +111,9 @@ def _worker(data, database, count, seed) -> subprocess.Popen:
         f"store = Store(Path({str(data)!r}), {database!r})\n"
         f"print(json.dumps([new_batch(store, 1, {seed} + i).id for i in range({count})]))\n"
     )
-    return subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_two_processes_making_batches_at_once_never_collide(tmp_path, database):
@@ -171,8 +174,9 @@ def test_serve_keeps_its_batches_in_the_database_it_is_given(tmp_path, database)
     server, port, home = serve(tmp_path / "data", *(["--database", database] if database else []))
     try:
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1".encode(),
-                                         method="POST")
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1".encode(), method="POST"
+        )
         answer = urllib.request.urlopen(request, timeout=60)
         assert answer.status == 200
         deadline = time.monotonic() + 60  # the batch's job, run by the server

@@ -64,7 +64,9 @@ def test_a_student_opens_their_sheet_hands_in_and_the_class_page_fills(school):
     assert re.search(r"\d+/152", teacher.get("/batches/batch-0001").text)
     # Handed in again (a correction): the later one is kept.
     again = typed(batch.sheets[0], slip=False)
-    assert student.post(f"/api/s/{links[1].token}/handin", json=again, headers={"x-csrf-token": csrf}).status_code == 200
+    assert (
+        student.post(f"/api/s/{links[1].token}/handin", json=again, headers={"x-csrf-token": csrf}).status_code == 200
+    )
     assert store.answers(store.batch(batch.id), batch.sheets[0])["heads"][0]["Q"] == again["heads"][0]["Q"]
     assert store.handins(store.batch(batch.id)) == {1: 2}
     # The teacher closes the batch: no more hand-ins, said in one line.
@@ -82,26 +84,55 @@ def test_a_student_reaches_only_their_own_sheet_on_a_public_server(school):
     token = store.links(batch)[2].token
     assert public.get(f"/s/{token}").status_code == 200  # the link is the student's key
     assert public.get("/s").status_code == 200 and public.get("/static/student.js").status_code == 200
-    for path in ("/", "/batches/batch-0001", "/batches/batch-0001/files/answer-keys.pdf", "/batches/batch-0001/class",
-                 "/batches/batch-0001/sheets/2", "/batches/batch-0001/present/2", "/api/csrf"):
+    for path in (
+        "/",
+        "/batches/batch-0001",
+        "/batches/batch-0001/files/answer-keys.pdf",
+        "/batches/batch-0001/class",
+        "/batches/batch-0001/sheets/2",
+        "/batches/batch-0001/present/2",
+        "/api/csrf",
+    ):
         assert public.get(path).status_code == 401, path
-    assert public.post("/api/batches/batch-0001/sheets/2/grade", json={}, headers={"x-csrf-token": csrf}).status_code == 401
+    assert (
+        public.post("/api/batches/batch-0001/sheets/2/grade", json={}, headers={"x-csrf-token": csrf}).status_code
+        == 401
+    )
     assert public.get("/s/" + "a" * 26).status_code == 404
     assert public.get(f"/s/{token[:-1]}").status_code == 404
 
 
-@pytest.mark.parametrize("feedback,release,released", [
-    ("none", "now", False), ("verdicts", "now", False), ("full", "now", False),
-    ("verdicts", "later", False), ("full", "later", False), ("full", "later", True)])
+@pytest.mark.parametrize(
+    "feedback,release,released",
+    [
+        ("none", "now", False),
+        ("verdicts", "now", False),
+        ("full", "now", False),
+        ("verdicts", "later", False),
+        ("full", "later", False),
+        ("full", "later", True),
+    ],
+)
 def test_each_feedback_policy_shows_exactly_what_it_promises(school, feedback, release, released):
     store, teacher, csrf, batch = school
     # One hand-in with feedback: its answer is the student's last, when "full" states values (issue 32).
-    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": feedback, "release": release,
-                                                      "attempts": "1", "action": "release" if released else "save"})
+    teacher.post(
+        "/batches/batch-0001/policy",
+        data={
+            "csrf": csrf,
+            "feedback": feedback,
+            "release": release,
+            "attempts": "1",
+            "action": "release" if released else "save",
+        },
+    )
     sheet, token = batch.sheets[0], store.links(batch)[1].token
     student = store.student()
-    responses = [student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf}),
-                 student.get(f"/api/s/{token}/feedback"), student.get(f"/s/{token}")]
+    responses = [
+        student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf}),
+        student.get(f"/api/s/{token}/feedback"),
+        student.get(f"/s/{token}"),
+    ]
     handin, later = responses[0].json(), responses[1].json()
     shown = release == "now" or released
     for answer in (handin, later):
@@ -109,8 +140,13 @@ def test_each_feedback_policy_shows_exactly_what_it_promises(school, feedback, r
             assert answer["status"] == "received" and "cells" not in answer and "points" not in answer
         else:
             assert answer["status"] == "graded" and "points" in answer
-            verdicts = {v for grids in answer["cells"]["heads"] for grid in grids.values() for row in grid
-                        for v in (row if isinstance(row, list) else [row])}
+            verdicts = {
+                v
+                for grids in answer["cells"]["heads"]
+                for grid in grids.values()
+                for row in grid
+                for v in (row if isinstance(row, list) else [row])
+            }
             assert verdicts <= {"correct", "carried", "wrong", "blank", "masked", "unreadable"}
             assert ("expected" in answer) == (feedback == "full")
     # Every response read for the key's values: none states any of a box left blank (A and Z here),
@@ -119,8 +155,13 @@ def test_each_feedback_policy_shows_exactly_what_it_promises(school, feedback, r
     stated = {v for v in hidden_values(sheet) if json.dumps(v) in text or f">{v}<" in text}
     assert not stated, stated
     if feedback == "full" and shown:
-        shown_values = [(name, i, j) for name, grid in handin["expected"]["heads"][0].items()
-                        for i, row in enumerate(grid if name != "sums" else [grid]) for j, v in enumerate(row) if v]
+        shown_values = [
+            (name, i, j)
+            for name, grid in handin["expected"]["heads"][0].items()
+            for i, row in enumerate(grid if name != "sums" else [grid])
+            for j, v in enumerate(row)
+            if v
+        ]
         assert shown_values == [("Q", 0, 0)]
     # The one hand-in with feedback used: another is refused, its reason for the page to say in its language.
     again = student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf})
@@ -137,7 +178,7 @@ def test_a_student_without_a_phone_types_the_code_and_pin(school):
     code = batch.sheets[2]["code"].lower()  # as typed: any case, hyphens or not
     r = student.post("/s", data={"csrf": csrf, "code": code, "pin": link.pin})
     assert r.status_code == 303 and r.headers["location"] == f"/s/{link.token}"
-    wrong = str((int(link.pin) + 1) % 10 ** 6).zfill(6)
+    wrong = str((int(link.pin) + 1) % 10**6).zfill(6)
     r = student.post("/s", data={"csrf": csrf, "code": code, "pin": wrong})
     assert r.status_code == 400 and "No sheet has this code and PIN" in r.text
     # Guessing PINs: refused after a few tries a minute.
@@ -167,8 +208,11 @@ def test_a_server_batchs_worksheets_open_each_students_link_and_print_the_pin(tm
     store = Store(tmp_path / "data")
     sheets = make_sheets(DrawOptions(), 5, [Student(name="Ana"), Student(name="Ben")], secret=store.secret)
     for fmt in ("pdf", "html"):
-        batch = create_batch(store, Batch(sheets=sheets, settings=Settings(), out=store.root, split=False, jobs=1,
-                                          seed=5, fmt=fmt), base_url="http://192.168.1.20:8000/")
+        batch = create_batch(
+            store,
+            Batch(sheets=sheets, settings=Settings(), out=store.root, split=False, jobs=1, seed=5, fmt=fmt),
+            base_url="http://192.168.1.20:8000/",
+        )
         links = store.links(batch)
         if fmt == "pdf":
             pages = PdfReader(batch.folder / "worksheets.pdf").pages
@@ -210,16 +254,20 @@ def test_a_spanish_batchs_student_pages_are_in_spanish(tmp_path):
     batch = store.batch("batch-0001")
     page = TestClient(app, base_url="http://127.0.0.1").get(f"/s/{store.links(batch)[1].token}").text
     assert '<html lang="es">' in page and "Entregar" in page and "Tu hoja" in page and "Hand in" not in page
-    assert "Busca tu hoja" in TestClient(app, base_url="http://127.0.0.1").get(
-        "/s", headers={"accept-language": "es"}).text
+    assert (
+        "Busca tu hoja"
+        in TestClient(app, base_url="http://127.0.0.1").get("/s", headers={"accept-language": "es"}).text
+    )
 
 
 def test_a_release_is_one_of_the_looks_a_student_may_have(school):
     """Issue 56, item 8: under "later", a release showed the verdicts without using an attempt, and
     three more hand-ins with feedback followed."""
     store, teacher, csrf, batch = school
-    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": "verdicts", "release": "later",
-                                                      "attempts": "3", "action": "save"})
+    teacher.post(
+        "/batches/batch-0001/policy",
+        data={"csrf": csrf, "feedback": "verdicts", "release": "later", "attempts": "3", "action": "save"},
+    )
     sheet, token = batch.sheets[0], store.links(batch)[1].token
     student = store.student()
 
@@ -227,8 +275,10 @@ def test_a_release_is_one_of_the_looks_a_student_may_have(school):
         return student.post(f"/api/s/{token}/handin", json=typed(sheet), headers={"x-csrf-token": csrf})
 
     assert hand_in().json()["status"] == "received" and hand_in().json()["status"] == "received"  # unseen: free
-    teacher.post("/batches/batch-0001/policy", data={"csrf": csrf, "feedback": "verdicts", "release": "later",
-                                                      "attempts": "3", "action": "release"})
+    teacher.post(
+        "/batches/batch-0001/policy",
+        data={"csrf": csrf, "feedback": "verdicts", "release": "later", "attempts": "3", "action": "release"},
+    )
     look = student.get(f"/api/s/{token}/feedback").json()
     assert look["status"] == "graded" and look["left"] == 2  # the release was a look
     assert [hand_in().json()["left"] for _ in range(2)] == [1, 0]

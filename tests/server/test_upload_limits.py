@@ -44,8 +44,12 @@ def piles(tmp_path_factory):
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory):
     out = tmp_path_factory.mktemp("batch")
-    done = subprocess.run([sys.executable, "-m", "generator", "generate", "--count", "1", "--seed", "3",
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--count", "1", "--seed", "3", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return out / "manifest.json"
 
@@ -65,8 +69,9 @@ def test_a_small_file_declaring_huge_pictures_is_read_in_bounded_memory(piles, m
 
 
 def test_a_pile_over_the_page_limit_is_one_line_and_nothing_read_or_written(piles, manifest, tmp_path):
-    mb, code, said = peak("scan", str(piles["pdf-pages.pdf"]), "--manifest", str(manifest), "--out",
-                          str(tmp_path / "out"))
+    mb, code, said = peak(
+        "scan", str(piles["pdf-pages.pdf"]), "--manifest", str(manifest), "--out", str(tmp_path / "out")
+    )
     assert code == 1 and "Traceback" not in said and said.count("\n") == 1, said
     assert "more than 2,000 pages" in said and mb < PEAK_MB
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
@@ -74,11 +79,13 @@ def test_a_pile_over_the_page_limit_is_one_line_and_nothing_read_or_written(pile
 
 def test_the_page_limit_is_the_teachers_to_set(piles, manifest, tmp_path):
     small = bombs.pdf_pages(tmp_path / "five.pdf", 5)
-    _, code, said = peak("scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"),
-                         "--max-pages", "4")
+    _, code, said = peak(
+        "scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"), "--max-pages", "4"
+    )
     assert code == 1 and "more than 4 pages" in said, said
-    _, code, said = peak("scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"),
-                         "--max-pages", "5")
+    _, code, said = peak(
+        "scan", str(small), "--manifest", str(manifest), "--out", str(tmp_path / "out"), "--max-pages", "5"
+    )
     assert code == 0 and "read 5 pages" in said, said
 
 
@@ -111,7 +118,7 @@ def test_a_frame_over_the_limit_is_refused_alone(tmp_path):
     """One frame too big among good ones: that page's report, the others read."""
     from PIL import Image
 
-    side = int(MAX_PIXELS ** 0.5) + 10
+    side = int(MAX_PIXELS**0.5) + 10
     small, huge = Image.new("1", (400, 500), 1), Image.new("1", (side, side), 1)
     small.save(tmp_path / "mixed.tif", compression="group4", save_all=True, append_images=[huge, small])
     pages = list(scan_pages([tmp_path / "mixed.tif"]))
@@ -140,7 +147,7 @@ def test_a_picture_whose_header_cannot_be_read_is_not_decoded(tmp_path):
     assert only.grey is None and "cannot read it" in only.problem
 
 
-WEB = textwrap.dedent('''
+WEB = textwrap.dedent("""
     import json, os, re, sys, time
     from pathlib import Path
     from starlette.testclient import TestClient
@@ -162,7 +169,7 @@ WEB = textwrap.dedent('''
         out[name] = [r.status_code, ready(client, r.headers["location"]) if r.status_code == 303 else r.text]
     out["runs"] = sorted(p.name for p in (batch.folder / "scans").iterdir()) if (batch.folder / "scans").exists() else []
     print(json.dumps(out))
-''')
+""")
 
 
 def test_the_web_app_reads_the_bombs_in_bounded_memory_and_refuses_a_pile_too_long(piles, tmp_path):

@@ -34,9 +34,10 @@ def test_every_page_is_locked_down(web):
     assert "script-src 'self'" in csp and "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
     assert r.headers["x-content-type-options"] == "nosniff"
     # Each field in a teacher's words with its default, no command line's flag (issue 56, item 1).
-    form = r.text[r.text.index('id="options"'):r.text.index('id="only-here"') if 'id="only-here"' in r.text else None]
-    assert "Tokens n." in form and "(default: 4)" in form and not re.search(r"--[a-z]", form), \
-        re.findall(r".{40}--[a-z].{20}", form)
+    form = r.text[r.text.index('id="options"') : r.text.index('id="only-here"') if 'id="only-here"' in r.text else None]
+    assert "Tokens n." in form and "(default: 4)" in form and not re.search(r"--[a-z]", form), re.findall(
+        r".{40}--[a-z].{20}", form
+    )
     assert r.text.index("Your classes") < r.text.index("New class") < r.text.index('id="options"')
 
 
@@ -45,7 +46,9 @@ def test_a_batch_made_through_the_form(web, tmp_path):
     page = web.get(location)
     assert page.status_code == 200 and "worksheets.pdf" in page.text and "answer-keys.pdf" in page.text
     pdf = web.get(location + "/files/worksheets.pdf")
-    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF") and pdf.headers["content-type"] == "application/pdf"
+    assert (
+        pdf.status_code == 200 and pdf.content.startswith(b"%PDF") and pdf.headers["content-type"] == "application/pdf"
+    )
     manifest = json.loads(web.get(location + "/files/manifest.json").text)
     assert len(manifest["sheets"]) == 2 and manifest["seed"] == 5
     assert manifest["settings"]["title"] == "<b>Period 3</b>"  # data, escaped wherever it is shown
@@ -67,9 +70,19 @@ def test_state_changing_requests_need_the_csrf_token(web):
     assert web.post(f"/api{location}/sheets/1/grade", json={}).status_code == 403
 
 
-@pytest.mark.parametrize("path", ["/batches/batch-9999", "/batches/..%2F..%2Fetc", "/batches/batch-0001/files/../../x",
-                                  "/batches/batch-0001/files/answers/001.json", "/batches/batch-0001/sheets/99",
-                                  "/batches/batch-0001/sheets/1x", "/static/../app.py", "/nowhere"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/batches/batch-9999",
+        "/batches/..%2F..%2Fetc",
+        "/batches/batch-0001/files/../../x",
+        "/batches/batch-0001/files/answers/001.json",
+        "/batches/batch-0001/sheets/99",
+        "/batches/batch-0001/sheets/1x",
+        "/static/../app.py",
+        "/nowhere",
+    ],
+)
 def test_unknown_and_path_like_ids_are_clean_404s(web, path):
     make(web)
     r = web.get(path)
@@ -78,8 +91,9 @@ def test_unknown_and_path_like_ids_are_clean_404s(web, path):
 
 def test_oversized_and_lengthless_bodies_are_refused(web):
     make(web)
-    r = web.post("/api/batches/batch-0001/sheets/1/grade", content=b"x" * (1024 * 1024 + 1),
-                 headers={"x-csrf-token": web.csrf})
+    r = web.post(
+        "/api/batches/batch-0001/sheets/1/grade", content=b"x" * (1024 * 1024 + 1), headers={"x-csrf-token": web.csrf}
+    )
     assert r.status_code == 413 and "too large" in r.json()["error"]
 
 
@@ -99,8 +113,16 @@ def test_entering_a_sheet_grades_it_and_saves_what_the_cli_reads(web, tmp_path, 
     manifest = json.loads(web.get(location + "/files/manifest.json").text)
     sheet = manifest["sheets"][0]
     h = sheet["solution"]["heads"][0]
-    answers = {"heads": [{**{k: h[k] for k in ("Q", "K", "V", "scores", "scaled", "powers", "sums", "A", "Z")},
-                          "Q_copy": h["Q"], "K_T": [list(r) for r in zip(*h["K"])], "V_copy": h["V"]}]}
+    answers = {
+        "heads": [
+            {
+                **{k: h[k] for k in ("Q", "K", "V", "scores", "scaled", "powers", "sums", "A", "Z")},
+                "Q_copy": h["Q"],
+                "K_T": [list(r) for r in zip(*h["K"])],
+                "V_copy": h["V"],
+            }
+        ]
+    }
     answers["heads"][0]["Q"] = [row[:] for row in h["Q"]]
     answers["heads"][0]["Q"][0][0] += 1  # one slip
     headers = {"x-csrf-token": web.csrf}
@@ -150,8 +172,11 @@ def test_practice_draws_a_sheet_and_explains_each_cell(web):
     code = r.headers["location"].rsplit("/", 1)[1]
     page = web.get(f"/practice/{code}")
     assert page.status_code == 200 and page.text.count('class="cell"') == 152 and f"attnsheet key {code}" in page.text
-    graded = web.post(f"/api/practice/{code}/grade", json={"heads": [{"Q": [[9, None, None, None]] + [[None] * 4] * 2}]},
-                      headers={"x-csrf-token": web.csrf}).json()
+    graded = web.post(
+        f"/api/practice/{code}/grade",
+        json={"heads": [{"Q": [[9, None, None, None]] + [[None] * 4] * 2}]},
+        headers={"x-csrf-token": web.csrf},
+    ).json()
     assert graded["cells"]["heads"][0]["Q"][0][0] in ("wrong", "correct")
     # Each cell's rule from its step's op, its inputs named as the sheet names them.
     assert graded["explain"]["heads"][0]["Q"][0][0].startswith("row 1 of W_Q · column 1 of X")
@@ -175,7 +200,9 @@ def test_rosters_own_problems_overrides_and_split_through_the_form(web, tmp_path
     import zipfile
 
     names = zipfile.ZipFile(io.BytesIO(zipped.content)).namelist()
-    assert any(n.endswith("worksheets/01-ana-lopez.pdf") for n in names) and any(n.endswith("manifest.json") for n in names)
+    assert any(n.endswith("worksheets/01-ana-lopez.pdf") for n in names) and any(
+        n.endswith("manifest.json") for n in names
+    )
     problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
     location = made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2"}, files=[problem]))
     own = json.loads(web.get(location + "/files/manifest.json").text)
@@ -208,7 +235,11 @@ def test_blank_templates_download_from_the_form_and_are_not_stored(web):
     text = preview.text.split("<body>")[1].upper()  # what the page shows
     assert preview.status_code == 200 and "WORKSHEET" in text and "ANSWER KEY" not in text
     refused = web.post("/batches", data={"csrf": web.csrf, "blank": "on", "worked": "on"})
-    assert refused.status_code == 400 and 'id="error-worked"' in refused.text and "drop “Worked example on keys”" in refused.text
+    assert (
+        refused.status_code == 400
+        and 'id="error-worked"' in refused.text
+        and "drop “Worked example on keys”" in refused.text
+    )
     from conftest import EXAMPLES
 
     problem = ("problem", ("classic.json", (EXAMPLES / "classic.json").read_bytes(), "application/json"))
@@ -233,6 +264,7 @@ def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_pat
     settings = Settings(timestamp=0)
     workers = Workers(1, warm_renderer)
     try:
+
         def made(name: str, **kw) -> bytes:
             generate(Batch(sheets=sheets, settings=settings, out=tmp_path / name, seed=8, **kw))
             return (tmp_path / name / "answer-keys.pdf").read_bytes()
@@ -259,8 +291,9 @@ def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
         assert len(workers) >= min(1, (os.cpu_count() or 1) - 1)  # warm job processes, one per other CPU
         csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
         form = f"csrf={csrf}&count=3&seed=2".encode()
-        answer = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=form,
-                                                               method="POST"), timeout=60)
+        answer = urllib.request.urlopen(
+            urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=form, method="POST"), timeout=60
+        )
         assert answer.status == 200 and "/batches/batch-0001" in answer.url
         deadline = time.monotonic() + 60  # rendered by the server's job runner, with its warm workers
         while "answer-keys.pdf" not in urllib.request.urlopen(answer.url, timeout=60).read().decode():
@@ -294,8 +327,10 @@ def test_the_entry_form_places_the_grids_where_the_printed_sheet_does():
     from generator.sheet.entry import form
 
     # A big row-convention sheet prints S', the powers and the sums below the scores: so does the form.
-    for options, stacked in ((DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row"), True),
-                             (DrawOptions(convention="row"), False)):
+    for options, stacked in (
+        (DrawOptions(tokens=8, d_model=8, max_sum=2000, convention="row"), True),
+        (DrawOptions(convention="row"), False),
+    ):
         problem = draw(options, 1)[0]
         boxes = {b.step: b for b in form(problem, solve(problem)).boxes if b.head == 1}
         below = boxes["scaled"].y > boxes["scores"].y and boxes["scaled"].x == boxes["scores"].x
@@ -338,8 +373,15 @@ def test_a_file_chosen_is_held_at_once_and_the_preview_shows_it(web):
     # Errors come back as data for the form to place beside each field, on a page it may frame.
     bad = web.get("/preview", params={"tokens": "13", "heads": "x"})
     assert bad.status_code == 400 and bad.headers["x-frame-options"] == "SAMEORIGIN"
-    errors = json.loads(re.search(r'data-errors="([^"]*)"', bad.text).group(1).replace("&#34;", '"')
-                        .replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<").replace("&amp;", "&"))
+    errors = json.loads(
+        re.search(r'data-errors="([^"]*)"', bad.text)
+        .group(1)
+        .replace("&#34;", '"')
+        .replace("&quot;", '"')
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&")
+    )
     assert set(errors) == {"tokens", "heads"}
 
 
@@ -374,7 +416,9 @@ def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_p
     assert "Period 3" in home and "The feed-forward layer" in home and "Self-attention" in home  # its exercise
     r = web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "3B <i>algebra</i>"})
     assert r.status_code == 303
-    assert "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get("/").text and "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get(keep).text
+    assert (
+        "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get("/").text and "3B &lt;i&gt;algebra&lt;/i&gt;" in web.get(keep).text
+    )
     web.post(keep + "/manage", data={"csrf": web.csrf, "action": "archive"})
     home = web.get("/").text
     assert "algebra" not in home and "1 archived class" in home
@@ -391,7 +435,9 @@ def test_a_batch_is_named_archived_and_deleted_with_nothing_else_lost(web, tmp_p
     assert r.status_code == 303 and r.headers["location"] == "/"
     assert web.get(gone).status_code == 404 and not (tmp_path / "data" / "batches" / name).exists()
     assert web.get(keep + "/files/worksheets.pdf").status_code == 200 and name not in web.get("/").text
-    assert web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "x" * 121}).status_code == 400
+    assert (
+        web.post(keep + "/manage", data={"csrf": web.csrf, "action": "rename", "label": "x" * 121}).status_code == 400
+    )
 
 
 def test_the_spanish_form_says_every_choice_in_spanish(web):
@@ -431,8 +477,11 @@ def test_a_class_is_named_by_its_teacher_or_its_class_list_and_its_files_after_i
     assert f"3B algebra, {today}" in home and "Monday 3B" in home and f"Self-attention, {today}" in home
     assert "batch-0001</a>" not in home
     assert home.index("Your classes") < home.index("Monday 3B") < home.index("New class")
-    files = {"gradebook": web.get(listed + "/class/gradebook.csv"), "handout": web.get(named + "/handout.pdf"),
-             "zip": web.get(plain + "/files.zip")}
+    files = {
+        "gradebook": web.get(listed + "/class/gradebook.csv"),
+        "handout": web.get(named + "/handout.pdf"),
+        "zip": web.get(plain + "/files.zip"),
+    }
     assert f'filename="3b-algebra-{today}-gradebook.csv"' in files["gradebook"].headers["content-disposition"]
     assert 'filename="monday-3b-handout.pdf"' in files["handout"].headers["content-disposition"]
     assert f'filename="self-attention-{today}-files.zip"' in files["zip"].headers["content-disposition"]

@@ -32,8 +32,11 @@ def web_batch(tmp, count: int, seed: int):
 
 def upload(teacher, csrf, batch, path) -> str:
     """The review page once the pile at `path` is read (its job done)."""
-    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
-                     files=[("scans", (path.name, path.read_bytes(), "application/pdf"))])
+    r = teacher.post(
+        f"/batches/{batch.id}/scans",
+        data={"csrf": csrf},
+        files=[("scans", (path.name, path.read_bytes(), "application/pdf"))],
+    )
     return ready(teacher, r.headers["location"])
 
 
@@ -43,21 +46,28 @@ def pile(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("webassign")
     store, teacher, csrf, batch = web_batch(tmp, 3, 12)
     filled = list(filled_sheets(batch.folder, seed=5, scan=dict(dpi=200, angle=1.0, quality=80)))
-    pages = [_without_codes(filled[0].pages[0]), cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180),
-             filled[2].pages[0]]
+    pages = [
+        _without_codes(filled[0].pages[0]),
+        cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180),
+        filled[2].pages[0],
+    ]
     pdf_of(pages, tmp / "pile.pdf")
     return store, teacher, csrf, batch, filled, tmp
 
 
 def _assign(teacher, csrf, batch, u, sheet, sheet_page="1"):
-    return teacher.post(f"/batches/{batch.id}/scans/{u.run}/assign",
-                        data={"csrf": csrf, "file": u.file, "page": str(u.page), "sheet": sheet, "sheet_page": sheet_page})
+    return teacher.post(
+        f"/batches/{batch.id}/scans/{u.run}/assign",
+        data={"csrf": csrf, "file": u.file, "page": str(u.page), "sheet": sheet, "sheet_page": sheet_page},
+    )
 
 
 def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(pile):
     store, teacher, csrf, batch, filled, tmp = pile
     review = upload(teacher, csrf, batch, tmp / "pile.pdf")
-    assert "3 pages: 1 identified, 2 not" in review and "2 pages not identified" in review, re.findall(r"<p class=\"summary\">(.*?)</p>|<h2>(.*?)</h2>", review)
+    assert "3 pages: 1 identified, 2 not" in review and "2 pages not identified" in review, re.findall(
+        r"<p class=\"summary\">(.*?)</p>|<h2>(.*?)</h2>", review
+    )
     assert str(tmp) not in review and "/uploads/" not in review  # the server's folders are no one's business
     listed = unidentified_pages(batch)
     assert [(u.file, u.page) for u in listed] == [("001.pdf", 1), ("001.pdf", 2)]
@@ -67,14 +77,18 @@ def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(p
 
     # The identified sheet's review goes on meanwhile: one box said, by hand.
     third = next(i for i in review_items(store, batch) if i.index == 3)
-    said = teacher.post(f"/api/batches/{batch.id}/review", json={"key": third.key, "value": "123"},
-                        headers={"x-csrf-token": csrf})
+    said = teacher.post(
+        f"/api/batches/{batch.id}/review", json={"key": third.key, "value": "123"}, headers={"x-csrf-token": csrf}
+    )
     assert said.status_code == 200
     before = len(store.saved(batch))
 
     # Refused, each in one line, nothing queued: no such student, no such page, not a number.
-    for sheet, page, words in (("Nobody Here", "1", "pick a student"), ("1", "2", "has 1 page"),
-                               ("1", "x", "whole number")):
+    for sheet, page, words in (
+        ("Nobody Here", "1", "pick a student"),
+        ("1", "2", "has 1 page"),
+        ("1", "x", "whole number"),
+    ):
         refused = _assign(teacher, csrf, batch, listed[0], sheet, page)
         assert refused.status_code == 400 and words in refused.text, refused.text[-400:]
     assert len(store.jobs_of(batch.id, "scan")) == 1
@@ -87,7 +101,7 @@ def test_a_page_not_identified_is_said_to_be_a_students_and_read_with_the_rest(p
     second = _assign(teacher, csrf, batch, unidentified_pages(batch)[0], batch.sheets[1]["code"])
     assert second.status_code == 303
     done = ready(teacher, second.headers["location"])
-    assert "not identified" not in done.split("</h1>", 1)[1].split("id=\"review\"")[0]
+    assert "not identified" not in done.split("</h1>", 1)[1].split('id="review"')[0]
     assert unidentified_pages(batch) == [] and len(store.saved(batch)) == 3 >= before
     # Both pages read into their own sheets, the upside-down one too, and the box said by hand kept.
     for index in (1, 2):

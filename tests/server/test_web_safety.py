@@ -24,8 +24,11 @@ from generator.web.app import create_app
 
 @pytest.fixture
 def web(tmp_path):
-    client = TestClient(create_app(Store(tmp_path / "data"), allowed_hosts=["attnsheet.school.example"]),
-                        base_url="http://127.0.0.1:8000", follow_redirects=False)
+    client = TestClient(
+        create_app(Store(tmp_path / "data"), allowed_hosts=["attnsheet.school.example"]),
+        base_url="http://127.0.0.1:8000",
+        follow_redirects=False,
+    )
     client.csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text).group(1)
     return client
 
@@ -38,17 +41,31 @@ def test_a_page_under_another_name_is_refused_dns_rebinding(web):
     # The attacker's name resolves to 127.0.0.1: the page, its CSRF token, and every change are refused.
     r = web.get("/", headers={"host": "attacker.example:8000"})
     assert r.status_code == 421 and "csrf" not in r.text and "--allowed-host" in r.json()["error"]
-    assert web.post("/batches", data={"csrf": web.csrf, "count": "1"},
-                    headers={"host": "attacker.example:8000"}).status_code == 421
+    assert (
+        web.post(
+            "/batches", data={"csrf": web.csrf, "count": "1"}, headers={"host": "attacker.example:8000"}
+        ).status_code
+        == 421
+    )
     # Addresses, localhost and the names the teacher allowed are this server.
-    for host in ("127.0.0.1:8000", "[::1]:8000", "localhost:8000", "app.localhost", "ATTNSHEET.school.example",
-                 "192.168.1.20:8000"):
+    for host in (
+        "127.0.0.1:8000",
+        "[::1]:8000",
+        "localhost:8000",
+        "app.localhost",
+        "ATTNSHEET.school.example",
+        "192.168.1.20:8000",
+    ):
         assert web.get("/", headers={"host": host}).status_code == 200, host
 
 
 def test_a_change_from_another_sites_page_is_refused_even_with_the_token(web):
-    for headers in ({"origin": "http://attacker.example"}, {"origin": "null"}, {"sec-fetch-site": "cross-site"},
-                    {"origin": "http://127.0.0.1:9999"}):
+    for headers in (
+        {"origin": "http://attacker.example"},
+        {"origin": "null"},
+        {"sec-fetch-site": "cross-site"},
+        {"origin": "http://127.0.0.1:9999"},
+    ):
         r = web.post("/batches", data={"csrf": web.csrf, "count": "1"}, headers=headers)
         assert r.status_code == 403 and "another site" in r.json()["error"], headers
     r = web.post("/batches", data={"csrf": web.csrf, "count": "1"}, headers={"origin": "http://127.0.0.1:8000"})
@@ -79,9 +96,12 @@ def test_a_planted_manifest_names_no_file_outside_its_batch(tmp_path, run):
 
 def test_answers_nested_too_deep_are_one_clear_line(web):
     location = make(web)
-    deep = b"{\"heads\": " + b"[" * 50 + b"]" * 50 + b"}"
-    r = web.post(f"/api{location}/sheets/1/grade", content=deep,
-                 headers={"x-csrf-token": web.csrf, "content-type": "application/json"})
+    deep = b'{"heads": ' + b"[" * 50 + b"]" * 50 + b"}"
+    r = web.post(
+        f"/api{location}/sheets/1/grade",
+        content=deep,
+        headers={"x-csrf-token": web.csrf, "content-type": "application/json"},
+    )
     assert r.status_code == 400 and "nested deeper" in r.json()["error"]
     deeper = b"[" * 200_000 + b"]" * 200_000  # past Python's recursion limit
     r = web.post(f"/api{location}/sheets/1/grade", content=deeper, headers={"x-csrf-token": web.csrf})
@@ -94,8 +114,9 @@ def served(tmp_path, monkeypatch):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(Store(tmp_path / "data")), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(Store(tmp_path / "data")), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -108,8 +129,10 @@ def served(tmp_path, monkeypatch):
 
 def test_a_client_that_stops_sending_its_body_is_cut_off(served):
     with socket.create_connection(("127.0.0.1", served), timeout=10) as client:
-        client.sendall(b"POST /batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"
-                       b"Content-Type: application/x-www-form-urlencoded\r\n\r\ncsrf=")
+        client.sendall(
+            b"POST /batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\n\r\ncsrf="
+        )
         reply = client.recv(4096).decode()  # answered within the bounded wait, not held open
     assert reply.startswith("HTTP/1.1 408")
 
@@ -127,8 +150,9 @@ def test_long_work_runs_beside_the_event_loop_not_on_it(served, monkeypatch):
     monkeypatch.setattr(web_app, "preview_html", slow_preview)
     base = f"http://127.0.0.1:{served}"
     results = {}
-    worker = threading.Thread(target=lambda: results.update(
-        preview=urllib.request.urlopen(base + "/preview?seed=2", timeout=60).status))
+    worker = threading.Thread(
+        target=lambda: results.update(preview=urllib.request.urlopen(base + "/preview?seed=2", timeout=60).status)
+    )
     worker.start()
     assert entered.wait(30)
     try:
@@ -152,14 +176,23 @@ def test_practice_never_states_a_value_before_the_student_has_worked_for_it(web)
     problem = rebuild(code)
     url, headers = f"/api/practice/{code}/grade", {"x-csrf-token": web.csrf}
     nothing = web.post(url, json={}, headers=headers).json()
-    said = [text for grids in nothing["explain"]["heads"] for grid in grids.values() for row in grid
-            for text in (row if isinstance(row, list) else [row]) if "from your own cells" in text]
+    said = [
+        text
+        for grids in nothing["explain"]["heads"]
+        for grid in grids.values()
+        for row in grid
+        for text in (row if isinstance(row, list) else [row])
+        if "from your own cells" in text
+    ]
     assert said == []
     head = solve(problem).heads[0]
     true = {name: getattr(head, name) for name in ("Q", "K", "V", "scores", "scaled", "powers", "A", "Z")}
     true.update(Q_copy=head.Q, V_copy=head.V, K_T=[list(r) for r in zip(*head.K)], sums=list(head.sums))
-    inputs = {name: [k[1] for k in ks if k[0] is not None and k[1] in true]
-              for (h, name), ks in step_inputs(problem).items() if h == 1}
+    inputs = {
+        name: [k[1] for k in ks if k[0] is not None and k[1] in true]
+        for (h, name), ks in step_inputs(problem).items()
+        if h == 1
+    }
     rng, stated = random.Random(7), 0
     for _ in range(6):  # partly filled sheets, some cells wrong
         grids = {}
@@ -167,8 +200,10 @@ def test_practice_never_states_a_value_before_the_student_has_worked_for_it(web)
             if name == "sums":
                 grids[name] = [str(v) if rng.random() < 0.7 else None for v in value]
             else:
-                grids[name] = [[(str(v + 1) if rng.random() < 0.1 else str(v)) if rng.random() < 0.7 else None
-                                for v in row] for row in value]
+                grids[name] = [
+                    [(str(v + 1) if rng.random() < 0.1 else str(v)) if rng.random() < 0.7 else None for v in row]
+                    for row in value
+                ]
         explain = web.post(url, json={"heads": [grids]}, headers=headers).json()["explain"]["heads"][0]
 
         def full(name):

@@ -35,8 +35,9 @@ def scanned(tmp_path_factory):
 
 def _upload(teacher, csrf, batch, path, name="pile.pdf", kind="application/pdf"):
     """The upload's answer, once the pile it sent is read (its job done)."""
-    r = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": csrf},
-                     files=[("scans", (name, path.read_bytes(), kind))])
+    r = teacher.post(
+        f"/batches/{batch.id}/scans", data={"csrf": csrf}, files=[("scans", (name, path.read_bytes(), kind))]
+    )
     if r.status_code == 303:
         ready(teacher, r.headers["location"])
     return r
@@ -66,8 +67,11 @@ def test_reviewing_every_box_gives_the_grades_of_the_same_answers_typed(scanned)
     by_code = {f.code: f for f in filled}
     for item in review_items(store, batch):  # as a person at the review says
         written = by_code[item.code].text((item.head, item.step, item.row - 1, item.col - 1))
-        r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
-                         content=json.dumps({"key": item.key, "value": written}))
+        r = teacher.post(
+            f"/api/batches/{batch.id}/review",
+            headers={"x-csrf-token": csrf},
+            content=json.dumps({"key": item.key, "value": written}),
+        )
         assert r.status_code == 200, r.text
     assert review_items(store, batch) == []
     assert "Every box is reviewed" in teacher.get(f"/batches/{batch.id}/review").text
@@ -78,14 +82,24 @@ def test_reviewing_every_box_gives_the_grades_of_the_same_answers_typed(scanned)
 
 def test_a_box_is_confirmed_once_and_foreign_names_lead_nowhere(scanned):
     store, teacher, csrf, batch, filled, tmp = scanned
-    r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
-                     content=json.dumps({"key": "1:1:Q:1:1", "value": "3"}))
+    r = teacher.post(
+        f"/api/batches/{batch.id}/review",
+        headers={"x-csrf-token": csrf},
+        content=json.dumps({"key": "1:1:Q:1:1", "value": "3"}),
+    )
     assert r.status_code == 400 and "confirmed already" in r.json()["error"]
-    assert teacher.post(f"/api/batches/{batch.id}/review", content=json.dumps({"key": "1:1:Q:1:1", "value": "3"})
-                        ).status_code == 403  # no CSRF token
+    assert (
+        teacher.post(
+            f"/api/batches/{batch.id}/review", content=json.dumps({"key": "1:1:Q:1:1", "value": "3"})
+        ).status_code
+        == 403
+    )  # no CSRF token
     for bad in ("1:1:nope:1:1", "9:1:Q:1:1", "x", "1:1:Q:99:1"):
-        r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
-                         content=json.dumps({"key": bad, "value": "3"}))
+        r = teacher.post(
+            f"/api/batches/{batch.id}/review",
+            headers={"x-csrf-token": csrf},
+            content=json.dumps({"key": bad, "value": "3"}),
+        )
         assert r.status_code in (400, 404), bad
     for path in ("run-1/crops/..%2F..%2Fmanifest.json", "run-1/other/x.png", "../x/crops/a.png", "run-1/pages/a.txt"):
         assert teacher.get(f"/batches/{batch.id}/scans/{path}").status_code == 404, path
@@ -99,8 +113,11 @@ def test_an_upload_that_is_no_scan_is_refused_and_leaves_nothing(scanned):
     assert r.status_code == 400 and "not a PDF" in r.text
     assert sorted(p.name for p in (batch.folder / "scans").iterdir()) == before
     picture = io.BytesIO(cv2.imencode(".png", filled[0].pages[0])[1].tobytes())
-    stale = teacher.post(f"/batches/{batch.id}/scans", data={"csrf": "wrong"},
-                         files=[("scans", ("a.png", picture.getvalue(), "image/png"))])
+    stale = teacher.post(
+        f"/batches/{batch.id}/scans",
+        data={"csrf": "wrong"},
+        files=[("scans", ("a.png", picture.getvalue(), "image/png"))],
+    )
     assert stale.status_code == 403
 
 
@@ -117,8 +134,11 @@ def test_a_long_value_is_kept_whole_and_a_longer_one_refused(scanned):
     answers["heads"][0]["powers"][0][0] = None  # as a box left in review
     save_sheet(store, batch, sheet, answers, source="scan")
     huge = "3" * 300  # a wrong power of a student's, as long as they come
-    r = teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},
-                     content=json.dumps({"key": f"{sheet['index']}:1:powers:1:1", "value": "1" * 1001}))
+    r = teacher.post(
+        f"/api/batches/{batch.id}/review",
+        headers={"x-csrf-token": csrf},
+        content=json.dumps({"key": f"{sheet['index']}:1:powers:1:1", "value": "1" * 1001}),
+    )
     assert r.status_code == 400 and "at most" in r.json()["error"]
     confirm(store, batch, f"{sheet['index']}:1:powers:1:1", huge)
     assert store.answers(batch, sheet)["heads"][0]["powers"][0][0] == huge
@@ -129,13 +149,42 @@ def test_the_command_line_reads_a_web_batchs_pile_through_its_store(scanned, tmp
     import sys
 
     store, teacher, csrf, batch, filled, tmp = scanned
-    result = subprocess.run([sys.executable, "-m", "generator", "scan", str(tmp / "pile.pdf"), "--batch", batch.id,
-                             "--data", str(store.root), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "scan",
+            str(tmp / "pile.pdf"),
+            "--batch",
+            batch.id,
+            "--data",
+            str(store.root),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "read 4 pages: 4 identified, 0 not; 4 sheets" in result.stderr
-    missing = subprocess.run([sys.executable, "-m", "generator", "scan", str(tmp / "pile.pdf"), "--batch", "nope",
-                              "--data", str(store.root), "--out", str(tmp_path / "o2")], capture_output=True, text=True)
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "scan",
+            str(tmp / "pile.pdf"),
+            "--batch",
+            "nope",
+            "--data",
+            str(store.root),
+            "--out",
+            str(tmp_path / "o2"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert missing.returncode != 0 and "no such batch" in missing.stderr and "Traceback" not in missing.stderr
 
 
@@ -153,8 +202,10 @@ def test_a_box_said_already_is_said_again_only_from_what_it_was(scanned):
     key = f"{sheet['index']}:1:Q:1:1"
     now = cell_at(answers, 1, "Q", 0, 0)
     assert now is not None
-    post = lambda body: teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf},  # noqa: E731
-                                     content=json.dumps(body))
+
+    def post(body):
+        return teacher.post(f"/api/batches/{batch.id}/review", headers={"x-csrf-token": csrf}, content=json.dumps(body))
+
     assert post({"key": key, "value": "41", "was": str(now) + "9"}).status_code == 400  # not what it holds
     assert post({"key": key, "value": "41", "was": str(now)}).status_code == 200
     assert cell_at(scan_answers(store, batch, sheet)[1], 1, "Q", 0, 0) == "41"

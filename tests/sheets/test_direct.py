@@ -91,12 +91,14 @@ def test_every_kinds_key_is_written_directly(kind, lang, paper):
 def test_framed_heads_over_pages_are_where_weasyprint_puts_them(tmp_path, shape, lang, paper):
     # Each framed head (and the concatenation) stays on one page: a frame that would cross a
     # page's foot starts the next, whose top margin repeats the name line.
-    options = {"two heads": DrawOptions(heads=2, d_k=2, d_v=2, output_projection=True),
-               "three heads": DrawOptions(heads=3, d_model=4, d_k=2, d_v=2, output_projection=True),
-               "one head with W_O": DrawOptions(output_projection=True),
-               # The first frame, with the worked example after its output, is too tall for a
-               # page: that head flows, the others keep their frames on a page each.
-               "three heads row": DrawOptions(heads=3, convention="row", d_model=4, d_k=2, d_v=2)}[shape]
+    options = {
+        "two heads": DrawOptions(heads=2, d_k=2, d_v=2, output_projection=True),
+        "three heads": DrawOptions(heads=3, d_model=4, d_k=2, d_v=2, output_projection=True),
+        "one head with W_O": DrawOptions(output_projection=True),
+        # The first frame, with the worked example after its output, is too tall for a
+        # page: that head flows, the others keep their frames on a page each.
+        "three heads row": DrawOptions(heads=3, convention="row", d_model=4, d_k=2, d_v=2),
+    }[shape]
     problem = draw(options, 11)[0]
     settings = Settings(paper=paper, lang=lang, worked=True)
     view = sheet_view(problem, solve(problem), Student("Zoë Ødegård", "3B"), settings, True)
@@ -190,8 +192,13 @@ def test_a_long_name_is_written_whole_and_smaller_on_its_line(key):
     pages = page_layout(view, Settings(), shaper())
     assert pages is not None
     (run,) = [r for r in pages[0].runs if r.text == LONG_NAME]
-    ada = [r for r in page_layout(sheet_view(problem, solve(problem), Student("Ada"), Settings(), key), Settings(),
-                                  shaper())[0].runs if r.text == "Ada"][0]
+    ada = [
+        r
+        for r in page_layout(
+            sheet_view(problem, solve(problem), Student("Ada"), Settings(), key), Settings(), shaper()
+        )[0].runs
+        if r.text == "Ada"
+    ][0]
     assert run.prose.size < ada.prose.size and abs(run.baseline - ada.baseline) < 0.01  # smaller, on the same baseline
     data, _ = direct.document([view], Settings())
     assert LONG_NAME in "".join(p.extract_text() for p in __import__("pypdf").PdfReader(io.BytesIO(data)).pages)
@@ -213,10 +220,12 @@ def test_a_direct_file_says_what_it_is():
 
 
 def test_a_class_batch_never_loads_weasyprint(tmp_path):
-    script = ("import sys\nfrom generator.cli import main\n"
-              "try:\n    main(['generate', '--count', '30', '--seed', '4', '--out', sys.argv[1], '--jobs', '1'])\n"
-              "except SystemExit as e:\n    assert not e.code, e.code\n"
-              "print(sorted(m for m in ('weasyprint', 'jinja2', 'fontTools.subset') if m in sys.modules))")
+    script = (
+        "import sys\nfrom generator.cli import main\n"
+        "try:\n    main(['generate', '--count', '30', '--seed', '4', '--out', sys.argv[1], '--jobs', '1'])\n"
+        "except SystemExit as e:\n    assert not e.code, e.code\n"
+        "print(sorted(m for m in ('weasyprint', 'jinja2', 'fontTools.subset') if m in sys.modules))"
+    )
     r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "[]"

@@ -26,7 +26,8 @@ def laid_out(problem, settings: Settings, key: bool, grows: bool):
     """The sheet's pages as the direct writer places them, its grid grown (or not)."""
     sheet = part(problem.kind, "sheet").SHEET
     view = (sheet if grows else replace(sheet, grows=lambda p: False)).view(
-        problem, solve(problem), Student(), settings, key)
+        problem, solve(problem), Student(), settings, key
+    )
     return page_layout(view, settings, shaper())
 
 
@@ -64,8 +65,9 @@ def shapes(kind: str, count: int) -> list:
 
 
 @pytest.mark.parametrize("kind", LAYERED)
-@pytest.mark.parametrize("paper, lang, key", [("a4", "en", False), ("letter", "es", True), ("a4", "es", True),
-                                              ("letter", "en", False)])
+@pytest.mark.parametrize(
+    "paper, lang, key", [("a4", "en", False), ("letter", "es", True), ("a4", "es", True), ("letter", "en", False)]
+)
 def test_grown_boxes_never_add_a_page_nor_pass_the_margins(kind, paper, lang, key):
     settings = Settings(paper=paper, lang=lang, worked=key)
     for problem in (p for o in shapes(kind, 5) for p in draw(o, 31, count=2)):
@@ -128,8 +130,9 @@ def test_no_caption_runs_into_the_next_on_a_sheet_laid_out_now(kind, lang):
             lines: dict[int, list[tuple[int, int]]] = {}
             for c in g.cells:
                 text = c.m.caption_text
-                start = (round((c.col + c.m.text_chars) / CAPTION_CHAR) - len(text) if c.end
-                         else round(c.col / CAPTION_CHAR))
+                start = (
+                    round((c.col + c.m.text_chars) / CAPTION_CHAR) - len(text) if c.end else round(c.col / CAPTION_CHAR)
+                )
                 lines.setdefault(c.row, []).append((start, start + len(text.rstrip())))
             for row, spans in lines.items():
                 spans.sort()

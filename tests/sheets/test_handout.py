@@ -19,13 +19,28 @@ from generator.output.handout import CARD_HEIGHTS_MM, COLUMNS, MARGINS_MM, ROWS
 from generator.sheet.style import PAPER_WIDTHS_PT
 from generator.web.app import create_app
 
-NAMES = ["Zoë Álvarez-Núñez", "<b>Ben</b> & Ode", "Chidi Okafor", "Dana Ólafsdóttir", "Eun-ji Park", "Femi Adé",
-         "Gro Øvrebø", "Hana Novák", "Ivo Ilić", "Jana Šimková", "Kofi Mensah", "Lena Müller"]
+NAMES = [
+    "Zoë Álvarez-Núñez",
+    "<b>Ben</b> & Ode",
+    "Chidi Okafor",
+    "Dana Ólafsdóttir",
+    "Eun-ji Park",
+    "Femi Adé",
+    "Gro Øvrebø",
+    "Hana Novák",
+    "Ivo Ilić",
+    "Jana Šimková",
+    "Kofi Mensah",
+    "Lena Müller",
+]
 
 
 def _client(tmp_path, base: str, public_url: str = "") -> TestClient:
-    client = TestClient(create_app(Store(tmp_path / "data"), public_url=public_url, allowed_hosts=("192.168.1.20",)),
-                        base_url=base, follow_redirects=False)
+    client = TestClient(
+        create_app(Store(tmp_path / "data"), public_url=public_url, allowed_hosts=("192.168.1.20",)),
+        base_url=base,
+        follow_redirects=False,
+    )
     client.csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/").text).group(1)
     return client
 
@@ -44,7 +59,7 @@ def _qr_links(pdf: bytes, paper: str = "a4", dpi: int = 150) -> list[str]:
         for row in range(ROWS):
             for col in range(COLUMNS):
                 top, left = MARGINS_MM[0] + 4 + row * CARD_HEIGHTS_MM[paper], MARGINS_MM[1] + col * column
-                crop = grey[int(top * mm):int((top + 45) * mm), int(left * mm):int((left + 45) * mm)]
+                crop = grey[int(top * mm) : int((top + 45) * mm), int(left * mm) : int((left + 45) * mm)]
                 tries = (crop, cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
                 text = next((t for picture in tries for d in detectors if (t := d.detectAndDecode(picture)[0])), "")
                 if text:
@@ -56,8 +71,12 @@ def _qr_links(pdf: bytes, paper: str = "a4", dpi: int = 150) -> list[str]:
 def test_every_student_has_a_card_whose_qr_opens_their_own_sheet(tmp_path, lang, paper):
     web = _client(tmp_path, "http://192.168.1.20:8000")
     roster = ("roster", ("class.csv", ("name\n" + "\n".join(f'"{n}"' for n in NAMES) + "\n").encode(), "text/csv"))
-    page = web.get(made(web, web.post("/batches", data={"csrf": web.csrf, "seed": "4", "lang": lang,
-                                                         "paper": paper}, files=[roster]))).text
+    page = web.get(
+        made(
+            web,
+            web.post("/batches", data={"csrf": web.csrf, "seed": "4", "lang": lang, "paper": paper}, files=[roster]),
+        )
+    ).text
     url = re.search(r'<a href="([^"]+)" id="handout">', page).group(1)
     answer = web.get(url)
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/pdf"
@@ -83,8 +102,10 @@ def test_the_handout_follows_the_servers_public_address(tmp_path):
     pdf = web.get(f"{location}/handout.pdf").content
     assert all(link.startswith("https://attnsheet.school.example/s/") for link in _qr_links(pdf))
     assert len(_qr_links(pdf)) == 2
-    assert "https://attnsheet.school.example/s " in " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages) \
+    assert (
+        "https://attnsheet.school.example/s " in " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
         or "https://attnsheet.school.example/s" in PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    )
 
 
 def test_the_handout_is_made_once_for_what_it_prints(tmp_path):
@@ -97,8 +118,12 @@ def test_the_handout_is_made_once_for_what_it_prints(tmp_path):
     kept[0].write_bytes(first + b"%kept")  # served from the kept file, not made again
     assert web.get(f"{location}/handout.pdf").content == first + b"%kept"
     # A new name is printed on the cards: made again, the old file gone.
-    assert web.post(f"{location}/manage", data={"csrf": web.csrf, "action": "rename", "label": "Monday 3B"}
-                    ).status_code == 303
+    assert (
+        web.post(f"{location}/manage", data={"csrf": web.csrf, "action": "rename", "label": "Monday 3B"}).status_code
+        == 303
+    )
     again = web.get(f"{location}/handout.pdf").content
-    assert again != first and b"%kept" not in again and "Monday 3B" in PdfReader(io.BytesIO(again)).pages[0].extract_text()
+    assert (
+        again != first and b"%kept" not in again and "Monday 3B" in PdfReader(io.BytesIO(again)).pages[0].extract_text()
+    )
     assert len(list(folder.glob(".handout-*.pdf"))) == 1

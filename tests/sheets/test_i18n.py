@@ -19,8 +19,9 @@ METHODS = [(section.split(":", 1)[1].strip(), section.split(":", 1)[0].strip()) 
 def sheet_messages() -> set[str]:
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(ROOT), METHODS, options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern, method in METHODS
-                                         if method == "jinja2"},
+        str(ROOT),
+        METHODS,
+        options_map={pattern: {"extensions": "jinja2.ext.i18n"} for pattern, method in METHODS if method == "jinja2"},
         keywords={"_": None, "gettext": None, "N_": None},  # as `make messages` extracts them
     ):
         if "/generator/" in _file or _file.startswith(("generator", "templates")):

@@ -42,16 +42,32 @@ def test_a_default_ffn_or_block_is_one_page_inside_its_margins(run, tmp_path, ki
 
 @pytest.mark.parametrize("convention", ["column", "row"])
 def test_a_computed_block_takes_two_pages_with_R_and_its_layers_together(run, tmp_path, convention):
-    r = run("generate", *KINDS["computed"], "--count", "1", "--seed", "11", "--convention", convention, "--out",
-            str(tmp_path), "--jobs", "1")
+    r = run(
+        "generate",
+        *KINDS["computed"],
+        "--count",
+        "1",
+        "--seed",
+        "11",
+        "--convention",
+        convention,
+        "--out",
+        str(tmp_path),
+        "--jobs",
+        "1",
+    )
     assert r.code == 0, r.err
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(tmp_path / name)
         assert len(found) <= 2, (name, len(found))
         inside(name, found)
         # R's caption ("R = X + Z", no comma: the rules box's has one) and the layers' on one page.
-        holding = {k for k, (_, _, words) in enumerate(found) for i in range(len(words) - 4)
-                   if [w[4] for w in words[i:i + 5]] == ["R", "=", "X", "+", "Z"]}
+        holding = {
+            k
+            for k, (_, _, words) in enumerate(found)
+            for i in range(len(words) - 4)
+            if [w[4] for w in words[i : i + 5]] == ["R", "=", "X", "+", "Z"]
+        }
         holding |= {k for k, (_, _, words) in enumerate(found) if any(w[4] == "H_pre" for w in words)}
         assert len(holding) == 1, (name, holding)
 
@@ -59,8 +75,10 @@ def test_a_computed_block_takes_two_pages_with_R_and_its_layers_together(run, tm
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_worked_keys_and_graded_sheets_print(run, tmp_path, kind):
     out = tmp_path / "b"
-    assert run("generate", *KINDS[kind], "--count", "2", "--seed", "3", "--out", str(out), "--worked",
-               "--jobs", "1").code == 0
+    assert (
+        run("generate", *KINDS[kind], "--count", "2", "--seed", "3", "--out", str(out), "--worked", "--jobs", "1").code
+        == 0
+    )
     words = " ".join(w[4] for _, _, ws in pages(out / "answer-keys.pdf") for w in ws)
     assert "ReLU(" in words and "[W1" in words  # the worked example's layer lines
     manifest = json.loads((out / "manifest.json").read_text())
@@ -79,13 +97,35 @@ def test_worked_keys_and_graded_sheets_print(run, tmp_path, kind):
 def test_blank_templates_and_own_problems_of_the_new_kinds(run, tmp_path):
     from conftest import EXAMPLES
 
-    r = run("generate", "--kind", "transformer", "--attention", "computed", "--heads", "2", "--output-projection",
-            "--blank", "--out", str(tmp_path / "a"), "--jobs", "1")
+    r = run(
+        "generate",
+        "--kind",
+        "transformer",
+        "--attention",
+        "computed",
+        "--heads",
+        "2",
+        "--output-projection",
+        "--blank",
+        "--out",
+        str(tmp_path / "a"),
+        "--jobs",
+        "1",
+    )
     assert r.code == 0, r.err
     assert "Z_concat" in " ".join(w[4] for _, _, ws in pages(tmp_path / "a" / "worksheets.pdf") for w in ws)
     for example in ("ffn.json", "block.json"):
-        r = run("generate", "--problem", str(EXAMPLES / example), "--count", "2", "--out", str(tmp_path / example),
-                "--jobs", "1")
+        r = run(
+            "generate",
+            "--problem",
+            str(EXAMPLES / example),
+            "--count",
+            "2",
+            "--out",
+            str(tmp_path / example),
+            "--jobs",
+            "1",
+        )
         assert r.code == 0, r.err
         code = json.loads((tmp_path / example / "manifest.json").read_text())["sheets"][1]["code"]
         r = run("key", code, "--problem", str(EXAMPLES / example), "--out", str(tmp_path / f"{example}-key"))
@@ -104,17 +144,18 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
     home = web.get("/").text
     csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
     assert 'id="f-kind"' in home and 'name="residual" type="checkbox" checked' in home
-    for kind, fields, cells in (("ffn", {"residual": "on"}, 4 * 3 * 2 + 3 * 3 * 2),
-                                ("transformer", {}, 3 * 3 * 6)):
-        location = made(web, web.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5", "kind": kind,
-                                                        **fields}))
+    for kind, fields, cells in (("ffn", {"residual": "on"}, 4 * 3 * 2 + 3 * 3 * 2), ("transformer", {}, 3 * 3 * 6)):
+        location = made(
+            web, web.post("/batches", data={"csrf": csrf, "count": "2", "seed": "5", "kind": kind, **fields})
+        )
         manifest = json.loads(web.get(location + "/files/manifest.json").text)
         sheet = manifest["sheets"][0]
         assert sheet["problem"]["kind"] == kind
         page = web.get(location + "/sheets/1")
         assert page.status_code == 200 and page.text.count('class="cell"') == cells
-        answers = {name: sheet["solution"][name] for name in ("Z", "R", "H_pre", "H", "Y", "out")
-                   if name in sheet["solution"]}
+        answers = {
+            name: sheet["solution"][name] for name in ("Z", "R", "H_pre", "H", "Y", "out") if name in sheet["solution"]
+        }
         headers = {"x-csrf-token": csrf}
         graded = web.post(f"/api{location}/sheets/1/grade", json=answers, headers=headers).json()
         assert graded["points"] == graded["total"] == cells, graded
@@ -129,8 +170,11 @@ def test_the_web_app_makes_enters_and_grades_an_ffn_and_a_block(tmp_path):
     assert r.status_code == 303 and r.headers["location"].startswith("/practice/")
     code = r.headers["location"].rsplit("/", 1)[1]
     assert web.get(f"/practice/{code}").text.count('class="cell"') == 4 * 3 * 2 + 3 * 3 * 2
-    graded = web.post(f"/api/practice/{code}/grade", json={"H_pre": [[0, None, None]] + [[None] * 3] * 3},
-                      headers={"x-csrf-token": csrf}).json()
+    graded = web.post(
+        f"/api/practice/{code}/grade",
+        json={"H_pre": [[0, None, None]] + [[None] * 3] * 3},
+        headers={"x-csrf-token": csrf},
+    ).json()
     assert graded["cells"]["H_pre"][0][0] in ("correct", "wrong")
     assert "row 1 of [W1 | b1] · column 1 of [X ; 1]" in graded["explain"]["H_pre"][0][0]
     assert "ReLU" in graded["explain"]["H"][0][0]
@@ -146,8 +190,24 @@ def test_the_page_tests_sweep_the_kinds_shapes(run, tmp_path, kind, convention):
     overlapping, and each product's caption on the page of its factors' (a band is never split)."""
     for n, d, f in SWEEP:
         out = tmp_path / f"{n}{d}{f}"
-        r = run("generate", *KINDS[kind], "--tokens", str(n), "--d-model", str(d), "--d-ff", str(f), "--seed", "2",
-                "--convention", convention, "--out", str(out), "--jobs", "1")
+        r = run(
+            "generate",
+            *KINDS[kind],
+            "--tokens",
+            str(n),
+            "--d-model",
+            str(d),
+            "--d-ff",
+            str(f),
+            "--seed",
+            "2",
+            "--convention",
+            convention,
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        )
         if r.code == 2 and "must all differ" in r.err:
             continue  # a shape whose tokens cannot all differ is refused up front
         assert r.code == 0, (n, d, f, r.err)

@@ -37,10 +37,14 @@ def test_every_printed_number_has_a_gap_to_its_neighbours_and_the_bracket(shape)
         for m in matrices(problem):
             for line in m.lines:
                 for j in range(m.cols):
-                    cell = line[j * m.cell_w:(j + 1) * m.cell_w].ljust(m.cell_w)
+                    cell = line[j * m.cell_w : (j + 1) * m.cell_w].ljust(m.cell_w)
                     # A space each side of every value: two between neighbours, one to the bracket.
                     assert not cell.strip() or (cell[0] == " " and cell[-1] == " "), (
-                        problem.code, m.label, repr(line), j)
+                        problem.code,
+                        m.label,
+                        repr(line),
+                        j,
+                    )
 
 
 @pytest.mark.parametrize("convention", ["column", "row"])
@@ -64,8 +68,9 @@ def test_a_sheet_measured_as_empty_boxes_has_the_keys_sizes(shape):
         solution = solve(problem)
         _, key, _ = head_layout(problem, solution, 0, True)
         _, empty, _ = head_layout(problem, solution, 0, False, blank=True)
-        assert {n: (g.width_pt, g.height_pt) for n, g in key.items()} == \
-               {n: (g.width_pt, g.height_pt) for n, g in empty.items()}, problem.code
+        assert {n: (g.width_pt, g.height_pt) for n, g in key.items()} == {
+            n: (g.width_pt, g.height_pt) for n, g in empty.items()
+        }, problem.code
 
 
 MM = 72 / 25.4
@@ -76,8 +81,9 @@ def _writing_rows(panel) -> list[tuple[float, list[float]]]:
     from generator.sheet.style import BOX_LINE, GUIDE_LINE, MASK_FILL, TONES
 
     tints = {tone.tint for tone in TONES.values()}
-    lines = {colour: [p for _, _, polylines in [s] for p in polylines]
-             for s in panel.shapes.strokes for colour in [s[0]]}
+    lines = {
+        colour: [p for _, _, polylines in [s] for p in polylines] for s in panel.shapes.strokes for colour in [s[0]]
+    }
     rules = [(p[0][1], p[0][0], p[1][0]) for p in lines.get(BOX_LINE, []) if p[0][1] == p[1][1]]
     guides = [(p[0][1], p[0][0]) for p in lines.get(GUIDE_LINE, [])]
     rows = []
@@ -102,8 +108,9 @@ def test_every_writing_box_is_big_enough_to_write_in(convention, heads, projecte
     from generator.sheet.sheets import sheet_view
 
     options = DrawOptions(convention=convention, heads=heads, output_projection=projected)
-    for problem in draw(options, 3, 2) + draw(DrawOptions(tokens=8, d_model=8, max_sum=2000,
-                                                          convention=convention), 3, 1):
+    for problem in draw(options, 3, 2) + draw(
+        DrawOptions(tokens=8, d_model=8, max_sum=2000, convention=convention), 3, 1
+    ):
         try:
             view = sheet_view(problem, solve(problem), Student("Ada"), Settings(paper=paper, lang=lang), False)
         except LayoutError:

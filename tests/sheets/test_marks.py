@@ -28,12 +28,15 @@ def dark(image: Image.Image, x_pt: float, y_pt: float, w_pt: float, h_pt: float)
     return sum(v < 128 for v in data) / max(len(data), 1)
 
 
-@pytest.mark.parametrize("args", [
-    ("--count", "1", "--seed", "7"),  # written directly
-    ("--count", "1", "--seed", "7", "--paper", "letter", "--lang", "es"),
-    ("--count", "1", "--seed", "3", "--tokens", "8", "--d-model", "10", "--heads", "2", "--output-projection"),
-    ("--kind", "transformer", "--attention", "computed", "--seed", "4"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--count", "1", "--seed", "7"),  # written directly
+        ("--count", "1", "--seed", "7", "--paper", "letter", "--lang", "es"),
+        ("--count", "1", "--seed", "3", "--tokens", "8", "--d-model", "10", "--heads", "2", "--output-projection"),
+        ("--kind", "transformer", "--attention", "computed", "--seed", "4"),
+    ],
+)
 def test_every_worksheet_page_has_four_marks_and_nothing_near_them(run, tmp_path, args):
     out = tmp_path / "out"
     assert run("generate", *args, "--out", str(out)).code == 0
@@ -43,12 +46,18 @@ def test_every_worksheet_page_has_four_marks_and_nothing_near_them(run, tmp_path
         for m in registration_marks(width, height):
             assert dark(image, m.x + 1, m.y + 1, m.size - 2, m.size - 2) > 0.95  # solid
             ring = 2.5 * MM  # clear all round: nothing printed within 2.5 mm of a mark
-            around = [(m.x - ring, m.y - ring, m.size + 2 * ring, ring - 1), (m.x - ring, m.y + m.size + 1, m.size + 2 * ring, ring - 1),
-                      (m.x - ring, m.y, ring - 1, m.size), (m.x + m.size + 1, m.y, ring - 1, m.size)]
+            around = [
+                (m.x - ring, m.y - ring, m.size + 2 * ring, ring - 1),
+                (m.x - ring, m.y + m.size + 1, m.size + 2 * ring, ring - 1),
+                (m.x - ring, m.y, ring - 1, m.size),
+                (m.x + m.size + 1, m.y, ring - 1, m.size),
+            ]
             assert all(dark(image, *r) < 0.001 for r in around)
     for image in keys:  # a key is never scanned: no marks
         width, height = image.width * 72 / DPI, image.height * 72 / DPI
-        assert all(dark(image, m.x + 1, m.y + 1, m.size - 2, m.size - 2) < 0.01 for m in registration_marks(width, height))
+        assert all(
+            dark(image, m.x + 1, m.y + 1, m.size - 2, m.size - 2) < 0.01 for m in registration_marks(width, height)
+        )
 
 
 def test_a_worksheet_that_needs_the_text_engine_has_its_marks_too(run, tmp_path):

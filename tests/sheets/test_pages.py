@@ -21,8 +21,10 @@ PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S
 def pages(pdf) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
     """Each page's size and its words' boxes, in points."""
     xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    return [(float(w), float(h), [(*map(float, m.groups()[:4]), m.group(5)) for m in WORD.finditer(body)])
-            for w, h, body in PAGE.findall(xml)]
+    return [
+        (float(w), float(h), [(*map(float, m.groups()[:4]), m.group(5)) for m in WORD.finditer(body)])
+        for w, h, body in PAGE.findall(xml)
+    ]
 
 
 def ink(word) -> tuple[float, float]:
@@ -95,8 +97,20 @@ def test_a_worked_key_keeps_every_expression_whole_and_inside_the_page(run, tmp_
 def test_a_worked_row_key_keeps_its_example_with_the_output_never_alone(run, tmp_path, lang, paper):
     # It used to follow the output onto a page of its own. Now the key's lines give it room on
     # the first page (A4), or the output starts the second page with the example below it.
-    args = ("--count", "3", "--seed", "5", "--convention", "row", "--lang", lang, "--paper", paper, "--worked",
-            "--split")
+    args = (
+        "--count",
+        "3",
+        "--seed",
+        "5",
+        "--convention",
+        "row",
+        "--lang",
+        lang,
+        "--paper",
+        paper,
+        "--worked",
+        "--split",
+    )
     assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
     for key in sorted((tmp_path / "keys").iterdir()):
         found = pages(key)
@@ -115,8 +129,23 @@ SHAPES = [  # shapes that printed off the page or in an empty frame before (issu
     ("--heads", "3", "--output-projection", "--convention", "row", "--seed", "11"),
     ("--heads", "2", "--output-projection", "--convention", "row", "--seed", "11"),
     ("--heads", "2", "--output-projection", "--convention", "row", "--preset", "hard", "--seed", "2"),
-    ("--tokens", "12", "--d-model", "8", "--heads", "4", "--d-v", "8", "--output-projection", "--max-score", "12",
-     "--max-sum", "100000", "--seed", "1"),
+    (
+        "--tokens",
+        "12",
+        "--d-model",
+        "8",
+        "--heads",
+        "4",
+        "--d-v",
+        "8",
+        "--output-projection",
+        "--max-score",
+        "12",
+        "--max-sum",
+        "100000",
+        "--seed",
+        "1",
+    ),
     ("--heads", "4", "--output-projection", "--seed", "1"),
     ("--heads", "3", "--output-projection", "--paper", "letter", "--lang", "es", "--seed", "5"),
 ]
@@ -144,8 +173,22 @@ def test_a_big_shape_prints_inside_its_pages_or_is_refused_before_any_file(run, 
 @pytest.mark.parametrize("convention", ["column", "row"])
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_a_sheet_over_several_pages_keeps_each_product_with_its_factors(run, tmp_path, convention, paper):
-    args = ("--tokens", "8", "--d-model", "8", "--max-sum", "2000", "--convention", convention, "--paper", paper,
-            "--count", "3", "--seed", "2")
+    args = (
+        "--tokens",
+        "8",
+        "--d-model",
+        "8",
+        "--max-sum",
+        "2000",
+        "--convention",
+        convention,
+        "--paper",
+        paper,
+        "--count",
+        "3",
+        "--seed",
+        "2",
+    )
     assert run("generate", *args, "--out", str(tmp_path), "--jobs", "1").code == 0
     for name in ("worksheets.pdf", "answer-keys.pdf"):
         found = pages(tmp_path / name)
@@ -182,10 +225,28 @@ def test_a_big_row_sheet_stacks_its_elementwise_steps_and_keeps_its_numbers_legi
     for problem in draw(options, 1, 5):
         head = sheet_view(problem, solve(problem), Student(), Settings(), True).heads[0]
         # Five matrices abreast printed at 6.7 pt; S', E and the sums now go below the scores.
-        assert head.stacked and all(p.scale >= 0.8 for name, band in head.bands if name == "att" for p in band), \
+        assert head.stacked and all(p.scale >= 0.8 for name, band in head.bands if name == "att" for p in band), (
             problem.code
-    r = run("generate", "--tokens", "10", "--d-model", "8", "--max-sum", "5000", "--max-score", "5", "--count", "5",
-            "--seed", "1", "--out", str(tmp_path / "t"), "--jobs", "1")
+        )
+    r = run(
+        "generate",
+        "--tokens",
+        "10",
+        "--d-model",
+        "8",
+        "--max-sum",
+        "5000",
+        "--max-score",
+        "5",
+        "--count",
+        "5",
+        "--seed",
+        "1",
+        "--out",
+        str(tmp_path / "t"),
+        "--jobs",
+        "1",
+    )
     # Fractions like 4374/4999 on ten tokens would print under 7 pt: refused, before any file.
     assert r.code == 1 and "under 7 pt" in r.err and "use fewer --tokens" in r.err
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
@@ -219,9 +280,15 @@ def products_apart(found, convention: str) -> list:
     return apart
 
 
-GRID = [(convention, heads, projected, paper, lang)
-        for convention in ("column", "row") for heads in (1, 2, 3) for projected in (False, True)
-        for paper in ("a4", "letter") for lang in ("en", "es") if heads > 1 or not projected or paper == "a4"]
+GRID = [
+    (convention, heads, projected, paper, lang)
+    for convention in ("column", "row")
+    for heads in (1, 2, 3)
+    for projected in (False, True)
+    for paper in ("a4", "letter")
+    for lang in ("en", "es")
+    if heads > 1 or not projected or paper == "a4"
+]
 
 
 @pytest.mark.parametrize("convention, heads, projected, paper, lang", GRID)
@@ -252,10 +319,20 @@ def test_a_graded_sheet_keeps_its_worksheets_one_page_layout(run, tmp_path, pape
     # The score in its header takes room from the lines (nobody writes on a graded sheet),
     # not the layout: it stays the page the student wrote on.
     batch, answers = tmp_path / "batch", tmp_path / "answers.json"
-    assert run("generate", "--count", "2", "--seed", "5", "--paper", paper, "--out", str(batch), "--jobs", "1").code == 0
+    assert (
+        run("generate", "--count", "2", "--seed", "5", "--paper", paper, "--out", str(batch), "--jobs", "1").code == 0
+    )
     assert run("answers", "--manifest", str(batch / "manifest.json"), "--all", "--out", str(answers)).code == 0
-    r = run("grade", str(answers), "--manifest", str(batch / "manifest.json"), "--out", str(tmp_path / "g"),
-            "--paper", paper)
+    r = run(
+        "grade",
+        str(answers),
+        "--manifest",
+        str(batch / "manifest.json"),
+        "--out",
+        str(tmp_path / "g"),
+        "--paper",
+        paper,
+    )
     assert r.code == 0, r.err
     graded = sorted((tmp_path / "g" / "graded").glob("*.pdf"))
     assert len(graded) == 2

@@ -39,15 +39,17 @@ def both(view: dict, settings: Settings) -> tuple[bytes, bytes]:
     """The sheet painted, and drawn by WeasyPrint alone from the HTML with the grids in it."""
     r = renderer()
     painted = r.pdf([r.sheet(view, settings)])
-    drawn = r.pdf([r.render(document_html([view], settings, page_css=False),
-                            page_css_text(settings, scanned=is_scanned(view)))])
+    drawn = r.pdf(
+        [r.render(document_html([view], settings, page_css=False), page_css_text(settings, scanned=is_scanned(view)))]
+    )
     return painted, drawn
 
 
 def raster(pdf: bytes, tmp_path, name: str) -> list[Image.Image]:
     (tmp_path / f"{name}.pdf").write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-r", "100", "-gray", "-png", str(tmp_path / f"{name}.pdf"), str(tmp_path / name)],
-                   check=True)
+    subprocess.run(
+        ["pdftoppm", "-r", "100", "-gray", "-png", str(tmp_path / f"{name}.pdf"), str(tmp_path / name)], check=True
+    )
     return [Image.open(p) for p in sorted(tmp_path.glob(f"{name}-*.png"))]
 
 
@@ -135,9 +137,10 @@ def test_the_qr_code_paints_exactly_the_dark_modules():
     from generator.sheet.qr import qr_shapes
 
     code = draw(DrawOptions(), 7)[0].code
-    dark = {(x, y) for y, row in enumerate(segno.make(code, error="m", micro=False).matrix)
-            for x, v in enumerate(row) if v}
-    (colour, rects), = qr_shapes(code).fills
+    dark = {
+        (x, y) for y, row in enumerate(segno.make(code, error="m", micro=False).matrix) for x, v in enumerate(row) if v
+    }
+    ((colour, rects),) = qr_shapes(code).fills
     painted = [(int(x) + k, int(y)) for x, y, w, h in rects for k in range(int(w)) if h == 1]
     assert sorted(painted) == sorted(dark) and colour == "#000000"
 
@@ -158,11 +161,13 @@ def test_a_panel_cut_by_a_page_break_is_not_painted():
         p = PanelView(width_pt=60.0, height_pt=height, scale=1.0, shapes=_no_shapes(), layers=())
         painter = Painter()
         anchor = painter(p).anchor
-        html = (f'<html><body style="margin: 0"><div style="height: {top}pt"></div>'
-                f'<div id="{anchor}" style="width: 60pt; height: {height}pt"></div></body></html>')
+        html = (
+            f'<html><body style="margin: 0"><div style="height: {top}pt"></div>'
+            f'<div id="{anchor}" style="width: 60pt; height: {height}pt"></div></body></html>'
+        )
         return renderer().render(html, page_css, painter)
 
-    (placed,), = laid_out(20, 300).placements  # one page, one panel: its box in points from the top left
+    ((placed,),) = laid_out(20, 300).placements  # one page, one panel: its box in points from the top left
     assert placed.box == pytest.approx((0, 20, 60, 320), abs=0.01)
     (), (moved,) = laid_out(700, 300).placements  # no room left: WeasyPrint moves it whole to page 2
     assert moved.page == 2 and moved.box == pytest.approx((0, 0, 60, 300), abs=0.01)
@@ -194,6 +199,7 @@ def test_a_pdf_we_cannot_paint_into_is_drawn_by_weasyprint(monkeypatch, how):
     solution = solve(problem)
     view = sheet_view(problem, solution, Student("Ada"), Settings(), True)
     if how == "painting fails":
+
         def broken(*args):
             raise KeyError("/Resources")
 
@@ -227,8 +233,9 @@ def test_a_combined_file_keeps_one_copy_of_each_panel_font():
     r = renderer()
     parts = []
     for problems in (draw(DrawOptions(), 3, 2), draw(DrawOptions(), 4, 2)):
-        parts.append(r.pdf([r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings())
-                            for p in problems]))
+        parts.append(
+            r.pdf([r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings()) for p in problems])
+        )
     joined = pikepdf.open(io.BytesIO(merge(parts)))
     fonts: dict[str, set] = {}
     for page in joined.pages:
@@ -270,7 +277,9 @@ def test_a_combined_file_is_written_a_part_at_a_time():
         for seed in (3, 4, 5):
             asked.append(seed)
             problems = draw(DrawOptions(), seed, 2)
-            yield r.pdf([r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings()) for p in problems])
+            yield r.pdf(
+                [r.sheet(sheet_view(p, solve(p), Student("Ada"), Settings(), True), Settings()) for p in problems]
+            )
 
     chunks = merge_chunks(parts())
     written = [next(chunks), next(chunks)]  # the header, then the first part's first object
@@ -292,6 +301,8 @@ def test_renumbering_leaves_strings_alone():
         return 100 + objgen[0]
 
     text = rb"<< /A 1 0 R /S (a (b) \) 2 0 R) /H <3120302052> /K [ 3 0 R 4 1 R ] /D << /E 5 0 R >> >>"
-    assert renumbered(text, ref) == (rb"<< /A 101 0 R /S (a (b) \) 2 0 R) /H <3120302052> "
-                                      rb"/K [ 103 0 R 104 0 R ] /D << /E 105 0 R >> >>")
+    assert renumbered(text, ref) == (
+        rb"<< /A 101 0 R /S (a (b) \) 2 0 R) /H <3120302052> "
+        rb"/K [ 103 0 R 104 0 R ] /D << /E 105 0 R >> >>"
+    )
     assert seen == [(1, 0), (3, 0), (4, 1), (5, 0)]

@@ -21,8 +21,19 @@ BATCHES = {
     "hard": ["--count", "2", "--seed", "5", "--preset", "hard"],
     "easy-worked": ["--count", "2", "--seed", "11", "--preset", "easy", "--worked"],
     "heads-wo": ["--count", "2", "--seed", "9", "--heads", "3", "--output-projection"],
-    "row-es-letter": ["--count", "2", "--seed", "4", "--convention", "row", "--lang", "es", "--paper", "letter",
-                      "--worked"],
+    "row-es-letter": [
+        "--count",
+        "2",
+        "--seed",
+        "4",
+        "--convention",
+        "row",
+        "--lang",
+        "es",
+        "--paper",
+        "letter",
+        "--worked",
+    ],
     "causal": ["--count", "2", "--seed", "3", "--causal", "--worked"],
     "exact": ["--count", "1", "--seed", "8", "--rules", "exact"],
     "wide": ["--count", "1", "--seed", "6", "--tokens", "6", "--d-model", "7", "--d-k", "4"],
@@ -30,8 +41,24 @@ BATCHES = {
     "ffn-row": ["--count", "2", "--seed", "12", "--kind", "ffn", "--convention", "row", "--no-residual"],
     "block": ["--count", "2", "--seed", "2", "--kind", "transformer", "--worked"],
     "block-computed": ["--count", "1", "--seed", "3", "--kind", "transformer", "--attention", "computed"],
-    "block-heads-row-es": ["--count", "1", "--seed", "7", "--kind", "transformer", "--attention", "computed",
-                           "--heads", "2", "--output-projection", "--convention", "row", "--lang", "es", "--worked"],
+    "block-heads-row-es": [
+        "--count",
+        "1",
+        "--seed",
+        "7",
+        "--kind",
+        "transformer",
+        "--attention",
+        "computed",
+        "--heads",
+        "2",
+        "--output-projection",
+        "--convention",
+        "row",
+        "--lang",
+        "es",
+        "--worked",
+    ],
     "blank": ["--count", "1", "--blank"],
     "blank-ffn": ["--count", "1", "--blank", "--kind", "ffn"],
     "blank-block": ["--count", "1", "--blank", "--kind", "transformer", "--attention", "computed"],
@@ -50,8 +77,11 @@ problem and the solution are taken from the code the first draw printed for that
 
 def digest(folder: Path) -> dict[str, str]:
     """Every file under `folder` (fonts copied beside HTML left out: they are the bundled ones), by its SHA-256."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and "fonts" not in p.parts}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "fonts" not in p.parts
+    }
 
 
 def corpus(run, tmp: Path) -> dict:
@@ -78,11 +108,20 @@ def corpus(run, tmp: Path) -> dict:
     lines = ["code,head,step,row,col,value"]
     for sheet in manifest["sheets"]:
         q = sheet["solution"]["heads"][0]["Q"]
-        lines += [f"{sheet['code']},1,Q,{i + 1},{j + 1},{v if (i, j) != (0, 0) else 99}"
-                  for i, row in enumerate(q) for j, v in enumerate(row)]
+        lines += [
+            f"{sheet['code']},1,Q,{i + 1},{j + 1},{v if (i, j) != (0, 0) else 99}"
+            for i, row in enumerate(q)
+            for j, v in enumerate(row)
+        ]
     (tmp / "answers.csv").write_text("\n".join(lines) + "\n")
-    r = run("grade", str(tmp / "answers.csv"), "--manifest", str(tmp / "attention" / "manifest.json"),
-            "--out", str(tmp / "graded"))
+    r = run(
+        "grade",
+        str(tmp / "answers.csv"),
+        "--manifest",
+        str(tmp / "attention" / "manifest.json"),
+        "--out",
+        str(tmp / "graded"),
+    )
     assert r.code == 0, r.err
     found["graded"] = {k: v for k, v in digest(tmp / "graded").items() if k != "report.pdf"}
     return found
@@ -94,8 +133,11 @@ def test_every_code_and_sheet_rebuilds_byte_for_byte(run, tmp_path, request):
         GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         return
     golden = json.loads(GOLDEN.read_text())
-    changed = [f"{name}: {file}" for name, files in golden.items()
-               for file in (files if isinstance(files, dict) else {"": files})
-               if (found.get(name, {}).get(file) if isinstance(files, dict) else found.get(name)) !=
-               (files[file] if isinstance(files, dict) else files)]
+    changed = [
+        f"{name}: {file}"
+        for name, files in golden.items()
+        for file in (files if isinstance(files, dict) else {"": files})
+        if (found.get(name, {}).get(file) if isinstance(files, dict) else found.get(name))
+        != (files[file] if isinstance(files, dict) else files)
+    ]
     assert not changed, "these no longer rebuild as they were printed:\n" + "\n".join(changed)

@@ -78,7 +78,10 @@ def test_keys_show_exact_fractions_and_worksheets_none(class_run):
     for i, sheet in enumerate(manifest["sheets"]):
         answers = computed_texts(sheet["solution"])
         assert answers, "a sheet with no fractions teaches little"
-        key_words, ws_words = set(keys[i].split()), set(ws[i].split())  # whole words: "1/3." in the rules is not an answer
+        key_words, ws_words = (
+            set(keys[i].split()),
+            set(ws[i].split()),
+        )  # whole words: "1/3." in the rules is not an answer
         assert answers <= key_words, answers - key_words
         assert not answers & ws_words
         sums = {str(s) for s in sheet["solution"]["heads"][0]["sums"] if isinstance(s, int) and s > 9}
@@ -96,8 +99,20 @@ def test_manifest_solutions_equal_solve(class_run, run):
 
 
 def test_split_letter_spanish(run, tmp_path):
-    r = run("generate", "--count", "2", "--seed", "3", "--split", "--paper", "letter", "--lang", "es",
-            "--out", str(tmp_path))
+    r = run(
+        "generate",
+        "--count",
+        "2",
+        "--seed",
+        "3",
+        "--split",
+        "--paper",
+        "letter",
+        "--lang",
+        "es",
+        "--out",
+        str(tmp_path),
+    )
     assert r.code == 0, r.err
     codes = [p.code.lower() for p in draw(DrawOptions(), 3, 2)]
     assert sorted(p.name for p in (tmp_path / "worksheets").iterdir()) == [f"01-{codes[0]}.pdf", f"02-{codes[1]}.pdf"]
@@ -160,8 +175,23 @@ def test_golden_html(layout, golden):
 
 
 def test_a_big_shape_flows_over_pages_without_splitting_a_matrix(tmp_path, run):
-    r = run("generate", "--seed", "7", "--tokens", "8", "--d-model", "10", "--d-k", "4", "--d-v", "4",
-            "--out", str(tmp_path), "--paper", "letter")
+    r = run(
+        "generate",
+        "--seed",
+        "7",
+        "--tokens",
+        "8",
+        "--d-model",
+        "10",
+        "--d-k",
+        "4",
+        "--d-v",
+        "4",
+        "--out",
+        str(tmp_path),
+        "--paper",
+        "letter",
+    )
     assert r.code == 0, r.err
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["sheets"][0]["worksheet"]["pages"] > 1
@@ -204,8 +234,10 @@ def test_panels_place_every_value_and_caption_without_collisions(layout):
         else:
             panels = [(side_by_side(grids["proj"], grids["att"]), grids["proj"].cells + grids["att"].cells)]
         for panel, cells in panels:
-            text = {kind: "\n".join(layer.text for layer in panel.layers if layer.kind == kind)
-                    for kind in ("given", "answers", "captions")}
+            text = {
+                kind: "\n".join(layer.text for layer in panel.layers if layer.kind == kind)
+                for kind in ("given", "answers", "captions")
+            }
             values = "".join(line for c in cells for line in c.m.lines)
             written = text["given"] + text["answers"]
             # A value overwriting another would lose characters; none may be lost or added.
@@ -262,8 +294,12 @@ def test_a_key_shows_each_unreduced_fraction_that_reduces_beside_its_value(conve
 
 def test_the_unreduced_fractions_print_on_the_key_only(tmp_path, run):
     assert run("generate", "--seed", "5", "--out", str(tmp_path)).code == 0
-    key = subprocess.run(["pdftotext", "-layout", str(tmp_path / "answer-keys.pdf"), "-"], capture_output=True, text=True).stdout
-    sheet = subprocess.run(["pdftotext", "-layout", str(tmp_path / "worksheets.pdf"), "-"], capture_output=True, text=True).stdout
+    key = subprocess.run(
+        ["pdftotext", "-layout", str(tmp_path / "answer-keys.pdf"), "-"], capture_output=True, text=True
+    ).stdout
+    sheet = subprocess.run(
+        ["pdftotext", "-layout", str(tmp_path / "worksheets.pdf"), "-"], capture_output=True, text=True
+    ).stdout
     # Seed 5's first query: powers 9, 9, 3, 3 over a sum of 24 (worked by hand), Z's first entry 30/24.
     assert "=9/24" in key and "=3/24" in key and "=30/24" in key
     assert not re.search("=−?[0-9]+/[0-9]", sheet), sheet  # the worksheet's boxes are empty
@@ -276,6 +312,9 @@ def test_html_output_prints_each_sheet_from_its_layout_or_lets_it_flow(tmp_path,
     roster.write_text("name\nAda <b>\nשרה כהן\n", encoding="utf-8")
     assert run("generate", "--roster", str(roster), "--seed", "5", "--format", "html", "--out", str(tmp_path)).code == 0
     html = (tmp_path / "worksheets.html").read_text()
-    assert html.count('<article class="sheet laid-out worksheet"') == 1 and html.count('<article class="sheet worksheet"') == 1
+    assert (
+        html.count('<article class="sheet laid-out worksheet"') == 1
+        and html.count('<article class="sheet worksheet"') == 1
+    )
     assert "Ada &lt;b&gt;" in html and "<b>" not in html.split("<body>")[1]
     assert 'class="sheet-head"' in html  # the flowing one's header

@@ -23,7 +23,9 @@ WIDE = ("--heads", "3", "--output-projection", "--convention", "row")
 @pytest.mark.parametrize("paper, lang, title", [("a4", "en", ""), ("letter", "es", ""), ("a4", "en", "注意力 3B")])
 def test_the_wide_concatenation_prints_on_a_landscape_page_of_its_own(tmp_path, paper, lang, title):
     # A title the sheets' font cannot print is laid out by WeasyPrint: the other PDF path.
-    args = [*WIDE, "--paper", paper, "--lang", lang, "--seed", "5", "--out", str(tmp_path)] + (["--title", title] if title else [])
+    args = [*WIDE, "--paper", paper, "--lang", lang, "--seed", "5", "--out", str(tmp_path)] + (
+        ["--title", title] if title else []
+    )
     done = subprocess.run([*ATTNSHEET, "generate", *args], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     for name in ("worksheets.pdf", "answer-keys.pdf"):
@@ -38,8 +40,14 @@ def test_the_wide_concatenation_prints_on_a_landscape_page_of_its_own(tmp_path, 
     if title:
         return  # boxes@1 comes from the sheets' own layout
     code = json.loads((tmp_path / "manifest.json").read_text())["sheets"][0]["code"]
-    boxes = json.loads(subprocess.run([*ATTNSHEET, "boxes", code, "--paper", paper, "--lang", lang, "--json"],
-                                      capture_output=True, text=True, check=True).stdout)
+    boxes = json.loads(
+        subprocess.run(
+            [*ATTNSHEET, "boxes", code, "--paper", paper, "--lang", lang, "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     last = boxes["pages"][-1]
     assert last["width"] > last["height"] and last["boxes"]
     assert {b["step"] for b in last["boxes"]} == {"Z", "output"}
@@ -49,8 +57,11 @@ def test_the_wide_concatenation_prints_on_a_landscape_page_of_its_own(tmp_path, 
 
 
 def test_a_landscape_page_is_read_back_fed_sideways_or_upside_down(tmp_path):
-    subprocess.run([*ATTNSHEET, "generate", *WIDE, "--count", "2", "--seed", "5", "--out", str(tmp_path / "batch")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", *WIDE, "--count", "2", "--seed", "5", "--out", str(tmp_path / "batch")],
+        check=True,
+        capture_output=True,
+    )
     sheets = list(filled_sheets(tmp_path / "batch", seed=3, scan=dict(dpi=200, angle=1.5, quality=80)))
     assert [p.shape[1] > p.shape[0] for p in sheets[0].pages] == [False, False, False, True]
     pile = [p for s in sheets for p in s.pages]
@@ -68,9 +79,20 @@ def test_a_landscape_page_is_read_back_fed_sideways_or_upside_down(tmp_path):
 def _scanned(tmp_path, sheets) -> tuple[dict, dict[str, int]]:
     """tmp_path/pile.pdf scanned against tmp_path/batch: the summary, and how many boxes of the
     grid after the heads were accepted, each as written (never a written box read as blank)."""
-    done = subprocess.run([*ATTNSHEET, "scan", str(tmp_path / "pile.pdf"), "--manifest",
-                           str(tmp_path / "batch" / "manifest.json"), "--out", str(tmp_path / "out"), "--json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            *ATTNSHEET,
+            "scan",
+            str(tmp_path / "pile.pdf"),
+            "--manifest",
+            str(tmp_path / "batch" / "manifest.json"),
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     answers = [json.loads(p.read_text()) for p in sorted((tmp_path / "out" / "answers").glob("*.json"))]
     accepted = {"Z": 0, "output": 0}
@@ -117,8 +139,14 @@ def test_a_concatenation_too_tall_for_any_page_continues_on_the_next(tmp_path, p
     if title:
         return
     code = json.loads((tmp_path / "manifest.json").read_text())["sheets"][0]["code"]
-    boxes = json.loads(subprocess.run([*ATTNSHEET, "boxes", code, "--paper", paper, "--lang", lang, "--json"],
-                                      capture_output=True, text=True, check=True).stdout)
+    boxes = json.loads(
+        subprocess.run(
+            [*ATTNSHEET, "boxes", code, "--paper", paper, "--lang", lang, "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     before, last = boxes["pages"][-2:]
     assert {b["step"] for b in before["boxes"] if b["head"] is None} == {"Z"} and len(before["boxes"]) == 24 * 4
     assert {b["step"] for b in last["boxes"]} == {"output"} and len(last["boxes"]) == 6 * 4
@@ -129,8 +157,11 @@ def test_a_concatenation_too_tall_for_any_page_continues_on_the_next(tmp_path, p
 
 
 def test_a_parted_concatenation_is_read_back_from_its_two_pages(tmp_path):
-    subprocess.run([*ATTNSHEET, "generate", *TALL, "--count", "2", "--seed", "3", "--out", str(tmp_path / "batch")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*ATTNSHEET, "generate", *TALL, "--count", "2", "--seed", "3", "--out", str(tmp_path / "batch")],
+        check=True,
+        capture_output=True,
+    )
     # No slips: W_O·Z_concat carried through 24 rows of a slip is a fraction no one writes by hand.
     sheets = list(filled_sheets(tmp_path / "batch", seed=4, wrong=0.0, scan=dict(dpi=200, angle=1.0, quality=80)))
     pages_of = len(sheets[0].pages)
@@ -145,8 +176,11 @@ def test_a_parted_concatenation_is_read_back_from_its_two_pages(tmp_path):
 
 def test_a_concatenation_too_big_even_for_a_landscape_page_is_refused_in_one_line(tmp_path):
     # W_O with 16 rows (two lines each, beside the output's fractions) is taller than a landscape page.
-    done = subprocess.run([*ATTNSHEET, "generate", *TALL, "--d-model", "16", "--seed", "3",
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    done = subprocess.run(
+        [*ATTNSHEET, "generate", *TALL, "--d-model", "16", "--seed", "3", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "pt tall where a landscape page has 479" in done.stderr and "use fewer --heads" in done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -42,10 +42,19 @@ def school(tmp_path_factory, browser):
 def pages(served, batch, code) -> dict[str, str]:
     base, at = served.url, f"{served.url}/batches/{batch.id}"
     token = served.store.links(batch)[1].token
-    return {"home": base + "/", "archived": base + "/?archived=1", "batch": at, "class": at + "/class",
-            "entry": at + "/sheets/1", "review": at + "/review", "student": f"{base}/s/{token}", "find": f"{base}/s",
-            "practice": f"{base}/practice/{code}", "projector": f"{base}/present/{code}",
-            "not found": f"{base}/nowhere"}
+    return {
+        "home": base + "/",
+        "archived": base + "/?archived=1",
+        "batch": at,
+        "class": at + "/class",
+        "entry": at + "/sheets/1",
+        "review": at + "/review",
+        "student": f"{base}/s/{token}",
+        "find": f"{base}/s",
+        "practice": f"{base}/practice/{code}",
+        "projector": f"{base}/present/{code}",
+        "not found": f"{base}/nowhere",
+    }
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
@@ -55,13 +64,17 @@ def test_no_page_breaks_a_wcag_22_aa_rule(school, browser, lang, width):
     script = AXE.read_text(encoding="utf-8")
     found = {}
     for name, url in pages(served, batch, code).items():
-        page = browser.new_page(viewport={"width": width, "height": 900}, bypass_csp=True,
-                                locale="es-ES" if lang == "es" else "en-US")
+        page = browser.new_page(
+            viewport={"width": width, "height": 900}, bypass_csp=True, locale="es-ES" if lang == "es" else "en-US"
+        )
         page.goto(url + ("&" if "?" in url else "?") + f"ui={lang}")
         page.wait_for_load_state("networkidle")
         page.add_script_tag(content=script)
-        violations = page.evaluate("""async (rules) => (await axe.run(document, {runOnly: {type: 'tag', values: rules}}))
-            .violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))""", RULES)
+        violations = page.evaluate(
+            """async (rules) => (await axe.run(document, {runOnly: {type: 'tag', values: rules}}))
+            .violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))""",
+            RULES,
+        )
         if violations:
             found[name] = violations
         page.close()

@@ -27,18 +27,23 @@ def test_a_teacher_says_whose_page_it_is_and_it_is_read(browser, tmp_path):
         csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
         roster = "name\nZoë Álvarez\nJosé Núñez\n"
         boundary = "----attnsheet"
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n"
-                f"--{boundary}\r\nContent-Disposition: form-data; name=\"seed\"\r\n\r\n6\r\n"
-                f"--{boundary}\r\nContent-Disposition: form-data; name=\"roster\"; filename=\"r.csv\"\r\n"
-                f"Content-Type: text/csv\r\n\r\n{roster}\r\n--{boundary}--\r\n").encode()
-        asked = urllib.request.Request(served.url + "/batches", data=body,
-                                       headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n{csrf}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="seed"\r\n\r\n6\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="roster"; filename="r.csv"\r\n'
+            f"Content-Type: text/csv\r\n\r\n{roster}\r\n--{boundary}--\r\n"
+        ).encode()
+        asked = urllib.request.Request(
+            served.url + "/batches", data=body, headers={"content-type": f"multipart/form-data; boundary={boundary}"}
+        )
         with urllib.request.urlopen(asked, timeout=60) as answer:
             location = urllib.parse.urlparse(answer.url).path
         ready(web, location)
         batch = store.batch(location.rsplit("/", 1)[1])
         filled = list(filled_sheets(batch.folder, seed=3, scan=dict(dpi=200, angle=1.0, quality=80)))
-        pdf_of([filled[0].pages[0], cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180)], tmp_path / "pile.pdf")
+        pdf_of(
+            [filled[0].pages[0], cv2.rotate(_without_codes(filled[1].pages[0]), cv2.ROTATE_180)], tmp_path / "pile.pdf"
+        )
 
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(served.url + location)

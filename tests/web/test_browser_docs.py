@@ -52,8 +52,14 @@ def school(tmp_path_factory, browser):
 def urls(served, batch, code) -> dict[str, str]:
     at = f"{served.url}/batches/{batch.id}"
     token = served.store.links(batch)[1].token
-    return {"home": served.url + "/", "batch": at, "class": at + "/class", "entry": at + "/sheets/1",
-            "student": f"{served.url}/s/{token}", "projector": f"{served.url}/present/{code}"}
+    return {
+        "home": served.url + "/",
+        "batch": at,
+        "class": at + "/class",
+        "entry": at + "/sheets/1",
+        "student": f"{served.url}/s/{token}",
+        "projector": f"{served.url}/present/{code}",
+    }
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])

@@ -36,8 +36,9 @@ def served(tmp_path):
     server = start(port, tmp_path / "data")
     home = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
     csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1&seed=2".encode(),
-                                     method="POST")
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/batches", data=f"csrf={csrf}&count=1&seed=2".encode(), method="POST"
+    )
     answer = urllib.request.urlopen(request, timeout=60)
     deadline = time.monotonic() + 120  # the batch's job, rendered by the server
     while "manifest.json" not in urllib.request.urlopen(answer.url, timeout=60).read().decode():
@@ -100,8 +101,13 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
         keystrokes = 0
         # Values no sheet can have there, right or carried (the numbers are new in every run: the
         # batch is drawn from its server's secret): Q, K, V and the scaled scores are whole, A ≤ 1.
-        for step, i, j, value in (("Q", 1, 1, "1/3"), ("K", 2, 2, "1/3"), ("V", 1, 3, "1/3"), ("scaled", 2, 1, "1/3"),
-                                  ("A", 3, 2, "9/2")):
+        for step, i, j, value in (
+            ("Q", 1, 1, "1/3"),
+            ("K", 2, 2, "1/3"),
+            ("V", 1, 3, "1/3"),
+            ("scaled", 2, 1, "1/3"),
+            ("A", 3, 2, "9/2"),
+        ):
             page.click(f'input[data-step="{step}"][data-i="{i - 1}"][data-j="{j - 1}"]')  # its value is selected
             page.keyboard.type(value)
             keystrokes += len(value)
@@ -112,8 +118,12 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
     assert keystrokes <= 40
     store = Store(data)
     grade = store.saved(store.batch("batch-0001"))[1]
-    verdicts = [v for step in grade["cells"]["heads"][0].values() for row in step
-                for v in (row if isinstance(row, list) else [row])]
+    verdicts = [
+        v
+        for step in grade["cells"]["heads"][0].values()
+        for row in step
+        for v in (row if isinstance(row, list) else [row])
+    ]
     assert verdicts.count("wrong") == 5 and grade["points"] == 147
 
 
@@ -130,8 +140,13 @@ def test_a_reload_shows_exactly_what_was_on_the_page_and_saves_the_same_grade(se
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = from_the_key(browser, port)
         page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?": yes, the draft is kept
-        for step, i, j, value in (("Q", 1, 1, "1/3"), ("scores", 2, 3, "1/3"), ("powers", 3, 3, "1/3"),
-                                  ("A", 1, 2, "9/2"), ("Z", 2, 1, "9/2")):
+        for step, i, j, value in (
+            ("Q", 1, 1, "1/3"),
+            ("scores", 2, 3, "1/3"),
+            ("powers", 3, 3, "1/3"),
+            ("A", 1, 2, "9/2"),
+            ("Z", 2, 1, "9/2"),
+        ):
             page.click(f'input[data-step="{step}"][data-i="{i - 1}"][data-j="{j - 1}"]')
             page.keyboard.type(value)
         page.keyboard.press("Tab")
@@ -252,11 +267,18 @@ def test_the_projector_walks_the_first_steps_of_every_kind_from_its_graph(served
                 current = page.locator(".pcell.current")
                 expect(current).to_have_count(1)
                 expect(current).to_have_text(frame["value"])
-                assert (current.get_attribute("data-box"), current.get_attribute("data-i"),
-                        current.get_attribute("data-j")) == (frame["box"], str(frame["i"]), str(frame["j"]))
+                assert (
+                    current.get_attribute("data-box"),
+                    current.get_attribute("data-i"),
+                    current.get_attribute("data-j"),
+                ) == (frame["box"], str(frame["i"]), str(frame["j"]))
             # The factors lit are the frame's, every one of them on the page.
-            wanted = {c for c in every for lit in frame["lit"] if c[0] == lit["box"]
-                      and lit["i"] in (None, c[1]) and lit["j"] in (None, c[2])}
+            wanted = {
+                c
+                for c in every
+                for lit in frame["lit"]
+                if c[0] == lit["box"] and lit["i"] in (None, c[1]) and lit["j"] in (None, c[2])
+            }
             assert wanted and all(any(c[0] == lit["box"] for c in wanted) for lit in frame["lit"]), frame
             assert {tuple(c) for c in page.evaluate(CELLS_JS, ".pcell.lit")} == wanted
         assert len(set(steps)) >= 2, steps

@@ -37,7 +37,9 @@ def batches(tmp_path_factory):
     for kind in sorted(kinds()):
         for lang in ("en", "es"):
             form = urllib.parse.urlencode({"csrf": csrf, "count": 1, "seed": 3, "kind": kind, "lang": lang}).encode()
-            with urllib.request.urlopen(urllib.request.Request(served.url + "/batches", data=form), timeout=60) as answer:
+            with urllib.request.urlopen(
+                urllib.request.Request(served.url + "/batches", data=form), timeout=60
+            ) as answer:
                 location = urllib.parse.urlparse(answer.url).path  # the batch's page, after the redirect
             ready(web, location)
             made[kind, lang] = location
@@ -47,8 +49,10 @@ def batches(tmp_path_factory):
 
 def overlap(a: dict, b: dict) -> bool:
     """Whether two boxes (x, y, width, height) share more than a hairline."""
-    return (min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"]) > 0.5 and
-            min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > 0.5)
+    return (
+        min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"]) > 0.5
+        and min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > 0.5
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])

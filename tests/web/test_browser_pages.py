@@ -22,8 +22,15 @@ from generator.kinds.attention.draw.presets import DrawOptions
 from generator.draw.search import draw
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +74,11 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     page.locator("input.cell").first.focus()
     for k in range(cells.count()):
         cell = cells.nth(k)
-        step, i, j = cell.get_attribute("data-step"), int(cell.get_attribute("data-i")), int(cell.get_attribute("data-j"))
+        step, i, j = (
+            cell.get_attribute("data-step"),
+            int(cell.get_attribute("data-i")),
+            int(cell.get_attribute("data-j")),
+        )
         grid = written["heads"][0][step]
         value = grid[i + j] if step == "sums" else grid[i][j]
         if value is not None:
@@ -77,7 +88,8 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     first_q = page.locator('input.cell[data-step="Q"][data-i="0"][data-j="0"]')
     expect(first_q).to_have_attribute("data-verdict", "wrong")
     expect(page.locator('input.cell[data-step="Q_copy"][data-i="0"][data-j="0"]')).to_have_attribute(
-        "data-verdict", "carried")
+        "data-verdict", "carried"
+    )
     page.click("#save")
     expect(page.locator("#saved")).to_have_text("saved (151 / 152)")
 
@@ -87,9 +99,15 @@ def test_a_teacher_makes_a_batch_enters_a_sheet_and_sees_the_gradebook(server, b
     page.close()
 
 
-@pytest.mark.parametrize("args", [("--worked",), ("--convention", "row", "--lang", "es", "--paper", "letter"),
-                                  ("--heads", "2", "--d-k", "2", "--d-v", "2", "--output-projection"),
-                                  ("--heads", "3", "--output-projection", "--convention", "row")])  # a landscape page
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--worked",),
+        ("--convention", "row", "--lang", "es", "--paper", "letter"),
+        ("--heads", "2", "--d-k", "2", "--d-v", "2", "--output-projection"),
+        ("--heads", "3", "--output-projection", "--convention", "row"),
+    ],
+)  # a landscape page
 def test_html_output_prints_in_a_browser_where_the_pdf_puts_it(browser, tmp_path, args):
     # One layout, two serializers: the HTML a browser prints puts every word where our PDF
     # does, to two points (the browser sets a line's glyphs with its own rounding, up to a point
@@ -103,8 +121,23 @@ def test_html_output_prints_in_a_browser_where_the_pdf_puts_it(browser, tmp_path
     from generator.cli import cli
 
     for fmt in ("pdf", "html"):
-        r = CliRunner().invoke(cli, ["generate", "--seed", "5", "--roster", str(roster(tmp_path)), "--out",
-                                     str(tmp_path / fmt), "--format", fmt, "--jobs", "1", *args])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "generate",
+                "--seed",
+                "5",
+                "--roster",
+                str(roster(tmp_path)),
+                "--out",
+                str(tmp_path / fmt),
+                "--format",
+                fmt,
+                "--jobs",
+                "1",
+                *args,
+            ],
+        )
         assert r.exit_code == 0, r.output
     html = (tmp_path / "html" / "answer-keys.html").read_text()
     assert 'class="sheet laid-out key"' in html and "Ada &lt;b&gt;" in html
@@ -136,8 +169,10 @@ def roster(tmp_path):
 def test_the_form_keeps_the_roster_through_an_error_and_the_preview_says_what_is_wrong(server, browser):
     page = browser.new_page()
     page.goto(server + "/")
-    page.set_input_files("#f-roster", files=[{"name": "class.csv", "mimeType": "text/csv",
-                                              "buffer": "name\nZoë Álvarez\nBen Ode\n".encode()}])
+    page.set_input_files(
+        "#f-roster",
+        files=[{"name": "class.csv", "mimeType": "text/csv", "buffer": "name\nZoë Álvarez\nBen Ode\n".encode()}],
+    )
     expect(page.locator("#held-roster-note")).to_contain_text("2 students, the first Zoë Álvarez")
     expect(page.frame_locator("#preview").locator("body")).to_contain_text("Zoë Álvarez")  # the roster's first name
     # An invalid field: the preview says so beside it, and the frame is no broken icon.

@@ -49,8 +49,9 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
         page.locator("form.scans button").press("Enter")
         page.wait_for_url("**/review?run=*", timeout=180_000)
         # The pile is read as a job: its page shows the progress and opens the review by itself.
-        expect(page.locator(".summary")).to_contain_text("read 30 pages: 30 identified, 0 not; 30 sheets",
-                                                         timeout=180_000)
+        expect(page.locator(".summary")).to_contain_text(
+            "read 30 pages: 30 identified, 0 not; 30 sheets", timeout=180_000
+        )
         items = review_items(store, batch)
         cells = sum(len([k for k, parts in f.written.items()]) for f in filled.values())
         assert 0.05 * cells <= len(items) <= 0.2 * cells, (len(items), cells)
@@ -113,8 +114,12 @@ def test_a_class_of_30_is_reviewed_with_the_keyboard_alone(class_of_30):
 
 def _key(card) -> tuple:
     head = int(card.get_attribute("data-head")) or None
-    return head, card.get_attribute("data-step"), int(card.get_attribute("data-row")) - 1, \
-        int(card.get_attribute("data-col")) - 1
+    return (
+        head,
+        card.get_attribute("data-step"),
+        int(card.get_attribute("data-row")) - 1,
+        int(card.get_attribute("data-col")) - 1,
+    )
 
 
 def _code(batch, card) -> str:
@@ -136,7 +141,8 @@ def _differences(mine: dict, want: dict, saved: dict, typed: dict) -> list:
             for r, (ra, rb) in enumerate(zip(a[step], b[step]) if step != "sums" else [(a[step], b[step])]):
                 for c, (x, y) in enumerate(zip(ra, rb)):
                     if x != y:
-                        cell = (lambda g: g[c] if step == "sums" else g[r][c])  # noqa: E731
-                        out.append((h, step, r, c, x, y, cell(saved["heads"][h - 1][step]),
-                                    cell(typed["heads"][h - 1][step])))
+                        cell = lambda g: g[c] if step == "sums" else g[r][c]  # noqa: E731
+                        out.append(
+                            (h, step, r, c, x, y, cell(saved["heads"][h - 1][step]), cell(typed["heads"][h - 1][step]))
+                        )
     return out

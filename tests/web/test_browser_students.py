@@ -75,7 +75,11 @@ def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
         page.evaluate(f"window.scrollTo(0, {top} - window.innerHeight + 30)")  # the box's top edge at the bottom
         last.focus()  # the browser shows it at the bottom edge: where the bar comes
         page.wait_for_timeout(300)
-        bar, told, shown = page.locator("#keys").bounding_box(), page.locator("#note").bounding_box(), last.bounding_box()
+        bar, told, shown = (
+            page.locator("#keys").bounding_box(),
+            page.locator("#note").bounding_box(),
+            last.bounding_box(),
+        )
         assert shown["y"] + shown["height"] <= min(bar["y"], told["y"] if told else bar["y"]) + 1, (shown, bar, told)
         # Most boxes are still blank: the first press asks, beside both buttons; the second hands it in.
         page.click("#handin")
@@ -85,10 +89,14 @@ def test_a_student_on_a_phone_hands_in_and_the_teacher_sees_it(served):
         page.click("#handin")
         expect(page.locator("#status")).to_contain_text("Handed in")
         expect(page.locator('input[data-step="Q"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "wrong")
-        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "correct")
+        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute(
+            "data-verdict", "correct"
+        )
         # A reload shows what was handed in, and its feedback.
         page.reload()
-        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute("data-verdict", "correct")
+        expect(page.locator('input[data-step="K"][data-i="0"][data-j="0"]')).to_have_attribute(
+            "data-verdict", "correct"
+        )
 
         # The second student's link: their own sheet, nothing of the first's.
         other = phone.new_page()
@@ -143,10 +151,13 @@ def test_on_a_phone_a_tapped_box_says_its_verdict_in_words_and_under_full_what_w
         expect(note).to_have_text(re.compile(r"row 1 column 1: right$"))
         page.locator('input[data-step="A"][data-i="0"][data-j="0"]').tap()  # left blank: nothing to tell
         expect(note).to_be_hidden()
-        assert page.locator("input.cell[data-verdict=wrong]").evaluate("x => getComputedStyle(x).outlineStyle") == "dashed"
+        assert (
+            page.locator("input.cell[data-verdict=wrong]").evaluate("x => getComputedStyle(x).outlineStyle") == "dashed"
+        )
         # What the status promises a tap tells (issue 56, item 9: "to see why" only ever said "wrong").
-        expect(page.locator("#status")).to_contain_text("what was expected there" if feedback == "full"
-                                                        else "to hear which it is")
+        expect(page.locator("#status")).to_contain_text(
+            "what was expected there" if feedback == "full" else "to hear which it is"
+        )
         # The keys on one line each, the next key too ("siguiente →" wrapped); gone once out of the boxes.
         page.locator('input[data-step="Q"][data-i="0"][data-j="0"]').tap()
         heights = page.locator("#keys button").evaluate_all("bs => bs.map(b => b.getBoundingClientRect().height)")

@@ -15,7 +15,9 @@ from pypdf import PdfReader
 from generator.app.store import Store
 
 # The school's e-mail as each student's id: Google Classroom matches students by e-mail.
-ROSTER = "name,id,group\nZoë Álvarez,zoe@school.example,3B\nJosé Núñez,jose@school.example,3B\nAi Lin,ai@school.example,3C\n"
+ROSTER = (
+    "name,id,group\nZoë Álvarez,zoe@school.example,3B\nJosé Núñez,jose@school.example,3B\nAi Lin,ai@school.example,3C\n"
+)
 NAMES = ["Zoë Álvarez", "José Núñez", "Ai Lin"]
 ENGLISH = {"easy", "medium", "hard", "hand", "exact", "none", "verdicts", "full", "now", "later", "attention"}
 
@@ -64,8 +66,11 @@ def test_a_spanish_teacher_makes_prints_exports_and_puts_away_a_batch(browser, t
             rows = list(csv.reader(io.StringIO(body), dialect=dialect))
             assert len({len(row) for row in rows if row}) == 1, value  # one table, every row as wide
             flat = "\n".join(";".join(row) for row in rows)
-            people = NAMES if value in ("attnsheet", "canvas") else ["zoe@school.example", "jose@school.example",
-                                                                    "ai@school.example"]  # by the roster's id
+            people = (
+                NAMES
+                if value in ("attnsheet", "canvas")
+                else ["zoe@school.example", "jose@school.example", "ai@school.example"]
+            )  # by the roster's id
             assert all(person in flat for person in people), (value, flat)
             if value == "attnsheet":
                 assert rows[0][:2] == ["código", "nombre"] and [r[1] for r in rows[1:]] == NAMES

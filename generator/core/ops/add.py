@@ -13,8 +13,10 @@ from generator.core.written import factor
 
 def add(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
     """a + b, cell by cell; None where either is missing."""
-    return [[None if x is None or y is None else guarded(lambda: normalize(x + y)) for x, y in zip(r, s)]
-            for r, s in zip(a, b)]
+    return [
+        [None if x is None or y is None else guarded(lambda: normalize(x + y)) for x, y in zip(r, s)]
+        for r, s in zip(a, b)
+    ]
 
 
 def constant_addend(op, inputs, output, masked: frozenset) -> Degenerate:

@@ -15,8 +15,9 @@ from generator.core.words import N_
 from generator.core.written import dot as written_dot
 
 
-def affine(w: Sequence[Sequence[Optional[Number]]], x: Sequence[Sequence[Optional[Number]]],
-           bias: Sequence[Optional[Number]]) -> Values:
+def affine(
+    w: Sequence[Sequence[Optional[Number]]], x: Sequence[Sequence[Optional[Number]]], bias: Sequence[Optional[Number]]
+) -> Values:
     """w·x + bias, the bias added to every column: [w | b]·[x ; 1], as by hand."""
     ones = [1] * len(x[0]) if x else []
     return product([list(r) + [b] for r, b in zip(w, bias)], [list(r) for r in x] + [ones])
@@ -26,8 +27,7 @@ def affine_pairs(*grids: Sequence[Sequence[Optional[Number]]]) -> Values:
     """w1·x1 + w2·x2 + … + bias (`grids`: w1, x1, w2, x2, …, the bias as a column): by hand one
     row · column, [w1 | w2 | … | b]·[x1 ; x2 ; … ; 1]."""
     *pairs, bias = grids
-    weights = [sum((list(pairs[k][i]) for k in range(0, len(pairs), 2)), []) + [bias[i][0]]
-               for i in range(len(bias))]
+    weights = [sum((list(pairs[k][i]) for k in range(0, len(pairs), 2)), []) + [bias[i][0]] for i in range(len(bias))]
     inputs = [list(r) for k in range(1, len(pairs), 2) for r in pairs[k]]
     return product(weights, inputs + [[1] * len(pairs[1][0])])
 
@@ -36,8 +36,10 @@ class Affine(Operation):
     """Each cell: the row of [w1 | w2 | … | b] · the column of [x1 ; x2 ; … ; 1]."""
 
     name = "affine"
-    words = (N_("row %(i)s of [%(a)s | %(c)s] · column %(j)s of [%(b)s ; 1]"),
-             N_("row %(i)s of [%(b)s | 1] · column %(j)s of [%(a)s ; %(c)s]"))
+    words = (
+        N_("row %(i)s of [%(a)s | %(c)s] · column %(j)s of [%(b)s ; 1]"),
+        N_("row %(i)s of [%(b)s | 1] · column %(j)s of [%(a)s ; %(c)s]"),
+    )
     rules = (constant_factor,)
 
     def factors(self, inputs):
@@ -63,8 +65,10 @@ class Affine(Operation):
     def beside(self, step, values, first, givens, symbols, row):
         # [w1 | w2 | … | b]: the bias as one more column (row, in the row convention)
         parts = [k for k in step.inputs[:-1:2] if k in givens or k == first] + [step.inputs[-1]]
-        weights = [sum((list(values[k][i]) for k in parts[:-1]), []) + [values[parts[-1]][i][0]]
-                   for i in range(len(values[first]))]
+        weights = [
+            sum((list(values[k][i]) for k in parts[:-1]), []) + [values[parts[-1]][i][0]]
+            for i in range(len(values[first]))
+        ]
         names = [symbols[step.inputs.index(k)] for k in parts]
         return weights, "[" + (" ; " if row else " | ").join(names) + "]", tuple(parts)
 

@@ -34,15 +34,20 @@ class Argmax(Operation):
 
     name = "argmax"
     # A choice per token is one row (one column, in the row convention): its place is j (i).
-    words = (N_("the row of %(a)s's largest cell in column %(j)s (a tie: the upper one)"),
-             N_("the column of %(a)s's largest cell in row %(i)s (a tie: the left one)"))
+    words = (
+        N_("the row of %(a)s's largest cell in column %(j)s (a tie: the upper one)"),
+        N_("the column of %(a)s's largest cell in row %(i)s (a tie: the left one)"),
+    )
     rules = (tie,)
     choice = True
 
     def work(self, op, step, values, i, j, symbols, _):
         column = [q[j] for q in values[step.inputs[0]]]
-        return ([(step.inputs[0], None, j)], f"{step.face.symbol}: " + _("the row of the largest of %(xs)s") % {
-            "xs": ", ".join(factor(t, True) for t in column)})
+        return (
+            [(step.inputs[0], None, j)],
+            f"{step.face.symbol}: "
+            + _("the row of the largest of %(xs)s") % {"xs": ", ".join(factor(t, True) for t in column)},
+        )
 
 
 ARGMAX = Argmax()

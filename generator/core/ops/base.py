@@ -110,9 +110,14 @@ def terms(step, values: dict, masks: dict, pairs) -> int:
     for left, top in pairs:
         lm, tm = masks.get(left, frozenset()), masks.get(top, frozenset())
         rows, inner, cols = len(values[left]), len(values[top]), len(values[top][0])
-        total += sum(1 for i in range(rows) for j in range(cols) if (i, j) not in step.masked
-                     and values[step.key][i][j] is not None
-                     for k in range(inner) if (i, k) not in lm and (k, j) not in tm)
+        total += sum(
+            1
+            for i in range(rows)
+            for j in range(cols)
+            if (i, j) not in step.masked and values[step.key][i][j] is not None
+            for k in range(inner)
+            if (i, k) not in lm and (k, j) not in tm
+        )
     return total
 
 

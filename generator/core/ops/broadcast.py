@@ -20,12 +20,19 @@ SIGNS: dict[str, Callable[[Number, Number], Number]] = {"−": lambda x, y: norm
 
 def along(sign: str, line: str) -> Callable[..., Values]:
     """Each cell of a with its row's value of b (`line` "row"; b one column) or its column's (b one row) `sign`ed."""
+
     def compute(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
         def value(i: int, j: int) -> Optional[Number]:
             return b[i][0] if line == "row" else b[0][j]
 
-        return [[None if x is None or value(i, j) is None else guarded(SIGNS[sign], x, value(i, j))
-                 for j, x in enumerate(r)] for i, r in enumerate(a)]
+        return [
+            [
+                None if x is None or value(i, j) is None else guarded(SIGNS[sign], x, value(i, j))
+                for j, x in enumerate(r)
+            ]
+            for i, r in enumerate(a)
+        ]
+
     return compute
 
 
@@ -52,8 +59,10 @@ class Broadcast(Operation):
         a, b = (values[k] for k in step.inputs)
         place = (i, 0) if op.params["along"] == "row" else (0, j)
         value = b[place[0]][place[1]]
-        return ([(step.inputs[0], i, j), (step.inputs[1], *place)],
-                f"{factor(a[i][j], True)} {op.params['sign']} {factor(value, False)}")
+        return (
+            [(step.inputs[0], i, j), (step.inputs[1], *place)],
+            f"{factor(a[i][j], True)} {op.params['sign']} {factor(value, False)}",
+        )
 
     def title(self, op, face, label, symbols):
         return label if "=" in label else f"{label} = {symbols[0]} {op.params['sign']} {symbols[1]}"

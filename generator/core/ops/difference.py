@@ -13,8 +13,10 @@ from generator.core.written import factor
 
 def subtracted(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Optional[Number]]]) -> Values:
     """a − b, cell by cell; None where either is missing."""
-    return [[None if x is None or y is None else guarded(lambda x=x, y=y: normalize(x - y)) for x, y in zip(r, s)]
-            for r, s in zip(a, b)]
+    return [
+        [None if x is None or y is None else guarded(lambda x=x, y=y: normalize(x - y)) for x, y in zip(r, s)]
+        for r, s in zip(a, b)
+    ]
 
 
 class Difference(Operation):

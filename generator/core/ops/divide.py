@@ -15,8 +15,7 @@ def uniform_column(op, inputs, output, masked: frozenset) -> Degenerate:
     for j in range(len(output[0]) if output else 0):
         column = [(i, j) for i in range(len(output)) if (i, j) not in masked]
         column_values = [top[i][j] for i, _ in column]
-        if len(column_values) >= 2 and None not in column_values and \
-                all(x == column_values[0] for x in column_values):
+        if len(column_values) >= 2 and None not in column_values and all(x == column_values[0] for x in column_values):
             found.update(column)
     return Degenerate(frozenset(found), N_("a column of equal values, each weight 1/n")) if found else NONE
 
@@ -30,8 +29,10 @@ class Divide(Operation):
 
     def work(self, op, step, values, i, j, symbols, _):
         top, bottom = (values[k] for k in step.inputs)
-        return ([(step.inputs[0], i, j), (step.inputs[1], 0, j)],
-                f"{factor(top[i][j], True)} ÷ {factor(bottom[0][j], True)}")
+        return (
+            [(step.inputs[0], i, j), (step.inputs[1], 0, j)],
+            f"{factor(top[i][j], True)} ÷ {factor(bottom[0][j], True)}",
+        )
 
     def title(self, op, face, label, symbols):
         return f"{label} = {symbols[0]} / {symbols[1]}"

@@ -35,8 +35,10 @@ class Gate(Operation):
         a, z = (values[k] for k in step.inputs)
         sign = ">" if z[i][j] is not None and z[i][j] > 0 else "≤"
         name = symbols.get(step.inputs[1], step.inputs[1][1])
-        return ([(step.inputs[0], i, j), (step.inputs[1], i, j)],
-                f"{name} = {factor(z[i][j], True)} {sign} 0: {factor(a[i][j], True) if sign == '>' else '0'}")
+        return (
+            [(step.inputs[0], i, j), (step.inputs[1], i, j)],
+            f"{name} = {factor(z[i][j], True)} {sign} 0: {factor(a[i][j], True) if sign == '>' else '0'}",
+        )
 
     def title(self, op, face, label, symbols):
         return label if "=" in label else f"{label} = {symbols[0]} where {symbols[1]} > 0, else 0"

@@ -28,15 +28,19 @@ class Pick(Operation):
     """Each cell: its column's cell of the input, in the row the route names."""
 
     name = "pick"
-    words = (N_("%(b)s's cell in column %(j)s, in the row its %(a)s names"),
-             N_("%(b)s's cell in row %(i)s, in the column its %(a)s names"))
+    words = (
+        N_("%(b)s's cell in column %(j)s, in the row its %(a)s names"),
+        N_("%(b)s's cell in row %(i)s, in the column its %(a)s names"),
+    )
 
     def work(self, op, step, values, i, j, symbols, _):
         route, a = (values[k] for k in step.inputs)
         r = route_of(route, j, len(a))
-        return ([(step.inputs[0], 0, j), (step.inputs[1], r, j)],
-                f"{step.face.symbol}: " + _("row %(r)s of %(a)s") % {
-                    "r": r + 1, "a": symbols.get(step.inputs[1], step.inputs[1][1])})
+        return (
+            [(step.inputs[0], 0, j), (step.inputs[1], r, j)],
+            f"{step.face.symbol}: "
+            + _("row %(r)s of %(a)s") % {"r": r + 1, "a": symbols.get(step.inputs[1], step.inputs[1][1])},
+        )
 
 
 PICK = Pick()

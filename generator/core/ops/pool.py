@@ -40,7 +40,8 @@ class Pool(Operation):
         block = [h[2 * i + u][2 * j + v] for u in (0, 1) for v in (0, 1)]
         lit = [(step.inputs[0], 2 * i + u, 2 * j + v) for u in (0, 1) for v in (0, 1)]
         return lit, f"{step.face.symbol}: " + _("the largest of %(xs)s") % {
-            "xs": ", ".join(factor(t, True) for t in block)}
+            "xs": ", ".join(factor(t, True) for t in block)
+        }
 
 
 POOL = Pool()

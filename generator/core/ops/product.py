@@ -25,8 +25,11 @@ def product(a: Sequence[Sequence[Optional[Number]]], b: Sequence[Sequence[Option
         # an integer dot product and one division, not a Fraction per term (the same exact value).
         out = [[0] * len(columns) for _ in a]
         for j, col in enumerate(columns):
-            den = math.lcm(*(x.denominator for x in col if type(x) is Fraction)) if any(
-                type(x) is Fraction for x in col) else 1
+            den = (
+                math.lcm(*(x.denominator for x in col if type(x) is Fraction))
+                if any(type(x) is Fraction for x in col)
+                else 1
+            )
             scaled = [x * den if type(x) is int else x.numerator * (den // x.denominator) for x in col]
             for i, row in enumerate(a):
                 t = sum(map(mul, row, scaled))
@@ -55,8 +58,10 @@ class Product(Operation):
 
     def work(self, op, step, values, i, j, symbols, _):
         a, b = (values[k] for k in step.inputs)
-        return ([(step.inputs[0], i, None), (step.inputs[1], None, j)],
-                f"{step.face.symbol}: {written_dot(list(a[i]), [q[j] for q in b])}")
+        return (
+            [(step.inputs[0], i, None), (step.inputs[1], None, j)],
+            f"{step.face.symbol}: {written_dot(list(a[i]), [q[j] for q in b])}",
+        )
 
 
 PRODUCT = Product()

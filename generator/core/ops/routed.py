@@ -13,8 +13,12 @@ from generator.core.words import N_
 from generator.core.written import dot as written_dot
 
 
-def routed(route: Sequence[Sequence[Optional[Number]]], w: Sequence[Sequence[Optional[Number]]],
-           x: Sequence[Sequence[Optional[Number]]], blocks: int) -> Values:
+def routed(
+    route: Sequence[Sequence[Optional[Number]]],
+    w: Sequence[Sequence[Optional[Number]]],
+    x: Sequence[Sequence[Optional[Number]]],
+    blocks: int,
+) -> Values:
     """w·x with each column's sum over the block of x's rows its route names (and w's matching
     columns): x's rows are `blocks` equal blocks, one per choice; None where the route names none."""
     size = len(x) // blocks
@@ -25,12 +29,13 @@ def routed(route: Sequence[Sequence[Optional[Number]]], w: Sequence[Sequence[Opt
             continue
         col = [x[k][j] for k in range(r * size, (r + 1) * size)]
         for i, row in enumerate(w):
-            out[i][j] = dot(list(row[r * size:(r + 1) * size]), col)
+            out[i][j] = dot(list(row[r * size : (r + 1) * size]), col)
     return out
 
 
-def routed_cells(route: Sequence[Sequence[Optional[Number]]], true: Sequence[Sequence[Optional[Number]]],
-                 rows: int, blocks: int) -> frozenset:
+def routed_cells(
+    route: Sequence[Sequence[Optional[Number]]], true: Sequence[Sequence[Optional[Number]]], rows: int, blocks: int
+) -> frozenset:
     """The cells (row, col) of a grid of `blocks` blocks of rows (`rows` in all) that a route leaves
     empty: in each column every block but the one it names (the true route's where it names none)."""
     size = rows // blocks
@@ -46,8 +51,10 @@ class Routed(Operation):
     """Each cell: a product over the block of rows its column's route names."""
 
     name = "routed"
-    words = (N_("row %(i)s of %(b)s · column %(j)s of %(c)s, over the block of rows its %(a)s names"),
-             N_("row %(i)s of %(c)s · column %(j)s of %(b)s, over the block of columns its %(a)s names"))
+    words = (
+        N_("row %(i)s of %(b)s · column %(j)s of %(c)s, over the block of rows its %(a)s names"),
+        N_("row %(i)s of %(c)s · column %(j)s of %(b)s, over the block of columns its %(a)s names"),
+    )
     rules = (constant_factor,)
 
     def factors(self, inputs):
@@ -63,8 +70,10 @@ class Routed(Operation):
         blocks = op.params["blocks"]
         r, size = route_of(route, j, blocks), len(x) // blocks
         rows = range(r * size, (r + 1) * size)
-        return ([(step.inputs[0], 0, j), (step.inputs[1], i, None), (step.inputs[2], None, j)],
-                f"{step.face.symbol}: {written_dot([w[i][k] for k in rows], [x[k][j] for k in rows])}")
+        return (
+            [(step.inputs[0], 0, j), (step.inputs[1], i, None), (step.inputs[2], None, j)],
+            f"{step.face.symbol}: {written_dot([w[i][k] for k in rows], [x[k][j] for k in rows])}",
+        )
 
 
 ROUTED = Routed()

@@ -31,8 +31,12 @@ def zeroed(op, inputs, output, masked: frozenset) -> Degenerate:
 def unchanged(op, inputs, output, masked: frozenset) -> Degenerate:
     """A rule cell by cell that gives its input back unchanged (a ReLU that zeroes nothing)."""
     for grid in inputs:
-        if len(grid) == len(output) and all(len(a) == len(b) for a, b in zip(grid, output)) and \
-                all(grid[i][j] == output[i][j] for i, j in cells(output, masked)) and cells(output, masked):
+        if (
+            len(grid) == len(output)
+            and all(len(a) == len(b) for a, b in zip(grid, output))
+            and all(grid[i][j] == output[i][j] for i, j in cells(output, masked))
+            and cells(output, masked)
+        ):
             return whole(output, masked, N_("its input given back unchanged"))
     return NONE
 

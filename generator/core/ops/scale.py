@@ -13,8 +13,10 @@ from generator.core.written import factor
 
 def scaled_columns(a: Sequence[Sequence[Optional[Number]]], s: Sequence[Sequence[Optional[Number]]]) -> Values:
     """Each column of a times its weight in s's one row; None where either is missing."""
-    return [[None if x is None or s[0][j] is None else guarded(lambda: normalize(x * s[0][j]))
-             for j, x in enumerate(r)] for r in a]
+    return [
+        [None if x is None or s[0][j] is None else guarded(lambda: normalize(x * s[0][j])) for j, x in enumerate(r)]
+        for r in a
+    ]
 
 
 class Scale(Operation):

@@ -19,10 +19,8 @@ class Sum(Operation):
         return super().formula(op, symbols, row, i, i if row and not flat else j, flat, _)
 
     def work(self, op, step, values, i, j, symbols, _):
-        column = [q[j] for k, q in enumerate(values[step.inputs[0]])
-                  if (k, j) not in step.masked and q[j] is not None]
-        return ([(step.inputs[0], None, j)],
-                f"{step.face.symbol} = " + " + ".join(factor(t, True) for t in column))
+        column = [q[j] for k, q in enumerate(values[step.inputs[0]]) if (k, j) not in step.masked and q[j] is not None]
+        return ([(step.inputs[0], None, j)], f"{step.face.symbol} = " + " + ".join(factor(t, True) for t in column))
 
     def line(self, face, row, symbols, result, places):
         return f"{face.caption_in(row)} of {symbols[0]}: " + listed(result[0], places)

@@ -12,10 +12,12 @@ from generator.core.written import factor
 
 def totals(along: str) -> Callable[[Sequence[Sequence[Optional[Number]]]], Values]:
     """The sum of each row (`along` "row": a column out) or of each column ("column": a row out)."""
+
     def compute(a: Sequence[Sequence[Optional[Number]]]) -> Values:
         lines = [list(r) for r in a] if along == "row" else [list(c) for c in zip(*a)]
         found = [None if None in line else guarded(lambda line=line: normalize(sum(line))) for line in lines]
         return [[x] for x in found] if along == "row" else [found]
+
     return compute
 
 

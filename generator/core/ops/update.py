@@ -15,9 +15,13 @@ from generator.core.written import factor
 
 def stepped_by(lr: Number) -> Callable[..., Values]:
     """w − lr·g, cell by cell; None where either is missing."""
+
     def compute(w: Sequence[Sequence[Optional[Number]]], g: Sequence[Sequence[Optional[Number]]]) -> Values:
-        return [[None if x is None or y is None else guarded(lambda x=x, y=y: normalize(x - lr * y))
-                 for x, y in zip(r, s)] for r, s in zip(w, g)]
+        return [
+            [None if x is None or y is None else guarded(lambda x=x, y=y: normalize(x - lr * y)) for x, y in zip(r, s)]
+            for r, s in zip(w, g)
+        ]
+
     return compute
 
 
@@ -32,8 +36,10 @@ class Update(Operation):
 
     def work(self, op, step, values, i, j, symbols, _):
         w, g = (values[k] for k in step.inputs)
-        return ([(step.inputs[0], i, j), (step.inputs[1], i, j)],
-                f"{factor(w[i][j], True)} − {factor(op.params['lr'], True)}·{factor(g[i][j])}")
+        return (
+            [(step.inputs[0], i, j), (step.inputs[1], i, j)],
+            f"{factor(w[i][j], True)} − {factor(op.params['lr'], True)}·{factor(g[i][j])}",
+        )
 
 
 UPDATE = Update()

@@ -15,13 +15,21 @@ from generator.core.words import N_
 from generator.core.written import dot as written_dot
 
 
-def windowed(x: Sequence[Sequence[Optional[Number]]], k: Sequence[Sequence[Optional[Number]]],
-             b: Sequence[Sequence[Optional[Number]]]) -> Values:
+def windowed(
+    x: Sequence[Sequence[Optional[Number]]],
+    k: Sequence[Sequence[Optional[Number]]],
+    b: Sequence[Sequence[Optional[Number]]],
+) -> Values:
     """Each cell (i, j): Σ_u Σ_v k[u][v]·x[i+u][j+v] + b, the map (rows − k + 1) × (columns − k + 1)."""
     size = len(k)
     kernel = [v for row in k for v in row] + [b[0][0]]
-    return [[dot(kernel, [x[i + u][j + v] for u in range(size) for v in range(size)] + [1])
-             for j in range(len(x[0]) - size + 1)] for i in range(len(x) - size + 1)]
+    return [
+        [
+            dot(kernel, [x[i + u][j + v] for u in range(size) for v in range(size)] + [1])
+            for j in range(len(x[0]) - size + 1)
+        ]
+        for i in range(len(x) - size + 1)
+    ]
 
 
 class Window(Operation):

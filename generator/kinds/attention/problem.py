@@ -55,9 +55,7 @@ class Problem(Tokens):
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
-            raise ProblemError(
-                f"convention: expected one of {', '.join(CONVENTIONS)}, got {self.convention!r}"
-            )
+            raise ProblemError(f"convention: expected one of {', '.join(CONVENTIONS)}, got {self.convention!r}")
         if not self.heads:
             raise ProblemError("heads: expected at least one head")
         if len(self.heads) > MAX_HEADS:
@@ -80,9 +78,7 @@ class Problem(Tokens):
                 got = shape(t(getattr(head, name)))
                 if got != (rows, d_model):
                     want = _shape_words(row, (rows, rows_name), (d_model, "d_model"))
-                    raise ProblemError(
-                        f"heads[{h}].{name}: expected {want}, got {_dims(row, got)}"
-                    )
+                    raise ProblemError(f"heads[{h}].{name}: expected {want}, got {_dims(row, got)}")
         if self.W_O is not None:
             width = len(self.heads) * d_v
             got = shape(t(self.W_O))
@@ -191,15 +187,25 @@ def heads_from_json(value: Any, prefix: str, row: bool) -> tuple[Head, ...]:
 
 def heads_to_json(heads: tuple[Head, ...]) -> list[dict]:
     """Heads as problem@1 writes them."""
-    return [{"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
-            for h in heads]
+    return [
+        {"W_Q": [list(r) for r in h.W_Q], "W_K": [list(r) for r in h.W_K], "W_V": [list(r) for r in h.W_V]}
+        for h in heads
+    ]
 
 
 def head_solution_to_json(h) -> dict:
     """One head's solved steps as solution@1 writes them."""
-    return {"Q": encode_matrix(h.Q), "K": encode_matrix(h.K), "V": encode_matrix(h.V),
-            "scores": encode_matrix(h.scores), "scaled": encode_matrix(h.scaled), "powers": encode_matrix(h.powers),
-            "sums": [encode(s) for s in h.sums], "A": encode_matrix(h.A), "Z": encode_matrix(h.Z)}
+    return {
+        "Q": encode_matrix(h.Q),
+        "K": encode_matrix(h.K),
+        "V": encode_matrix(h.V),
+        "scores": encode_matrix(h.scores),
+        "scaled": encode_matrix(h.scaled),
+        "powers": encode_matrix(h.powers),
+        "sums": [encode(s) for s in h.sums],
+        "A": encode_matrix(h.A),
+        "Z": encode_matrix(h.Z),
+    }
 
 
 _KEYS = ("format", "kind", "convention", "rules", "causal", "X", "heads", "W_O", "code", "metrics")
@@ -215,9 +221,7 @@ def from_json(value: Any, prefix: str) -> Problem:
     check_format(obj, prefix)
     convention = choice(obj, "convention", prefix + "convention", "column")
     if convention not in CONVENTIONS:
-        raise ProblemError(
-            f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}"
-        )
+        raise ProblemError(f"{prefix}convention: expected one of {', '.join(CONVENTIONS)}, got {convention!r}")
     row = convention == "row"
     rules = rules_from_json(obj.get("rules", {}), prefix)
     causal = flag(obj, "causal", prefix, False)
@@ -231,8 +235,16 @@ def from_json(value: Any, prefix: str) -> Problem:
         W_O = int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
     code, metrics = code_and_metrics(obj, prefix)
     try:
-        return Problem(X=X, heads=tuple(heads), W_O=W_O, convention=convention, rules=rules, causal=causal, code=code,
-                       metrics=metrics)
+        return Problem(
+            X=X,
+            heads=tuple(heads),
+            W_O=W_O,
+            convention=convention,
+            rules=rules,
+            causal=causal,
+            code=code,
+            metrics=metrics,
+        )
     except ProblemError as error:
         if prefix:
             raise ProblemError(f"{prefix}{error}") from None

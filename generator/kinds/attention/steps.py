@@ -49,7 +49,9 @@ def column_twin(problem: Problem) -> Problem:
         X=transpose(problem.X),
         heads=tuple(Head(transpose(h.W_Q), transpose(h.W_K), transpose(h.W_V)) for h in problem.heads),
         W_O=None if problem.W_O is None else transpose(problem.W_O),
-        convention="column", rules=problem.rules, causal=problem.causal,
+        convention="column",
+        rules=problem.rules,
+        causal=problem.causal,
     )
 
 
@@ -76,8 +78,9 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
     def scaled(scores: Values) -> Values:
         if rules.hand and whole(scores):  # the by-hand rule on the key's own scores: no dispatch per cell
             return [[x // divisor for x in r] for r in scores]
-        return [[None if (i, j) in masked else _scale(x, d_k, rules) for j, x in enumerate(r)]
-                for i, r in enumerate(scores)]
+        return [
+            [None if (i, j) in masked else _scale(x, d_k, rules) for j, x in enumerate(r)] for i, r in enumerate(scores)
+        ]
 
     def powers(scaled_: Values) -> Values:
         if rules.hand and whole(scaled_) and all(0 <= x <= MAX_EXPONENT for r in scaled_ for x in r):
@@ -94,8 +97,10 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
         if all(type(t) is int and t for t in total) and all(type(p) is int for r in powers_ for p in r):
             # Every power a whole number (no 3^-1): one gcd a cell, the hot path of every drawn sheet.
             return [[p // t if p % t == 0 else Fraction(p, t) for p, t in zip(r, total)] for r in powers_]
-        return [[None if p is None or total[j] in (None, 0) else guarded(divide, p, total[j]) for j, p in enumerate(r)]
-                for r in powers_]
+        return [
+            [None if p is None or total[j] in (None, 0) else guarded(divide, p, total[j]) for j, p in enumerate(r)]
+            for r in powers_
+        ]
 
     return [
         Step(k("Q"), (k("W_Q"), (None, "X")), product, face=FACES["Q"], op=Op(PRODUCT)),
@@ -106,8 +111,14 @@ def head_steps(h: int, n: int, d_k: int, rules: Rules, causal: bool) -> list[Ste
         Step(k("V_copy"), (k("V"),), copy, face=FACES["V_copy"], op=Op(COPY)),
         Step(k("scores"), (k("K_T"), k("Q_copy")), product, masked, FACES["scores"], Op(PRODUCT)),
         Step(k("scaled"), (k("scores"),), scaled, masked, FACES["scaled"], scale_op(d_k, rules)),
-        Step(k("powers"), (k("scaled"),), powers, masked, FACES["powers"],
-             Op(RULE, N_("3^%(x)s") if rules.softmax == "base3" else N_("e^%(x)s"))),
+        Step(
+            k("powers"),
+            (k("scaled"),),
+            powers,
+            masked,
+            FACES["powers"],
+            Op(RULE, N_("3^%(x)s") if rules.softmax == "base3" else N_("e^%(x)s")),
+        ),
         Step(k("sums"), (k("powers"),), sums, face=FACES["sums"], op=Op(SUM)),
         Step(k("A"), (k("powers"), k("sums")), weights, masked, FACES["A"], Op(DIVIDE)),
         Step(k("Z"), (k("V_copy"), k("A")), product, face=FACES["Z"], op=Op(PRODUCT)),
@@ -137,8 +148,13 @@ FACES = {
     "Q_copy": Face("Q", ("Q", "Q"), N_("queries, copied"), "q", title=N_("Q, copied")),
     "K_T": Face("Kᵀ", ("Kᵀ", "Kᵀ"), N_("keys, transposed"), "k"),
     "V_copy": Face("V", ("V", "V"), N_("values, copied"), "v", title=N_("V, copied")),
-    "scores": Face("S", ("Kᵀ·Q", "Q·Kᵀ"), N_("scores"), "score",
-                   note=("(rows: keys, columns: queries)", "(rows: queries, columns: keys)")),
+    "scores": Face(
+        "S",
+        ("Kᵀ·Q", "Q·Kᵀ"),
+        N_("scores"),
+        "score",
+        note=("(rows: keys, columns: queries)", "(rows: queries, columns: keys)"),
+    ),
     "scaled": Face("S'", ("S'", "S'"), N_("scaled"), "score"),
     "powers": Face("E", ("E", "E"), N_("powers"), "score"),
     "sums": Face("Σ", ("Σ", "Σ"), N_("column sums"), "score", row_caption=N_("row sums")),
@@ -146,8 +162,7 @@ FACES = {
     "Z": Face("Z", ("Z = V·A", "Z = A·V"), N_("output"), "out", fraction=True),
     # After the heads.
     "Z_concat": Face("Z_concat", ("Z_concat", "Z_concat"), N_("heads' outputs, concatenated"), "out"),
-    "output": Face("output", ("W_O·Z_concat", "Z_concat·W_O"), N_("output"), "out", fraction=True,
-                   title=N_("output")),
+    "output": Face("output", ("W_O·Z_concat", "Z_concat·W_O"), N_("output"), "out", fraction=True, title=N_("output")),
 }
 """How each grid of an attention sheet shows, by name (the concatenation's is Z_concat)."""
 
@@ -158,11 +173,19 @@ def steps(problem: Problem) -> list[Step]:
     for h in range(1, len(problem.heads) + 1):
         out += head_steps(h, problem.n_tokens, problem.d_k, problem.rules, problem.causal)
     if has_final(problem):
-        out.append(Step((None, "Z"), tuple((h, "Z") for h in range(1, len(problem.heads) + 1)), stacked,
-                        face=FACES["Z_concat"], op=Op(STACK)))
+        out.append(
+            Step(
+                (None, "Z"),
+                tuple((h, "Z") for h in range(1, len(problem.heads) + 1)),
+                stacked,
+                face=FACES["Z_concat"],
+                op=Op(STACK),
+            )
+        )
         if problem.W_O is not None:
-            out.append(Step((None, "output"), ((None, "W_O"), (None, "Z")), product, face=FACES["output"],
-                            op=Op(PRODUCT)))
+            out.append(
+                Step((None, "output"), ((None, "W_O"), (None, "Z")), product, face=FACES["output"], op=Op(PRODUCT))
+            )
     return out
 
 
@@ -204,10 +227,12 @@ def describe(p: Problem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     rules = p.rules
     rules_words = "hand rules" if rules.hand else "custom rules"
-    return [f"Self-attention, {p.convention} convention, {rules_words} "
-            f"(scale: {rules.scale}, softmax: {rules.softmax})" + (", causal mask" if p.causal else ""),
-            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_k = {p.d_k}, d_v = {p.d_v}, "
-            f"{len(p.heads)} head{'s' if len(p.heads) > 1 else ''}"]
+    return [
+        f"Self-attention, {p.convention} convention, {rules_words} "
+        f"(scale: {rules.scale}, softmax: {rules.softmax})" + (", causal mask" if p.causal else ""),
+        f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_k = {p.d_k}, d_v = {p.d_v}, "
+        f"{len(p.heads)} head{'s' if len(p.heads) > 1 else ''}",
+    ]
 
 
 def solve(problem: Problem) -> Solution:
@@ -217,9 +242,12 @@ def solve(problem: Problem) -> Solution:
     check_exponents(values, len(work.heads))
     row = problem.convention == "row"
     t = transpose if row else _rows
-    heads = tuple(HeadSolution(**{name: t(values[(h, name)]) for name in SOLVED if name != "sums"},
-                               sums=tuple(values[(h, "sums")][0]))
-                  for h in range(1, len(work.heads) + 1))
+    heads = tuple(
+        HeadSolution(
+            **{name: t(values[(h, name)]) for name in SOLVED if name != "sums"}, sums=tuple(values[(h, "sums")][0])
+        )
+        for h in range(1, len(work.heads) + 1)
+    )
     Z = values[(None, "Z")] if has_final(work) else values[(1, "Z")]
     output = values.get((None, "output"))
     return Solution(problem=problem, heads=heads, Z=t(Z), output=None if output is None else t(output))
@@ -236,16 +264,29 @@ def check_exponents(values: dict, heads: int) -> None:
         for row in values[(h, "scaled")]:
             for x in row:
                 if x is not None and abs(x) > MAX_EXPONENT:
-                    raise ProblemError(f"heads[{h - 1}]: a scaled score of {float(x):.6g} is too large to "
-                                       f"exponentiate (at most {MAX_EXPONENT}); use smaller entries or scaling")
+                    raise ProblemError(
+                        f"heads[{h - 1}]: a scaled score of {float(x):.6g} is too large to "
+                        f"exponentiate (at most {MAX_EXPONENT}); use smaller entries or scaling"
+                    )
 
 
 def grid_shapes(problem: Problem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
     """(rows, columns) of every head grid and every final grid, in the sheet's layout."""
     n, d_k, d_v, d_model, h = problem.n_tokens, problem.d_k, problem.d_v, problem.d_model, len(problem.heads)
-    head = {"Q": (d_k, n), "K": (d_k, n), "V": (d_v, n), "Q_copy": (d_k, n), "K_T": (n, d_k),
-            "V_copy": (d_v, n), "scores": (n, n), "scaled": (n, n), "powers": (n, n), "sums": (1, n),
-            "A": (n, n), "Z": (d_v, n)}
+    head = {
+        "Q": (d_k, n),
+        "K": (d_k, n),
+        "V": (d_v, n),
+        "Q_copy": (d_k, n),
+        "K_T": (n, d_k),
+        "V_copy": (d_v, n),
+        "scores": (n, n),
+        "scaled": (n, n),
+        "powers": (n, n),
+        "sums": (1, n),
+        "A": (n, n),
+        "Z": (d_v, n),
+    }
     final = {}
     if has_final(problem):
         final["Z"] = (h * d_v, n)
@@ -272,8 +313,9 @@ def metrics(problem: Problem, solution=None) -> dict:
     return {
         "largest_number": largest_number(steps, values),
         "multiplications": multiplications(steps, values),
-        "fraction_before_division": any(isinstance(x, Fraction) for h in heads for row in values[(h, "powers")]
-                                        for x in row),
+        "fraction_before_division": any(
+            isinstance(x, Fraction) for h in heads for row in values[(h, "powers")] for x in row
+        ),
         "column_sums": [[encode(s) for s in values[(h, "sums")][0]] for h in heads],
     }
 
@@ -282,9 +324,12 @@ def figures(m: dict) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics."""
     from generator.core.metrics import value_of
 
-    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
-            "largest column sum": max(value_of(s) for sums in m["column_sums"] for s in sums),
-            "smallest column sum": min(value_of(s) for sums in m["column_sums"] for s in sums)}
+    return {
+        "largest number written": m["largest_number"],
+        "multiplications": m["multiplications"],
+        "largest column sum": max(value_of(s) for sums in m["column_sums"] for s in sums),
+        "smallest column sum": min(value_of(s) for sums in m["column_sums"] for s in sums),
+    }
 
 
 def notes(all_metrics: list[dict]) -> list[str]:

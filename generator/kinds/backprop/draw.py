@@ -28,8 +28,8 @@ RATES = ("none", "1", "1/2", "1/4")
 
 GUARANTEES = {
     "network": "ReLU's gradient matters (some Z1 entry ≤ 0 where dH is not 0), dY and both weight gradients not "
-               "all zero, no weights of one value throughout, and every forward and backward entry within the "
-               "preset's bound",
+    "all zero, no weights of one value throughout, and every forward and backward entry within the "
+    "preset's bound",
 }
 
 SHAPE_LIMITS = {"tokens": (1, 2), "d_model": (1, 3), "d_hidden": (1, 3), "d_out": (1, 2)}
@@ -47,19 +47,40 @@ class BackpropPreset(Tables):
 
 
 PRESETS = {
-    "easy": BackpropPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                           t=Table((0, 1, 2, 3), (1, 2, 2, 1)), bound=8),
-    "medium": BackpropPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
-                             b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), t=Table((-1, 0, 1, 2, 3), (1, 2, 2, 2, 1)), bound=12),
-    "hard": BackpropPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                           b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), t=Table((-2, -1, 0, 1, 2, 3), (1,) * 6), bound=20),
+    "easy": BackpropPreset(
+        x=Table((0, 1, 2), (2, 3, 1)),
+        w=Table((-1, 0, 1), (2, 2, 3)),
+        b=Table((-1, 0, 1), (1, 2, 1)),
+        t=Table((0, 1, 2, 3), (1, 2, 2, 1)),
+        bound=8,
+    ),
+    "medium": BackpropPreset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        t=Table((-1, 0, 1, 2, 3), (1, 2, 2, 2, 1)),
+        bound=12,
+    ),
+    "hard": BackpropPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        t=Table((-2, -1, 0, 1, 2, 3), (1,) * 6),
+        bound=20,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="backprop", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 1), ("d_model", 1), ("d_hidden", 1), ("d_out", 1)), choices=(("lr", RATES),)):
+class Options(
+    Layered,
+    kind="backprop",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 1), ("d_model", 1), ("d_hidden", 1), ("d_out", 1)),
+    choices=(("lr", RATES),),
+):
     """Everything that shapes a step of learning's draw; a sheet code carries all of it."""
 
     tokens: int = 1
@@ -114,12 +135,26 @@ def draw_network(bits: np.random.PCG64, o: Options, lim: BackpropPreset, X: np.n
 def draw_one(o: Options, seed: int, index: int, code: str) -> BackpropProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
     lim = o.limits()
-    X, (W1, b1, W2, b2, T) = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_network(bits, o, lim, X),
-                                         f"cannot draw a {o.kind} sheet of this shape on {o.preset}: "
-                                         f"{GUARANTEES['network']}; try another preset or more --d-hidden")
+    X, (W1, b1, W2, b2, T) = inputs_then(
+        o,
+        seed,
+        index,
+        lim.x,
+        lambda bits, X: draw_network(bits, o, lim, X),
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: "
+        f"{GUARANTEES['network']}; try another preset or more --d-hidden",
+    )
     ints = lambda v: tuple(int(x) for x in v)  # noqa: E731
-    p = BackpropProblem(X=as_matrix(X), W1=as_matrix(W1), b1=ints(b1), W2=as_matrix(W2), b2=ints(b2), T=as_matrix(T),
-                        lr=None if o.lr == "none" else Fraction(o.lr), code=code)
+    p = BackpropProblem(
+        X=as_matrix(X),
+        W1=as_matrix(W1),
+        b1=ints(b1),
+        W2=as_matrix(W2),
+        b2=ints(b2),
+        T=as_matrix(T),
+        lr=None if o.lr == "none" else Fraction(o.lr),
+        code=code,
+    )
     return twin(p, GIVENS, o.convention)
 
 
@@ -130,6 +165,13 @@ def blank(o: Options) -> BackpropProblem:
     """A blank step of learning of the shape of `o` (a blank template prints none of its numbers)."""
     zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
     d0, d1, d2, n = o.d_model, o.d_hidden, o.d_out, o.tokens
-    p = BackpropProblem(X=zeros(d0, n), W1=zeros(d1, d0), b1=(0,) * d1, W2=zeros(d2, d1), b2=(0,) * d2,
-                        T=zeros(d2, n), lr=None if o.lr == "none" else Fraction(o.lr))
+    p = BackpropProblem(
+        X=zeros(d0, n),
+        W1=zeros(d1, d0),
+        b1=(0,) * d1,
+        W2=zeros(d2, d1),
+        b2=(0,) * d2,
+        T=zeros(d2, n),
+        lr=None if o.lr == "none" else Fraction(o.lr),
+    )
     return twin(p, GIVENS, o.convention)

@@ -15,7 +15,15 @@ CHOICE_WORDS = {"lr": {"none": N_("none: the gradients only")}}
 """The learning rate's choice that is not a number, in a teacher's words."""
 
 DECLARED = (
-    Setting("lr", "--lr", N_("Backpropagation's learning rate: the weights are updated by it (or not at all: the gradients only)."),
-            "choice", "1/2", choices=("none", "1", "1/2", "1/4"), words=N_("Learning rate"), group="exercise"),
+    Setting(
+        "lr",
+        "--lr",
+        N_("Backpropagation's learning rate: the weights are updated by it (or not at all: the gradients only)."),
+        "choice",
+        "1/2",
+        choices=("none", "1", "1/2", "1/4"),
+        words=N_("Learning rate"),
+        group="exercise",
+    ),
 )
 """The settings backpropagation brings (its layers' sizes are the multi-layer perceptron's --d-hidden and --d-out)."""

@@ -23,10 +23,14 @@ UPDATES = ("W2_new", "b2_new", "W1_new", "b1_new")
 FINAL_STEPS = FORWARD + BACKWARD + UPDATES
 """Its grids in working order."""
 
-GIVENS = (Given("X", ("d_0", "n"), caption=N_("inputs, an example each"), tone="input"),
-          Given("W1", ("d_1", "d_0"), caption=N_("weights, bias last")), Given("b1", ("d_1",), caption=N_("bias")),
-          Given("W2", ("d_2", "d_1"), caption=N_("weights, bias last")), Given("b2", ("d_2",), caption=N_("bias")),
-          Given("T", ("d_2", "n"), caption=N_("targets"), tone="input"))
+GIVENS = (
+    Given("X", ("d_0", "n"), caption=N_("inputs, an example each"), tone="input"),
+    Given("W1", ("d_1", "d_0"), caption=N_("weights, bias last")),
+    Given("b1", ("d_1",), caption=N_("bias")),
+    Given("W2", ("d_2", "d_1"), caption=N_("weights, bias last")),
+    Given("b2", ("d_2",), caption=N_("bias")),
+    Given("T", ("d_2", "n"), caption=N_("targets"), tone="input"),
+)
 """Its givens in problem@1, in order (and `lr`, a learning rate, if any)."""
 
 
@@ -66,9 +70,16 @@ class BackpropProblem(Drawn):
 
 def given(problem: BackpropProblem) -> dict[Key, Values]:
     """The givens of a column-convention problem, by key, and the transposes a sheet prints: Xᵀ, W2ᵀ."""
-    return {(None, "X"): problem.X, (None, "W1"): problem.W1, (None, "b1"): [[x] for x in problem.b1],
-            (None, "W2"): problem.W2, (None, "b2"): [[x] for x in problem.b2], (None, "T"): problem.T,
-            (None, "X_T"): transposed(problem.X), (None, "W2_T"): transposed(problem.W2)}
+    return {
+        (None, "X"): problem.X,
+        (None, "W1"): problem.W1,
+        (None, "b1"): [[x] for x in problem.b1],
+        (None, "W2"): problem.W2,
+        (None, "b2"): [[x] for x in problem.b2],
+        (None, "T"): problem.T,
+        (None, "X_T"): transposed(problem.X),
+        (None, "W2_T"): transposed(problem.W2),
+    }
 
 
 def steps(problem: BackpropProblem) -> list[Step]:
@@ -77,51 +88,113 @@ def steps(problem: BackpropProblem) -> list[Step]:
 
     rows = totals("row")  # a bias's gradient: each unit's row of its layer's gradient, summed over the examples
     out = [
-        Step(k("Z1"), (k("W1"), k("X"), k("b1")), affine_pairs, op=Op(AFFINE),
-             face=Face("Z1", ("Z1 = W1·X + b1", "Z1 = X·W1 + b1"), N_("pre-activation"), "score")),
-        Step(k("H"), (k("Z1"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-             face=Face("H", ("H", "H"), N_("activation: negatives to 0"), "q")),
-        Step(k("Y"), (k("W2"), k("H"), k("b2")), affine_pairs, op=Op(AFFINE),
-             face=Face("Y", ("Y = W2·H + b2", "Y = H·W2 + b2"), N_("output"), "out")),
-        Step(k("dY"), (k("Y"), k("T")), subtracted, op=Op(DIFFERENCE),
-             face=Face("dY", ("dY = Y − T",) * 2, N_("the loss's gradient"), "attn")),
+        Step(
+            k("Z1"),
+            (k("W1"), k("X"), k("b1")),
+            affine_pairs,
+            op=Op(AFFINE),
+            face=Face("Z1", ("Z1 = W1·X + b1", "Z1 = X·W1 + b1"), N_("pre-activation"), "score"),
+        ),
+        Step(
+            k("H"),
+            (k("Z1"),),
+            relu,
+            op=Op(RULE, N_("ReLU(%(x)s)")),
+            face=Face("H", ("H", "H"), N_("activation: negatives to 0"), "q"),
+        ),
+        Step(
+            k("Y"),
+            (k("W2"), k("H"), k("b2")),
+            affine_pairs,
+            op=Op(AFFINE),
+            face=Face("Y", ("Y = W2·H + b2", "Y = H·W2 + b2"), N_("output"), "out"),
+        ),
+        Step(
+            k("dY"),
+            (k("Y"), k("T")),
+            subtracted,
+            op=Op(DIFFERENCE),
+            face=Face("dY", ("dY = Y − T",) * 2, N_("the loss's gradient"), "attn"),
+        ),
         Step(k("H_T"), (k("H"),), transposed, op=Op(TRANSPOSE), face=Face("Hᵀ", ("Hᵀ",) * 2, N_("H, transposed"), "q")),
-        Step(k("dW2"), (k("dY"), k("H_T")), product, op=Op(PRODUCT),
-             face=Face("dW2", ("dW2 = dY·Hᵀ", "dW2 = Hᵀ·dY"), N_("gradient"), "attn")),
-        Step(k("db2"), (k("dY"),), rows, op=Op(TOTAL, params={"along": "row"}),
-             face=Face("db2", ("db2",) * 2, N_("gradient: sums of dY"), "attn")),
-        Step(k("dH"), (k("W2_T"), k("dY")), product, op=Op(PRODUCT),
-             face=Face("dH", ("dH = W2ᵀ·dY", "dH = dY·W2ᵀ"), N_("gradient"), "attn")),
-        Step(k("dZ1"), (k("dH"), k("Z1")), gated, op=Op(GATE),
-             face=Face("dZ1", ("dZ1",) * 2, N_("ReLU's gradient"), "attn")),
-        Step(k("dW1"), (k("dZ1"), k("X_T")), product, op=Op(PRODUCT),
-             face=Face("dW1", ("dW1 = dZ1·Xᵀ", "dW1 = Xᵀ·dZ1"), N_("gradient"), "attn")),
-        Step(k("db1"), (k("dZ1"),), rows, op=Op(TOTAL, params={"along": "row"}),
-             face=Face("db1", ("db1",) * 2, N_("gradient: sums of dZ1"), "attn")),
+        Step(
+            k("dW2"),
+            (k("dY"), k("H_T")),
+            product,
+            op=Op(PRODUCT),
+            face=Face("dW2", ("dW2 = dY·Hᵀ", "dW2 = Hᵀ·dY"), N_("gradient"), "attn"),
+        ),
+        Step(
+            k("db2"),
+            (k("dY"),),
+            rows,
+            op=Op(TOTAL, params={"along": "row"}),
+            face=Face("db2", ("db2",) * 2, N_("gradient: sums of dY"), "attn"),
+        ),
+        Step(
+            k("dH"),
+            (k("W2_T"), k("dY")),
+            product,
+            op=Op(PRODUCT),
+            face=Face("dH", ("dH = W2ᵀ·dY", "dH = dY·W2ᵀ"), N_("gradient"), "attn"),
+        ),
+        Step(
+            k("dZ1"),
+            (k("dH"), k("Z1")),
+            gated,
+            op=Op(GATE),
+            face=Face("dZ1", ("dZ1",) * 2, N_("ReLU's gradient"), "attn"),
+        ),
+        Step(
+            k("dW1"),
+            (k("dZ1"), k("X_T")),
+            product,
+            op=Op(PRODUCT),
+            face=Face("dW1", ("dW1 = dZ1·Xᵀ", "dW1 = Xᵀ·dZ1"), N_("gradient"), "attn"),
+        ),
+        Step(
+            k("db1"),
+            (k("dZ1"),),
+            rows,
+            op=Op(TOTAL, params={"along": "row"}),
+            face=Face("db1", ("db1",) * 2, N_("gradient: sums of dZ1"), "attn"),
+        ),
     ]
     if problem.lr is not None:
         step, lr = stepped_by(problem.lr), {"lr": problem.lr}
         for name, grad in (("W2", "dW2"), ("b2", "db2"), ("W1", "dW1"), ("b1", "db1")):
-            out.append(Step(k(f"{name}_new"), (k(name), k(grad)), step, op=Op(UPDATE, params=lr),
-                            face=Face(f"{name}_new", (f"{name}_new",) * 2, N_("updated"), "weight")))
+            out.append(
+                Step(
+                    k(f"{name}_new"),
+                    (k(name), k(grad)),
+                    step,
+                    op=Op(UPDATE, params=lr),
+                    face=Face(f"{name}_new", (f"{name}_new",) * 2, N_("updated"), "weight"),
+                )
+            )
     return out
 
 
-FACES = {**{g.name: g.face for g in GIVENS},
-         "X_T": Face("Xᵀ", ("Xᵀ", "Xᵀ"), N_("X, transposed"), "input"),
-         "W2_T": Face("W2ᵀ", ("W2ᵀ", "W2ᵀ"), N_("W2, transposed"), "weight")}
+FACES = {
+    **{g.name: g.face for g in GIVENS},
+    "X_T": Face("Xᵀ", ("Xᵀ", "Xᵀ"), N_("X, transposed"), "input"),
+    "W2_T": Face("W2ᵀ", ("W2ᵀ", "W2ᵀ"), N_("W2, transposed"), "weight"),
+}
 """How its givens show (its steps' faces are declared with them)."""
 
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    BackpropProblem, GIVENS, steps, given, {"lr": None})
+    BackpropProblem, GIVENS, steps, given, {"lr": None}
+)
 """Its problem@1 and solution@1, its column twin and its solution, from its givens (core/schema)."""
 
 
 def describe(p: BackpropProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     lr = f", lr = {p.lr}" if p.lr is not None else ""
-    return [f"Backpropagation, one step: two layers (ReLU), loss ½·Σ(Y − T)², {p.convention} convention{lr}",
-            f"n = {p.n_tokens} examples, sizes {p.d_model} → {len(p.b1)} → {len(p.b2)}"]
+    return [
+        f"Backpropagation, one step: two layers (ReLU), loss ½·Σ(Y − T)², {p.convention} convention{lr}",
+        f"n = {p.n_tokens} examples, sizes {p.d_model} → {len(p.b1)} → {len(p.b2)}",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -144,6 +217,8 @@ def figures(m: dict) -> dict[str, float]:
 def notes(all_metrics: list[dict]) -> list[str]:
     """What `draw --stats` says of a batch's guarantees: how many sheets hold each."""
     count = len(all_metrics)
-    return [f"ReLU's gradient matters: {sum(1 for m in all_metrics if m['gradient_stopped'])} of {count}",
-            f"dY not all zero: {sum(1 for m in all_metrics if not m['dY_zero'])} of {count}",
-            f"no weight gradient all zero: {sum(1 for m in all_metrics if not m['dW_zero'])} of {count}"]
+    return [
+        f"ReLU's gradient matters: {sum(1 for m in all_metrics if m['gradient_stopped'])} of {count}",
+        f"dY not all zero: {sum(1 for m in all_metrics if not m['dY_zero'])} of {count}",
+        f"no weight gradient all zero: {sum(1 for m in all_metrics if not m['dW_zero'])} of {count}",
+    ]

@@ -26,8 +26,8 @@ CANDIDATES, ROUNDS, RETRIES = 64, 64, 16
 GUARANTEES = {
     "image": "the image not one value throughout",
     "kernels": "no kernel of one value throughout, every map with a negative and a positive entry (ReLU zeroes "
-               "one, leaves one), |Z| within the preset's bound, and a pooled map's maxima not all in one corner "
-               "of their blocks",
+    "one, leaves one), |Z| within the preset's bound, and a pooled map's maxima not all in one corner "
+    "of their blocks",
 }
 
 SHAPE_LIMITS = {"height": (4, 6), "width": (4, 6), "kernels": (1, 2), "kernel_size": (2, 3)}
@@ -44,19 +44,31 @@ class ConvPreset(Tables):
 
 
 PRESETS = {
-    "easy": ConvPreset(x=Table((0, 1, 2), (3, 3, 2)), w=Table((-1, 0, 1), (2, 1, 2)), b=Table((-1, 0, 1), (1, 2, 1)),
-                       z=6),
-    "medium": ConvPreset(x=Table((0, 1, 2, 3), (2, 3, 2, 1)), w=Table((-1, 0, 1), (2, 1, 2)),
-                         b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=10),
-    "hard": ConvPreset(x=Table((0, 1, 2, 3), (2, 2, 2, 2)), w=Table((-1, 0, 1), (2, 1, 2)),
-                       b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), z=16),
+    "easy": ConvPreset(
+        x=Table((0, 1, 2), (3, 3, 2)), w=Table((-1, 0, 1), (2, 1, 2)), b=Table((-1, 0, 1), (1, 2, 1)), z=6
+    ),
+    "medium": ConvPreset(
+        x=Table((0, 1, 2, 3), (2, 3, 2, 1)), w=Table((-1, 0, 1), (2, 1, 2)), b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=10
+    ),
+    "hard": ConvPreset(
+        x=Table((0, 1, 2, 3), (2, 2, 2, 2)),
+        w=Table((-1, 0, 1), (2, 1, 2)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        z=16,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Shaped, kind="conv", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("height", 4), ("width", 4), ("kernels", 1), ("kernel_size", 2)), flags=("pool",)):
+class Options(
+    Shaped,
+    kind="conv",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("height", 4), ("width", 4), ("kernels", 1), ("kernel_size", 2)),
+    flags=("pool",),
+):
     """Everything that shapes a convolution's draw; a sheet code carries all of it."""
 
     height: int = 5
@@ -77,10 +89,12 @@ class Options(Shaped, kind="conv", presets=PRESETS, limits=SHAPE_LIMITS,
         """Refuse, before any draw, a pool of a map whose sides are not even."""
         rows, cols = self.height - self.kernel_size + 1, self.width - self.kernel_size + 1
         if self.pool and (rows % 2 or cols % 2):
-            raise DrawError(f"--pool: a {self.height}×{self.width} image under a {self.kernel_size}×{self.kernel_size}"
-                            f" kernel makes a {rows}×{cols} map, and 2 × 2 blocks need even sides; with --kernel-size "
-                            f"{self.kernel_size} take an {'even' if self.kernel_size % 2 else 'odd'} --height and "
-                            "--width, or --no-pool")
+            raise DrawError(
+                f"--pool: a {self.height}×{self.width} image under a {self.kernel_size}×{self.kernel_size}"
+                f" kernel makes a {rows}×{cols} map, and 2 × 2 blocks need even sides; with --kernel-size "
+                f"{self.kernel_size} take an {'even' if self.kernel_size % 2 else 'odd'} --height and "
+                "--width, or --no-pool"
+            )
 
 
 OPTIONS = Options
@@ -119,10 +133,16 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> ConvProblem:
             continue
         kernels = [draw_kernel(kernel_bits, o, lim, X) for _ in range(o.kernels)]
         if all(k is not None for k in kernels):
-            return ConvProblem(X=as_matrix(X), kernels=tuple(Kernel(as_matrix(K), b) for K, b in kernels),
-                               pool=2 if o.pool else 0, code=code)
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['kernels']}; "
-                    "try another preset or a larger image")
+            return ConvProblem(
+                X=as_matrix(X),
+                kernels=tuple(Kernel(as_matrix(K), b) for K, b in kernels),
+                pool=2 if o.pool else 0,
+                code=code,
+            )
+    raise DrawError(
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['kernels']}; "
+        "try another preset or a larger image"
+    )
 
 
 draw_keys = keys_drawn_by(draw_one)

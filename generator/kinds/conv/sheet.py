@@ -40,23 +40,34 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
 
 def _rows(problem, m: dict):
     """The image above the maps; a row per kernel: its weights, its bias, its map, ReLU and pool."""
+
     def rows(stacked: bool) -> Rows:
         out: Rows = [([None, None, m["X"]], True)]
         for c in range(1, len(problem.kernels) + 1):
             if stacked:
-                out += [([m[f"K{c}"], m[f"b{c}"], m[f"Z{c}"]], False), ([None, None, m[f"H{c}"], m.get(f"P{c}")], False)]
+                out += [
+                    ([m[f"K{c}"], m[f"b{c}"], m[f"Z{c}"]], False),
+                    ([None, None, m[f"H{c}"], m.get(f"P{c}")], False),
+                ]
             else:
                 out.append(([m[f"K{c}"], m[f"b{c}"], m[f"Z{c}"], m[f"H{c}"], m.get(f"P{c}")], False))
         return out
+
     return rows
 
 
 rules = rules_box(
-    Said(N_("Z: lay the kernel over each window of X, its top left corner moving one cell at a time: multiply "
-            "each of its cells by the image's cell under it, add them up, then add b. The kernel is not flipped.")),
+    Said(
+        N_(
+            "Z: lay the kernel over each window of X, its top left corner moving one cell at a time: multiply "
+            "each of its cells by the image's cell under it, add them up, then add b. The kernel is not flipped."
+        )
+    ),
     Said(N_("ReLU: H is Z with every negative entry made 0.")),
-    Said(N_("P: the largest entry of each 2 × 2 block of H, blocks side by side (stride 2)."),
-         when=lambda p: bool(p.pool)),
+    Said(
+        N_("P: the largest entry of each 2 × 2 block of H, blocks side by side (stride 2)."),
+        when=lambda p: bool(p.pool),
+    ),
     products=False,
 )
 """The rules box's lines, true for the sheet."""
@@ -68,13 +79,22 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     kernel, k = problem.kernels[0], len(problem.kernels[0].K)
     window = [problem.X[u][v] for u in range(k) for v in range(k)]
     z = solution["Z1"][0][0]
-    lines = [[_("Z1, row 1, column 1 = K1 over the window of X from row 1, column 1, + b1"),
-              f"= {dot([x for r in kernel.K for x in r] + [kernel.b], window + [1])}", equals(z)],
-             [f"H1 = ReLU({sheet_value(z)})", equals(solution["H1"][0][0])]]
+    lines = [
+        [
+            _("Z1, row 1, column 1 = K1 over the window of X from row 1, column 1, + b1"),
+            f"= {dot([x for r in kernel.K for x in r] + [kernel.b], window + [1])}",
+            equals(z),
+        ],
+        [f"H1 = ReLU({sheet_value(z)})", equals(solution["H1"][0][0])],
+    ]
     if problem.pool:
         block = [solution["H1"][u][v] for u in (0, 1) for v in (0, 1)]
-        lines.append([_("P1, row 1, column 1 = the largest of %(xs)s") % {"xs": ", ".join(map(sheet_value, block))},
-                      equals(solution["P1"][0][0])])
+        lines.append(
+            [
+                _("P1, row 1, column 1 = the largest of %(xs)s") % {"xs": ", ".join(map(sheet_value, block))},
+                equals(solution["P1"][0][0]),
+            ]
+        )
     return lines
 
 

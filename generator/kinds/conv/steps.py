@@ -29,8 +29,10 @@ class Kernel:
     """The bias, added to every cell of the map."""
 
 
-GIVENS = (Given("X", ("h", "w"), caption=N_("the image"), tone="input"),
-          Given("kernels", (), items=(Given("K", ("k", "k")), Given("b", ())), of=Kernel))
+GIVENS = (
+    Given("X", ("h", "w"), caption=N_("the image"), tone="input"),
+    Given("kernels", (), items=(Given("K", ("k", "k")), Given("b", ())), of=Kernel),
+)
 """Its givens in problem@1, in order: the image, the kernels ({K, b} each)."""
 
 
@@ -58,11 +60,13 @@ class ConvProblem(Drawn):
         for c, kernel in enumerate(self.kernels):
             k, k2 = shape(kernel.K)
             if k != k2 or not 1 <= k <= min(h, w):
-                raise ProblemError(f"kernels[{c}].K: expected a square k × k kernel no larger than the {h}×{w} "
-                                   f"image, got {k}×{k2}")
+                raise ProblemError(
+                    f"kernels[{c}].K: expected a square k × k kernel no larger than the {h}×{w} image, got {k}×{k2}"
+                )
             if self.pool and ((h - k + 1) % 2 or (w - k + 1) % 2):
-                raise ProblemError(f"pool: kernel {c + 1}'s map is {h - k + 1}×{w - k + 1}; 2 × 2 blocks need even "
-                                   "sides")
+                raise ProblemError(
+                    f"pool: kernel {c + 1}'s map is {h - k + 1}×{w - k + 1}; 2 × 2 blocks need even sides"
+                )
 
     @property
     def n_tokens(self) -> int:
@@ -87,31 +91,58 @@ def steps(problem: ConvProblem) -> list[Step]:
     """Every step, kernel after kernel."""
     out: list[Step] = []
     for c in range(1, len(problem.kernels) + 1):
-        out.append(Step((None, f"Z{c}"), ((None, "X"), (None, f"K{c}"), (None, f"b{c}")), windowed, op=Op(WINDOW),
-                        face=Face(f"Z{c}", (f"Z{c} = K{c} * X + b{c}",) * 2, N_("map"), "score")))
-        out.append(Step((None, f"H{c}"), ((None, f"Z{c}"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-                        face=Face(f"H{c}", (f"H{c}",) * 2, N_("negatives to 0"), "q")))
+        out.append(
+            Step(
+                (None, f"Z{c}"),
+                ((None, "X"), (None, f"K{c}"), (None, f"b{c}")),
+                windowed,
+                op=Op(WINDOW),
+                face=Face(f"Z{c}", (f"Z{c} = K{c} * X + b{c}",) * 2, N_("map"), "score"),
+            )
+        )
+        out.append(
+            Step(
+                (None, f"H{c}"),
+                ((None, f"Z{c}"),),
+                relu,
+                op=Op(RULE, N_("ReLU(%(x)s)")),
+                face=Face(f"H{c}", (f"H{c}",) * 2, N_("negatives to 0"), "q"),
+            )
+        )
         if problem.pool:
-            out.append(Step((None, f"P{c}"), ((None, f"H{c}"),), pooled, op=Op(POOL),
-                            face=Face(f"P{c}", (f"P{c}",) * 2, N_("2 × 2 maxima"), "out")))
+            out.append(
+                Step(
+                    (None, f"P{c}"),
+                    ((None, f"H{c}"),),
+                    pooled,
+                    op=Op(POOL),
+                    face=Face(f"P{c}", (f"P{c}",) * 2, N_("2 × 2 maxima"), "out"),
+                )
+            )
     return out
 
 
-FACES = {**given_faces({"X": N_("the image")}, "input"),
-         **given_faces({f"{w}{c}": words for c in range(1, MAX_KERNELS + 1)
-                        for w, words in (("K", N_("kernel")), ("b", N_("bias")))})}
+FACES = {
+    **given_faces({"X": N_("the image")}, "input"),
+    **given_faces(
+        {f"{w}{c}": words for c in range(1, MAX_KERNELS + 1) for w, words in (("K", N_("kernel")), ("b", N_("bias")))}
+    ),
+}
 """How its givens show (its steps' faces are declared with them)."""
 
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    ConvProblem, GIVENS, steps, given, {"pool": 0})
+    ConvProblem, GIVENS, steps, given, {"pool": 0}
+)
 """Its problem@1 and solution@1 and its solution, from its givens (core/schema): it has no row twin."""
 
 
 def describe(p: ConvProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     sizes = ", ".join(f"{len(k.K)}×{len(k.K)}" for k in p.kernels)
-    return [f"Convolution layer (stride 1, no padding, ReLU{', 2 × 2 max-pool' if p.pool else ''})",
-            f"image {p.d_model}×{p.n_tokens}, kernels {sizes}"]
+    return [
+        f"Convolution layer (stride 1, no padding, ReLU{', 2 × 2 max-pool' if p.pool else ''})",
+        f"image {p.d_model}×{p.n_tokens}, kernels {sizes}",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -122,10 +153,13 @@ def metrics(problem, solution=None) -> dict:
     steps_, values, out = shared(kind_of(problem), problem)
     maps = [values[s.key] for s in steps_ if s.key[1].startswith("Z")]
     corners = [_corners(values[s.key]) for s in steps_ if s.key[1].startswith("H")] if problem.pool else []
-    return {**out, "relu_zeros": sum(1 for z in maps for row in z for x in row if x < 0),
-            "largest_z": max(abs(x) for z in maps for row in z for x in row),
-            "maps_unzeroed": sum(1 for z in maps if all(x >= 0 for row in z for x in row)),
-            "pools_one_corner": sum(1 for c in corners if len(c) > 1 and len(set(c)) == 1)}
+    return {
+        **out,
+        "relu_zeros": sum(1 for z in maps for row in z for x in row if x < 0),
+        "largest_z": max(abs(x) for z in maps for row in z for x in row),
+        "maps_unzeroed": sum(1 for z in maps if all(x >= 0 for row in z for x in row)),
+        "pools_one_corner": sum(1 for c in corners if len(c) > 1 and len(set(c)) == 1),
+    }
 
 
 def _corners(h: Values) -> list[int]:
@@ -146,6 +180,7 @@ def figures(m: dict) -> dict[str, float]:
 def notes(all_metrics: list[dict]) -> list[str]:
     """What `draw --stats` says of a batch's guarantees: how many sheets hold each."""
     count = len(all_metrics)
-    return [f"ReLU zeroes an entry of every map: {sum(1 for m in all_metrics if not m['maps_unzeroed'])} of {count}",
-            f"pooled maxima not all in one corner: {sum(1 for m in all_metrics if not m['pools_one_corner'])} "
-            f"of {count}"]
+    return [
+        f"ReLU zeroes an entry of every map: {sum(1 for m in all_metrics if not m['maps_unzeroed'])} of {count}",
+        f"pooled maxima not all in one corner: {sum(1 for m in all_metrics if not m['pools_one_corner'])} of {count}",
+    ]

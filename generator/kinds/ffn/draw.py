@@ -33,7 +33,7 @@ RETRIES = 16
 GUARANTEES = {
     "x": "X's tokens all differ, none all zero, no feature zero for every token",
     "layer1": "H_pre has a negative and a positive entry (ReLU matters), every hidden unit fires for some token, "
-              "and |H_pre| stays within the preset's bound",
+    "and |H_pre| stays within the preset's bound",
     "layer2": "Y and out stay within the preset's bound",
 }
 
@@ -62,12 +62,33 @@ class LayerPreset(Tables):
 
 
 LAYER_PRESETS = {
-    "easy": LayerPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                        hidden=4, out=8, halves=1, max_sum=12),
-    "medium": LayerPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
-                          b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), hidden=6, out=12, halves=1, max_sum=16),
-    "hard": LayerPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), hidden=9, out=18, halves=2, max_sum=30),
+    "easy": LayerPreset(
+        x=Table((0, 1, 2), (2, 3, 1)),
+        w=Table((-1, 0, 1), (2, 2, 3)),
+        b=Table((-1, 0, 1), (1, 2, 1)),
+        hidden=4,
+        out=8,
+        halves=1,
+        max_sum=12,
+    ),
+    "medium": LayerPreset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        hidden=6,
+        out=12,
+        halves=1,
+        max_sum=16,
+    ),
+    "hard": LayerPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        hidden=9,
+        out=18,
+        halves=2,
+        max_sum=30,
+    ),
 }
 assert tuple(LAYER_PRESETS) == PRESET_NAMES  # one preset name means one difficulty in every kind
 
@@ -102,26 +123,32 @@ def check_tokens(o) -> None:
     x = o.limits().x.values
     kinds = len(x) ** o.d_model - (1 if 0 in x else 0)
     if kinds < o.tokens:
-        raise DrawError(f"--tokens {o.tokens}: X's columns must all differ, and --d-model {o.d_model} "
-                        f"makes only {kinds}; use a larger --d-model or fewer --tokens")
+        raise DrawError(
+            f"--tokens {o.tokens}: X's columns must all differ, and --d-model {o.d_model} "
+            f"makes only {kinds}; use a larger --d-model or fewer --tokens"
+        )
 
 
 def options(values: dict, given: Collection[str] = ()) -> Options:
     """The options of the settings by name; its shape its own where none was given."""
-    return Options(**shape_of(values, given, DEFAULT_SHAPE), preset=values["preset"],
-                   convention=values["convention"], residual=values["residual"])
-
-
-
-
-
-
+    return Options(
+        **shape_of(values, given, DEFAULT_SHAPE),
+        preset=values["preset"],
+        convention=values["convention"],
+        residual=values["residual"],
+    )
 
 
 def draw_x(bits: np.random.PCG64, o, lim: LayerPreset) -> np.ndarray:
     """X (d_model × n): tokens all different, none all zero, no feature zero throughout."""
-    return draw_inputs(bits, lim.x, o.d_model, o.tokens, True,
-                       f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
+    return draw_inputs(
+        bits,
+        lim.x,
+        o.d_model,
+        o.tokens,
+        True,
+        f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens",
+    )
 
 
 def scaled_source(source) -> tuple[np.ndarray, np.ndarray]:
@@ -141,8 +168,13 @@ def draw_layers(bits: np.random.PCG64, o, lim: LayerPreset, source) -> tuple | N
         W1 = sample(bits, lim.w, (CANDIDATES, f, d))
         b1 = sample(bits, lim.b, (CANDIDATES, f))
         H = np.einsum("kfd,dn->kfn", W1, S) + b1[:, :, None] * L[None, None, :]  # H_pre·L, per column
-        ok = ((H < 0).any(axis=(1, 2)) & (H > 0).any(axis=(1, 2)) & (H > 0).any(axis=2).all(axis=1)
-              & (np.abs(H) <= lim.hidden * L).all(axis=(1, 2)) & W1.any(axis=2).all(axis=1))
+        ok = (
+            (H < 0).any(axis=(1, 2))
+            & (H > 0).any(axis=(1, 2))
+            & (H > 0).any(axis=2).all(axis=1)
+            & (np.abs(H) <= lim.hidden * L).all(axis=(1, 2))
+            & W1.any(axis=2).all(axis=1)
+        )
         hits = np.flatnonzero(ok)
         if hits.size:
             first = (W1[hits[0]], b1[hits[0]], np.maximum(H[hits[0]], 0))
@@ -155,15 +187,17 @@ def draw_layers(bits: np.random.PCG64, o, lim: LayerPreset, source) -> tuple | N
         b2 = sample(bits, lim.b, (CANDIDATES, d))
         Y = np.einsum("kdf,fn->kdn", W2, relu) + b2[:, :, None] * L[None, None, :]
         out = Y + S[None]
-        ok = ((np.abs(Y) <= lim.out * L).all(axis=(1, 2)) & (np.abs(out) <= lim.out * L).all(axis=(1, 2))
-              & W2.any(axis=2).all(axis=1) & W2.any(axis=1).all(axis=1))
+        ok = (
+            (np.abs(Y) <= lim.out * L).all(axis=(1, 2))
+            & (np.abs(out) <= lim.out * L).all(axis=(1, 2))
+            & W2.any(axis=2).all(axis=1)
+            & W2.any(axis=1).all(axis=1)
+        )
         hits = np.flatnonzero(ok)
         if hits.size:
             k = hits[0]
             return W1, b1, W2[k], b2[k]
     return None
-
-
 
 
 def draw_one(o: Options, seed: int, index: int, code: str) -> FFNProblem:
@@ -177,14 +211,20 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> FFNProblem:
             W1, b1, W2, b2 = layer_values(layers)
             p = FFNProblem(X=as_matrix(X), W1=W1, b1=b1, W2=W2, b2=b2, residual=o.residual, code=code)
             return to_row(p) if o.convention == "row" else p
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layer1']}; "
-                    "try another preset, fewer --tokens or a smaller --d-model")
+    raise DrawError(
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layer1']}; "
+        "try another preset, fewer --tokens or a smaller --d-model"
+    )
 
 
 def layer_values(layers) -> tuple:
     """W1, b1, W2, b2 as a problem holds them."""
-    return (as_matrix(layers[0]), tuple(int(x) for x in layers[1]), as_matrix(layers[2]),
-            tuple(int(x) for x in layers[3]))
+    return (
+        as_matrix(layers[0]),
+        tuple(int(x) for x in layers[1]),
+        as_matrix(layers[2]),
+        tuple(int(x) for x in layers[3]),
+    )
 
 
 def to_row(p):
@@ -198,8 +238,6 @@ def to_row(p):
 def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
     """The problems for (seed, index) pairs, in order, each with its sheet code."""
     return keyed(o, keys, lambda seed, index, code: draw_one(o, seed, index, code))
-
-
 
 
 def code_head(o: Options, w) -> None:
@@ -242,8 +280,13 @@ def read_layers(r, code: str) -> tuple[dict, bool]:
     preset_index = r.uint(2)
     if preset_index >= len(PRESET_NAMES):
         raise CodeError(f"{code[:40]!r} is not a sheet code")
-    values = {"preset": PRESET_NAMES[preset_index], "tokens": r.gamma() + 2, "d_model": r.gamma() + 1,
-              "d_ff": r.gamma() + 1, "convention": "row" if r.flag() else "column"}
+    values = {
+        "preset": PRESET_NAMES[preset_index],
+        "tokens": r.gamma() + 2,
+        "d_model": r.gamma() + 1,
+        "d_ff": r.gamma() + 1,
+        "convention": "row" if r.flag() else "column",
+    }
     return values, r.flag()
 
 
@@ -257,9 +300,20 @@ def read_code(version: int, r, code: str) -> Options:
 def manifest(o: Options) -> dict:
     """The options as a manifest records them: as they were before the kinds had folders, when one
     options type served the FFN and the block (its attention fields at their defaults)."""
-    return {"kind": o.kind, "preset": o.preset, "tokens": o.tokens, "d_model": o.d_model, "d_ff": o.d_ff,
-            "convention": o.convention, "residual": o.residual, "attention": "given", "d_k": 3, "heads": 1,
-            "output_projection": False, "causal": False}
+    return {
+        "kind": o.kind,
+        "preset": o.preset,
+        "tokens": o.tokens,
+        "d_model": o.d_model,
+        "d_ff": o.d_ff,
+        "convention": o.convention,
+        "residual": o.residual,
+        "attention": "given",
+        "d_k": 3,
+        "heads": 1,
+        "output_projection": False,
+        "causal": False,
+    }
 
 
 def blank(o: Options) -> FFNProblem:

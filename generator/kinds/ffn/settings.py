@@ -12,9 +12,25 @@ DEFAULT_SHAPE = {"tokens": 3, "d_model": 3, "d_ff": 4}
 """Its shape where none is given: the by-hand FFN sheets'."""
 
 DECLARED = (
-    Setting("d_ff", "--d-ff", N_("Hidden units of the feed-forward layer."), "number", lo=1, hi=6, words=N_("Hidden units"),
-            group="shape"),
-    Setting("residual", "--residual", N_("Add the input back, out = X + Y."), "switch", True, off="--no-residual",
-            words=N_("Residual connection"), group="exercise"),
+    Setting(
+        "d_ff",
+        "--d-ff",
+        N_("Hidden units of the feed-forward layer."),
+        "number",
+        lo=1,
+        hi=6,
+        words=N_("Hidden units"),
+        group="shape",
+    ),
+    Setting(
+        "residual",
+        "--residual",
+        N_("Add the input back, out = X + Y."),
+        "switch",
+        True,
+        off="--no-residual",
+        words=N_("Residual connection"),
+        group="exercise",
+    ),
 )
 """The settings the feed-forward layer brings."""

@@ -85,38 +85,72 @@ def column_twin(problem: FFNProblem) -> FFNProblem:
     if problem.convention == "column":
         return problem
     t = transpose
-    return FFNProblem(X=t(problem.X), W1=t(problem.W1), b1=problem.b1, W2=t(problem.W2), b2=problem.b2,
-                      residual=problem.residual)
+    return FFNProblem(
+        X=t(problem.X), W1=t(problem.W1), b1=problem.b1, W2=t(problem.W2), b2=problem.b2, residual=problem.residual
+    )
 
 
 def given(problem: Any) -> dict[Key, Values]:
     """The given matrices of a column-convention problem, by key (a bias as a column)."""
-    return {(None, "X"): problem.X, (None, "W1"): problem.W1, (None, "b1"): [[b] for b in problem.b1],
-            (None, "W2"): problem.W2, (None, "b2"): [[b] for b in problem.b2]}
+    return {
+        (None, "X"): problem.X,
+        (None, "W1"): problem.W1,
+        (None, "b1"): [[b] for b in problem.b1],
+        (None, "W2"): problem.W2,
+        (None, "b2"): [[b] for b in problem.b2],
+    }
 
 
 def ffn_steps(source: Key, residual: bool) -> list[Step]:
     """The FFN's steps on the grid at `source` (X, or a block's R): its layers, ReLU and residual."""
     x = source[1]
     steps = [
-        Step((None, "H_pre"), ((None, "W1"), source, (None, "b1")), _layer,
-             face=Face("H_pre", (f"H_pre = W1·{x} + b1", f"H_pre = {x}·W1 + b1"), N_("first layer"), "score"),
-             op=Op(AFFINE)),
-        Step((None, "H"), ((None, "H_pre"),), relu, face=Face("H", ("H = ReLU(H_pre)", "H = ReLU(H_pre)"),
-                                                               N_("negatives to 0"), "score"),
-             op=Op(RULE, N_("ReLU(%(x)s)"))),
-        Step((None, "Y"), ((None, "W2"), (None, "H"), (None, "b2")), _layer,
-             face=Face("Y", ("Y = W2·H + b2", "Y = H·W2 + b2"), N_("second layer"), "out"), op=Op(AFFINE)),
+        Step(
+            (None, "H_pre"),
+            ((None, "W1"), source, (None, "b1")),
+            _layer,
+            face=Face("H_pre", (f"H_pre = W1·{x} + b1", f"H_pre = {x}·W1 + b1"), N_("first layer"), "score"),
+            op=Op(AFFINE),
+        ),
+        Step(
+            (None, "H"),
+            ((None, "H_pre"),),
+            relu,
+            face=Face("H", ("H = ReLU(H_pre)", "H = ReLU(H_pre)"), N_("negatives to 0"), "score"),
+            op=Op(RULE, N_("ReLU(%(x)s)")),
+        ),
+        Step(
+            (None, "Y"),
+            ((None, "W2"), (None, "H"), (None, "b2")),
+            _layer,
+            face=Face("Y", ("Y = W2·H + b2", "Y = H·W2 + b2"), N_("second layer"), "out"),
+            op=Op(AFFINE),
+        ),
     ]
     if residual:
-        steps.append(Step((None, "out"), (source, (None, "Y")), add,
-                          face=Face("out", (f"out = {x} + Y", f"out = {x} + Y"), N_("residual"), "out"), op=Op(ADD)))
+        steps.append(
+            Step(
+                (None, "out"),
+                (source, (None, "Y")),
+                add,
+                face=Face("out", (f"out = {x} + Y", f"out = {x} + Y"), N_("residual"), "out"),
+                op=Op(ADD),
+            )
+        )
     return steps
 
 
-FACES = {**given_faces({"X": N_("inputs")}, "input"),
-         **given_faces({"W1": N_("weights, bias last"), "b1": N_("first bias"), "W2": N_("weights, bias last"),
-                        "b2": N_("second bias")})}
+FACES = {
+    **given_faces({"X": N_("inputs")}, "input"),
+    **given_faces(
+        {
+            "W1": N_("weights, bias last"),
+            "b1": N_("first bias"),
+            "W2": N_("weights, bias last"),
+            "b2": N_("second bias"),
+        }
+    ),
+}
 """How the FFN's givens show (its steps' faces are declared with them: their labels name their input)."""
 
 
@@ -148,16 +182,21 @@ class FFNSolution:
 
 def describe(p: FFNProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
-    return [f"Feed-forward layer, {p.convention} convention" + (", with the residual" if p.residual else ""),
-            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
+    return [
+        f"Feed-forward layer, {p.convention} convention" + (", with the residual" if p.residual else ""),
+        f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}",
+    ]
 
 
 def solve(problem: FFNProblem) -> FFNSolution:
     """Solve an FFN problem exactly."""
     values = evaluate(steps(column_twin(problem)), given(column_twin(problem))).values
     t = transpose if problem.convention == "row" else (lambda m: tuple(map(tuple, m)))
-    return FFNSolution(problem, *(t(values[(None, name)]) for name in ("H_pre", "H", "Y")),
-                       out=t(values[(None, "out")]) if problem.residual else None)
+    return FFNSolution(
+        problem,
+        *(t(values[(None, name)]) for name in ("H_pre", "H", "Y")),
+        out=t(values[(None, "out")]) if problem.residual else None,
+    )
 
 
 def grid_shapes(problem: FFNProblem) -> tuple[dict, dict[str, tuple[int, int]]]:
@@ -185,8 +224,13 @@ def from_json(obj: dict, prefix: str) -> FFNProblem:
     convention = obj.get("convention", "column")
     code, metrics = code_and_metrics(obj, prefix)
     with prefixed(prefix):
-        return FFNProblem(**layer_fields(obj, prefix, convention == "row"), residual=flag(obj, "residual", prefix, False),
-                          convention=convention, code=code, metrics=metrics)
+        return FFNProblem(
+            **layer_fields(obj, prefix, convention == "row"),
+            residual=flag(obj, "residual", prefix, False),
+            convention=convention,
+            code=code,
+            metrics=metrics,
+        )
 
 
 def layer_fields(obj: dict, prefix: str, row: bool) -> dict:
@@ -194,26 +238,41 @@ def layer_fields(obj: dict, prefix: str, row: bool) -> dict:
     for key in ("X", "W1", "b1", "W2", "b2"):
         if key not in obj:
             raise ProblemError(f"{prefix}{key}: missing")
-    return dict(X=int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n"),
-                W1=int_matrix(obj["W1"], prefix + "W1", "d_model × d_ff" if row else "d_ff × d_model"),
-                b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
-                W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
-                b2=int_vector(obj["b2"], prefix + "b2", "d_model"))
+    return dict(
+        X=int_matrix(obj["X"], prefix + "X", "n × d_model" if row else "d_model × n"),
+        W1=int_matrix(obj["W1"], prefix + "W1", "d_model × d_ff" if row else "d_ff × d_model"),
+        b1=int_vector(obj["b1"], prefix + "b1", "d_ff"),
+        W2=int_matrix(obj["W2"], prefix + "W2", "d_ff × d_model" if row else "d_model × d_ff"),
+        b2=int_vector(obj["b2"], prefix + "b2", "d_model"),
+    )
 
 
 def to_json(problem: FFNProblem) -> dict:
     """An FFN problem as problem@1, every default filled in."""
-    out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": KIND, "convention": problem.convention,
-                           "X": [list(r) for r in problem.X], "W1": [list(r) for r in problem.W1],
-                           "b1": list(problem.b1), "W2": [list(r) for r in problem.W2], "b2": list(problem.b2),
-                           "residual": problem.residual}
+    out: dict[str, Any] = {
+        "format": "attnsheet/problem@1",
+        "kind": KIND,
+        "convention": problem.convention,
+        "X": [list(r) for r in problem.X],
+        "W1": [list(r) for r in problem.W1],
+        "b1": list(problem.b1),
+        "W2": [list(r) for r in problem.W2],
+        "b2": list(problem.b2),
+        "residual": problem.residual,
+    }
     return with_code_and_metrics(out, problem)
 
 
 def solution_to_json(solution: FFNSolution) -> dict:
     """An FFN solution as solution@1: its kind and its steps by name."""
-    out = {"format": "attnsheet/solution@1", "kind": KIND, "problem": to_json(solution.problem),
-           "H_pre": encode_matrix(solution.H_pre), "H": encode_matrix(solution.H), "Y": encode_matrix(solution.Y)}
+    out = {
+        "format": "attnsheet/solution@1",
+        "kind": KIND,
+        "problem": to_json(solution.problem),
+        "H_pre": encode_matrix(solution.H_pre),
+        "H": encode_matrix(solution.H),
+        "Y": encode_matrix(solution.Y),
+    }
     if solution.out is not None:
         out["out"] = encode_matrix(solution.out)
     return out
@@ -226,8 +285,13 @@ def metrics(problem, solution=None, leave_out: tuple = ()) -> dict:
     from generator.core.metrics import largest_number, multiplications, worked
 
     steps, values = worked(kind_of(problem), problem)
-    written = [x for s in steps if s.op is not None and s.op.operation.new_numbers
-               and s.key[1] not in leave_out for row in values[s.key] for x in row]
+    written = [
+        x
+        for s in steps
+        if s.op is not None and s.op.operation.new_numbers and s.key[1] not in leave_out
+        for row in values[s.key]
+        for x in row
+    ]
     return {
         "largest_number": largest_number(steps, values, leave_out),
         "multiplications": multiplications(steps, values),
@@ -238,5 +302,9 @@ def metrics(problem, solution=None, leave_out: tuple = ()) -> dict:
 
 def figures(m: dict) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics."""
-    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
-            "cells ReLU sets to 0": m["relu_zeros"], "largest denominator": m["largest_denominator"]}
+    return {
+        "largest number written": m["largest_number"],
+        "multiplications": m["multiplications"],
+        "cells ReLU sets to 0": m["relu_zeros"],
+        "largest denominator": m["largest_denominator"],
+    }

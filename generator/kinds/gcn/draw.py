@@ -36,8 +36,8 @@ GUARANTEES = {
     "graph": "connected, not complete, its degrees not all equal",
     "x": "no node all zero, no feature zero for every node",
     "layers": "every node's output positive somewhere (none all zero), no unit dead, ReLU zeroes an entry, |Z| within the "
-              "preset's bound and, under mean, every fraction's denominator too, no "
-              "weights or Z of one value throughout",
+    "preset's bound and, under mean, every fraction's denominator too, no "
+    "weights or Z of one value throughout",
 }
 
 SHAPE_LIMITS = {"tokens": (3, 5), "d_model": (1, 3), "layers": (1, 2), "d_hidden": (1, 3), "d_out": (1, 3)}
@@ -55,20 +55,40 @@ class GCNPreset(Tables):
 
 
 PRESETS = {
-    "easy": GCNPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                      z=8, denominator=5),
-    "medium": GCNPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
-                        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=14, denominator=24),
-    "hard": GCNPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                      b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), z=24, denominator=60),
+    "easy": GCNPreset(
+        x=Table((0, 1, 2), (2, 3, 1)),
+        w=Table((-1, 0, 1), (2, 2, 3)),
+        b=Table((-1, 0, 1), (1, 2, 1)),
+        z=8,
+        denominator=5,
+    ),
+    "medium": GCNPreset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        z=14,
+        denominator=24,
+    ),
+    "hard": GCNPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        z=24,
+        denominator=60,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="gcn", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 3), ("d_model", 1), ("layers", 1), ("d_hidden", 1), ("d_out", 1)),
-              choices=(("aggregate", AGGREGATES),)):
+class Options(
+    Layered,
+    kind="gcn",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 3), ("d_model", 1), ("layers", 1), ("d_hidden", 1), ("d_out", 1)),
+    choices=(("aggregate", AGGREGATES),),
+):
     """Everything that shapes a graph convolution's draw; a sheet code carries all of it."""
 
     tokens: int = 4
@@ -94,11 +114,15 @@ class Options(Layered, kind="gcn", presets=PRESETS, limits=SHAPE_LIMITS,
         """Refuse one layer of one unit (every node's output positive leaves ReLU nothing to zero), and
         an easy sheet's means of means."""
         if self.preset == "easy" and self.aggregate == "mean" and self.layers == 2:
-            raise DrawError("--aggregate mean: two layers of means write fractions of fractions; a gcn sheet on easy "
-                            "takes one layer (use --layers 1, or --preset medium or hard)")
+            raise DrawError(
+                "--aggregate mean: two layers of means write fractions of fractions; a gcn sheet on easy "
+                "takes one layer (use --layers 1, or --preset medium or hard)"
+            )
         if self.layers == 1 and self.d_out == 1:
-            raise DrawError("--d-out: a gcn sheet of one layer needs 2 or more units (with one, every node's "
-                            "output positive leaves ReLU nothing to zero); use --d-out 2 or --layers 2")
+            raise DrawError(
+                "--d-out: a gcn sheet of one layer needs 2 or more units (with one, every node's "
+                "output positive leaves ReLU nothing to zero); use --d-out 2 or --layers 2"
+            )
 
 
 OPTIONS = Options
@@ -144,8 +168,9 @@ def gathered(Hs: np.ndarray, scale: int, A: np.ndarray, mean: bool) -> tuple[np.
     return (Hs @ A) * (common // degrees), scale * common
 
 
-def draw_layer(bits: np.random.PCG64, lim: GCNPreset, Ms: np.ndarray, scale: int, units: int,
-               then: Callable[[np.ndarray], bool]) -> tuple | None:
+def draw_layer(
+    bits: np.random.PCG64, lim: GCNPreset, Ms: np.ndarray, scale: int, units: int, then: Callable[[np.ndarray], bool]
+) -> tuple | None:
     """A layer of `units` on M = Ms/scale (its input, true values): its W, b and Z·scale within the
     preset's bounds, every unit positive for some node, and what comes after it (`then`, on
     ReLU(Z)·scale) hand-sized and not silenced; None if no round gives one."""
@@ -158,8 +183,12 @@ def draw_layer(bits: np.random.PCG64, lim: GCNPreset, Ms: np.ndarray, scale: int
         # A layer whose Z has a negative entry comes first: ReLU then has something to do.
         first = np.flatnonzero(ok & (Zs < 0).any(axis=(1, 2)))
         for i in [*first, *np.flatnonzero(ok)]:
-            if not constant(W[i].tolist()) and not constant(Zs[i].tolist()) and hand_sized(Zs[i], scale, lim) \
-                    and then(np.maximum(Zs[i], 0)):
+            if (
+                not constant(W[i].tolist())
+                and not constant(Zs[i].tolist())
+                and hand_sized(Zs[i], scale, lim)
+                and then(np.maximum(Zs[i], 0))
+            ):
                 return W[i], b[i], Zs[i]
     return None
 
@@ -189,12 +218,23 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> GCNProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
     lim = o.limits()
     A = draw_graph(seed, index, o.tokens)
-    X, layers = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_layers(bits, o, lim, A, X),
-                            f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
-                            "try another preset, more --d-model or --d-hidden, or fewer --layers", retries=64)
-    p = GCNProblem(X=as_matrix(X), A=as_matrix(A),
-                   layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
-                   aggregate=o.aggregate, code=code)
+    X, layers = inputs_then(
+        o,
+        seed,
+        index,
+        lim.x,
+        lambda bits, X: draw_layers(bits, o, lim, A, X),
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
+        "try another preset, more --d-model or --d-hidden, or fewer --layers",
+        retries=64,
+    )
+    p = GCNProblem(
+        X=as_matrix(X),
+        A=as_matrix(A),
+        layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
+        aggregate=o.aggregate,
+        code=code,
+    )
     return twin(p, GIVENS, o.convention)
 
 
@@ -208,5 +248,6 @@ def blank(o: Options) -> GCNProblem:
     zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
     layers = tuple(Layer(zeros(sizes[k], sizes[k - 1]), (0,) * sizes[k]) for k in range(1, o.layers + 1))
     A = tuple(tuple(int(i == j) for j in range(o.tokens)) for i in range(o.tokens))
-    return twin(GCNProblem(X=zeros(o.d_model, o.tokens), A=A, layers=layers, aggregate=o.aggregate), GIVENS,
-                o.convention)
+    return twin(
+        GCNProblem(X=zeros(o.d_model, o.tokens), A=A, layers=layers, aggregate=o.aggregate), GIVENS, o.convention
+    )

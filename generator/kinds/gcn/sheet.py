@@ -34,17 +34,33 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     width = max(cell_width(m, 4) for m in [problem.X, *solution.grids.values()])
     nodes = [str(j + 1) for j in range(n)]
     heads = {"row_labels": nodes} if row else {"tokens": nodes}
-    m = {"X": matrix("X", _("features, a node each"), problem.X, tone="input", given=given, cell_w=width, **heads),
-         "graph": graph(_("the graph"), _("a node is its own neighbour"), n,
-                        () if blank else edges(column_twin(problem).A), tone="k")}
+    m = {
+        "X": matrix("X", _("features, a node each"), problem.X, tone="input", given=given, cell_w=width, **heads),
+        "graph": graph(
+            _("the graph"),
+            _("a node is its own neighbour"),
+            n,
+            () if blank else edges(column_twin(problem).A),
+            tone="k",
+        ),
+    }
     for k in range(1, L + 1):
-        m["A" if k == 1 else f"A{k}"] = matrix("A", _("adjacency") if k == 1 else _("adjacency, again"), problem.A,
-                                               tone="k", given=given, cell_w=3, tokens=nodes, row_labels=nodes)
+        m["A" if k == 1 else f"A{k}"] = matrix(
+            "A",
+            _("adjacency") if k == 1 else _("adjacency, again"),
+            problem.A,
+            tone="k",
+            given=given,
+            cell_w=3,
+            tokens=nodes,
+            row_labels=nodes,
+        )
         m[f"W{k}"] = layer_weights(k, problem.layers[k - 1], problem.sizes()[k - 1], row, given, _)
         m[f"ones{k}"] = ones_row(n, row, width, _)
     for name, face in faces.items():
-        m[name] = matrix(face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key,
-                         cell_w=width)
+        m[name] = matrix(
+            face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key, cell_w=width
+        )
     return stepped(m, FINAL_STEPS, marks)
 
 
@@ -68,25 +84,43 @@ def _rows(problem, m: dict):
         if L == 1:
             return out + [([m["W1"], m["Z1"], m["H1"]], free)]
         if stacked:
-            return out + [([m["W1"], m["Z1"]], free), ([None, m["A2"]], keep), ([m["H1"], m["M2"]], keep),
-                          ([None, m["ones2"]], keep), ([m["W2"], m["Z2"], m["H2"]], free)]
+            return out + [
+                ([m["W1"], m["Z1"]], free),
+                ([None, m["A2"]], keep),
+                ([m["H1"], m["M2"]], keep),
+                ([None, m["ones2"]], keep),
+                ([m["W2"], m["Z2"], m["H2"]], free),
+            ]
         out[-1] = ([None, m["ones1"], None, m["A2"]], keep)
-        return out + [([m["W1"], m["Z1"], m["H1"], m["M2"]], keep), ([None, None, None, m["ones2"]], keep),
-                      ([None, None, m["W2"], m["Z2"], m["H2"]], free)]
+        return out + [
+            ([m["W1"], m["Z1"], m["H1"], m["M2"]], keep),
+            ([None, None, None, m["ones2"]], keep),
+            ([None, None, m["W2"], m["Z2"], m["H2"]], free),
+        ]
 
     return rows
 
 
 rules = rules_box(
-    Said(N_("M = H·A: column j of M gathers the features of node j's neighbours, itself too (the 1s of "
-            "column j of A); the first layer's H is X."),
-         N_("M = A·H: row i of M gathers the features of node i's neighbours, itself too (the 1s of row i of "
-            "A); the first layer's H is X.")),
-    Said(N_("Mean: divide column j of M by node j's degree, the number of 1s in column j of A."),
-         N_("Mean: divide row i of M by node i's degree, the number of 1s in row i of A."),
-         when=lambda p: p.aggregate == "mean"),
-    Said(N_("Z = [W | b] · [M ; 1]: a bias is its weights' last column, a row of 1s goes below M."),
-         N_("Z = [M | 1] · [W ; b]: a bias is its weights' last row, a column of 1s goes beside M.")),
+    Said(
+        N_(
+            "M = H·A: column j of M gathers the features of node j's neighbours, itself too (the 1s of "
+            "column j of A); the first layer's H is X."
+        ),
+        N_(
+            "M = A·H: row i of M gathers the features of node i's neighbours, itself too (the 1s of row i of "
+            "A); the first layer's H is X."
+        ),
+    ),
+    Said(
+        N_("Mean: divide column j of M by node j's degree, the number of 1s in column j of A."),
+        N_("Mean: divide row i of M by node i's degree, the number of 1s in row i of A."),
+        when=lambda p: p.aggregate == "mean",
+    ),
+    Said(
+        N_("Z = [W | b] · [M ; 1]: a bias is its weights' last column, a row of 1s goes below M."),
+        N_("Z = [M | 1] · [W ; b]: a bias is its weights' last row, a column of 1s goes beside M."),
+    ),
     Said(N_("ReLU: H is Z with every negative entry made 0; the next layer gathers over H.")),
 )
 """The rules box's lines, true for the sheet."""
@@ -102,15 +136,23 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     sum_ = dot(a, list(column.X[0])) if row else dot(list(column.X[0]), a)
     if problem.aggregate == "mean":
         sum_ = f"({sum_}) ÷ {sum(a)}"
-    words = (_("M1, feature 1, node 1 = row 1 of X · column 1 of A") if not row else
-             _("M1, node 1, feature 1 = row 1 of A · column 1 of X"))
+    words = (
+        _("M1, feature 1, node 1 = row 1 of X · column 1 of A")
+        if not row
+        else _("M1, node 1, feature 1 = row 1 of A · column 1 of X")
+    )
     layer = column.layers[0]
-    z_words = (_("Z1, unit 1, node 1 = row 1 of [W1 | b1] · column 1 of [M1 ; 1]") if not row else
-               _("Z1, node 1, unit 1 = row 1 of [M1 | 1] · column 1 of [W1 ; b1]"))
+    z_words = (
+        _("Z1, unit 1, node 1 = row 1 of [W1 | b1] · column 1 of [M1 ; 1]")
+        if not row
+        else _("Z1, node 1, unit 1 = row 1 of [M1 | 1] · column 1 of [W1 ; b1]")
+    )
     m_column = [r[0] for r in (solution["M1"] if not row else zip(*solution["M1"]))]
-    return [[words, f"= {sum_}", equals(m1)],
-            [z_words, f"= {dot(list(layer.W[0]) + [layer.b[0]], m_column + [1])}", equals(z1)],
-            ["H1, " + _("unit 1, node 1") + f" = ReLU({sheet_value(z1)})", equals(h1)]]
+    return [
+        [words, f"= {sum_}", equals(m1)],
+        [z_words, f"= {dot(list(layer.W[0]) + [layer.b[0]], m_column + [1])}", equals(z1)],
+        ["H1, " + _("unit 1, node 1") + f" = ReLU({sheet_value(z1)})", equals(h1)],
+    ]
 
 
 SHEET = OneGrid(_matrices, _rows, rules, worked, TITLE)

@@ -33,9 +33,11 @@ class Layer:
     """The bias."""
 
 
-GIVENS = (Given("X", ("d", "n"), caption=N_("features, a node each"), tone="input"),
-          Given("A", ("n", "n"), caption=N_("adjacency, self-loops on the diagonal"), tone="k"),
-          Given("layers", (), items=(Given("W", ("d_ℓ", "d_ℓ−1")), Given("b", ("d_ℓ",))), of=Layer))
+GIVENS = (
+    Given("X", ("d", "n"), caption=N_("features, a node each"), tone="input"),
+    Given("A", ("n", "n"), caption=N_("adjacency, self-loops on the diagonal"), tone="k"),
+    Given("layers", (), items=(Given("W", ("d_ℓ", "d_ℓ−1")), Given("b", ("d_ℓ",))), of=Layer),
+)
 """Its givens in problem@1, in order: the features (a node per column), the adjacency, the layers ({W, b} each)."""
 
 
@@ -117,37 +119,73 @@ def steps(problem: GCNProblem) -> list[Step]:
     out: list[Step] = []
     source, name = (None, "X"), "X"
     for k in range(1, len(problem.layers) + 1):
-        out.append(Step((None, f"M{k}"), (source, (None, "A")), averaged if mean else product,
-                        op=Op(NEIGHBOURS if mean else PRODUCT),
-                        face=Face(f"M{k}", (f"M{k} = {name}·A", f"M{k} = A·{name}"),
-                                  N_("neighbours' mean") if mean else N_("neighbours' sum"),
-                                  "k")))
-        out.append(Step((None, f"Z{k}"), ((None, f"W{k}"), (None, f"M{k}"), (None, f"b{k}")), affine_pairs,
-                        op=Op(AFFINE), face=Face(f"Z{k}", (f"Z{k} = W{k}·M{k} + b{k}", f"Z{k} = M{k}·W{k} + b{k}"),
-                                                 N_("pre-activation"), "score")))
-        out.append(Step((None, f"H{k}"), ((None, f"Z{k}"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-                        face=Face(f"H{k}", (f"H{k}", f"H{k}"), N_("activation: negatives to 0"), "q")))
+        out.append(
+            Step(
+                (None, f"M{k}"),
+                (source, (None, "A")),
+                averaged if mean else product,
+                op=Op(NEIGHBOURS if mean else PRODUCT),
+                face=Face(
+                    f"M{k}",
+                    (f"M{k} = {name}·A", f"M{k} = A·{name}"),
+                    N_("neighbours' mean") if mean else N_("neighbours' sum"),
+                    "k",
+                ),
+            )
+        )
+        out.append(
+            Step(
+                (None, f"Z{k}"),
+                ((None, f"W{k}"), (None, f"M{k}"), (None, f"b{k}")),
+                affine_pairs,
+                op=Op(AFFINE),
+                face=Face(
+                    f"Z{k}", (f"Z{k} = W{k}·M{k} + b{k}", f"Z{k} = M{k}·W{k} + b{k}"), N_("pre-activation"), "score"
+                ),
+            )
+        )
+        out.append(
+            Step(
+                (None, f"H{k}"),
+                ((None, f"Z{k}"),),
+                relu,
+                op=Op(RULE, N_("ReLU(%(x)s)")),
+                face=Face(f"H{k}", (f"H{k}", f"H{k}"), N_("activation: negatives to 0"), "q"),
+            )
+        )
         source, name = (None, f"H{k}"), f"H{k}"
     return out
 
 
-FACES = {**given_faces({"X": N_("features, a node each")}, "input"),
-         **given_faces({"A": N_("adjacency, self-loops on the diagonal")}, "k"),
-         **given_faces({f"{w}{k}": words for k in range(1, MAX_LAYERS + 1)
-                        for w, words in (("W", N_("weights, bias last")), ("b", N_("bias")))})}
+FACES = {
+    **given_faces({"X": N_("features, a node each")}, "input"),
+    **given_faces({"A": N_("adjacency, self-loops on the diagonal")}, "k"),
+    **given_faces(
+        {
+            f"{w}{k}": words
+            for k in range(1, MAX_LAYERS + 1)
+            for w, words in (("W", N_("weights, bias last")), ("b", N_("bias")))
+        }
+    ),
+}
 """How its givens show (its steps' faces are declared with them)."""
 
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    GCNProblem, GIVENS, steps, given, {"aggregate": "sum"})
+    GCNProblem, GIVENS, steps, given, {"aggregate": "sum"}
+)
 """Its problem@1 and solution@1, its column twin and its solution, from its givens (core/schema)."""
 
 
 def describe(p: GCNProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
-    return [f"Graph convolution (ReLU), {len(p.layers)} layer{'s' if len(p.layers) > 1 else ''}, each node takes the {p.aggregate} of its "
-            f"neighbours, {p.convention} convention",
-            f"n = {p.n_tokens} nodes, edges " + " ".join(f"{i + 1}–{j + 1}" for i, j in edges(p.A))
-            + ", sizes " + " → ".join(map(str, p.sizes()))]
+    return [
+        f"Graph convolution (ReLU), {len(p.layers)} layer{'s' if len(p.layers) > 1 else ''}, each node takes the {p.aggregate} of its "
+        f"neighbours, {p.convention} convention",
+        f"n = {p.n_tokens} nodes, edges "
+        + " ".join(f"{i + 1}–{j + 1}" for i, j in edges(p.A))
+        + ", sizes "
+        + " → ".join(map(str, p.sizes())),
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -161,11 +199,16 @@ def metrics(problem, solution=None) -> dict:
     output = values[steps_[-1].key]
     column = column_twin(problem)
     n = len(column.A)
-    return {**out, "relu_zeros": sum(1 for grid in relu_in for row in grid for x in row if x < 0),
-            "largest_z": round(float(max(abs(x) for x in zs)), 2), "connected": connected(column.A),
-            "complete": len(edges(column.A)) == n * (n - 1) // 2, "degrees_differ": len(set(column.degrees())) > 1,
-            "zero_nodes": sum(1 for node in zip(*output) if all(x == 0 for x in node)),
-            "dead_units": sum(1 for grid in relu_in for unit in grid if all(x <= 0 for x in unit))}
+    return {
+        **out,
+        "relu_zeros": sum(1 for grid in relu_in for row in grid for x in row if x < 0),
+        "largest_z": round(float(max(abs(x) for x in zs)), 2),
+        "connected": connected(column.A),
+        "complete": len(edges(column.A)) == n * (n - 1) // 2,
+        "degrees_differ": len(set(column.degrees())) > 1,
+        "zero_nodes": sum(1 for node in zip(*output) if all(x == 0 for x in node)),
+        "dead_units": sum(1 for grid in relu_in for unit in grid if all(x <= 0 for x in unit)),
+    }
 
 
 def figures(m: dict) -> dict[str, float]:
@@ -177,8 +220,10 @@ def notes(all_metrics: list[dict]) -> list[str]:
     """What `draw --stats` says of a batch's guarantees: how many sheets hold each."""
     count = len(all_metrics)
     held = lambda test: sum(1 for m in all_metrics if test(m))  # noqa: E731
-    return [f"graph connected, not complete: {held(lambda m: m['connected'] and not m['complete'])} of {count}",
-            f"degrees differ: {held(lambda m: m['degrees_differ'])} of {count}",
-            f"ReLU zeroes an entry: {held(lambda m: m['relu_zeros'] > 0)} of {count}",
-            f"no node's output all zero: {held(lambda m: m['zero_nodes'] == 0)} of {count}",
-            f"no unit dead: {held(lambda m: m['dead_units'] == 0)} of {count}"]
+    return [
+        f"graph connected, not complete: {held(lambda m: m['connected'] and not m['complete'])} of {count}",
+        f"degrees differ: {held(lambda m: m['degrees_differ'])} of {count}",
+        f"ReLU zeroes an entry: {held(lambda m: m['relu_zeros'] > 0)} of {count}",
+        f"no node's output all zero: {held(lambda m: m['zero_nodes'] == 0)} of {count}",
+        f"no unit dead: {held(lambda m: m['dead_units'] == 0)} of {count}",
+    ]

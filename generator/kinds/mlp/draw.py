@@ -27,7 +27,7 @@ CANDIDATES, ROUNDS = 64, 64
 GUARANTEES = {
     "x": "no example all zero, no input zero for every example",
     "layers": "every hidden unit positive for some example (none dead), ReLU zeroes an entry, |Z| within the "
-              "preset's bound, no weights or Z of one value throughout, and the output not all zero",
+    "preset's bound, no weights or Z of one value throughout, and the output not all zero",
 }
 
 SHAPE_LIMITS = {"tokens": (2, 4), "d_model": (1, 4), "layers": (1, 4), "d_hidden": (1, 4), "d_out": (1, 3)}
@@ -43,20 +43,31 @@ class MLPPreset(Tables):
 
 
 PRESETS = {
-    "easy": MLPPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                      z=6),
-    "medium": MLPPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
-                        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=12),
-    "hard": MLPPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                      b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), z=24),
+    "easy": MLPPreset(
+        x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)), z=6
+    ),
+    "medium": MLPPreset(
+        x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)), b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), z=12
+    ),
+    "hard": MLPPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        z=24,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="mlp", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 2), ("d_model", 1), ("layers", 1), ("d_hidden", 1), ("d_out", 1)),
-              choices=(("last", LASTS),)):
+class Options(
+    Layered,
+    kind="mlp",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 2), ("d_model", 1), ("layers", 1), ("d_hidden", 1), ("d_out", 1)),
+    choices=(("last", LASTS),),
+):
     """Everything that shapes a network's draw; a sheet code carries all of it."""
 
     tokens: int = 2
@@ -86,7 +97,9 @@ options, read_code = options_for(Options, DEFAULT_SHAPE), code_reader(Options)
 code_head, manifest = shaped.code_head, shaped.manifest
 
 
-def draw_layer(bits: np.random.PCG64, o: Options, lim: MLPPreset, H: np.ndarray, units: int, relu: bool) -> tuple | None:
+def draw_layer(
+    bits: np.random.PCG64, o: Options, lim: MLPPreset, H: np.ndarray, units: int, relu: bool
+) -> tuple | None:
     """A layer of `units` on H (its input, true values): its W, b and Z, meeting the layer's
     guarantees (a ReLU layer: every unit positive for some example; the last, linear: not all
     zero); None if no round gives one."""
@@ -124,11 +137,22 @@ def draw_layers(bits: np.random.PCG64, o: Options, lim: MLPPreset, X: np.ndarray
 def draw_one(o: Options, seed: int, index: int, code: str) -> MLPProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
     lim = o.limits()
-    X, layers = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_layers(bits, o, lim, X),
-                            f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
-                            "try another preset, more --tokens or fewer --layers", retries=64)
-    p = MLPProblem(X=as_matrix(X), layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
-                   last=o.last, code=code)
+    X, layers = inputs_then(
+        o,
+        seed,
+        index,
+        lim.x,
+        lambda bits, X: draw_layers(bits, o, lim, X),
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layers']}; "
+        "try another preset, more --tokens or fewer --layers",
+        retries=64,
+    )
+    p = MLPProblem(
+        X=as_matrix(X),
+        layers=tuple(Layer(as_matrix(W), tuple(int(x) for x in b)) for W, b in layers),
+        last=o.last,
+        code=code,
+    )
     return twin(p, GIVENS, o.convention)
 
 

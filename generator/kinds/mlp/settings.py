@@ -14,13 +14,48 @@ CHOICE_WORDS = {"last": {"linear": N_("linear (its Z is the output)"), "relu": N
 """The last layer's choices in a teacher's words."""
 
 DECLARED = (
-    Setting("layers", "--layers", N_("Layers of a multi-layer perceptron, each [W | b]·[H ; 1] then ReLU."), "number",
-            2, lo=1, hi=4, words=N_("Layers"), group="shape"),
-    Setting("d_hidden", "--d-hidden", N_("Units of each hidden layer of a multi-layer perceptron."), "number", 3,
-            lo=1, hi=4, words=N_("Hidden units"), group="shape"),
-    Setting("d_out", "--d-out", N_("Outputs of a multi-layer perceptron's last layer."), "number", 1, lo=1, hi=3,
-            words=N_("Outputs"), group="shape"),
-    Setting("last", "--last", N_("What a multi-layer perceptron's last layer does: linear (its Z is the output) "
-            "or relu."), "choice", "linear", choices=("linear", "relu"), words=N_("Last layer"), group="exercise"),
+    Setting(
+        "layers",
+        "--layers",
+        N_("Layers of a multi-layer perceptron, each [W | b]·[H ; 1] then ReLU."),
+        "number",
+        2,
+        lo=1,
+        hi=4,
+        words=N_("Layers"),
+        group="shape",
+    ),
+    Setting(
+        "d_hidden",
+        "--d-hidden",
+        N_("Units of each hidden layer of a multi-layer perceptron."),
+        "number",
+        3,
+        lo=1,
+        hi=4,
+        words=N_("Hidden units"),
+        group="shape",
+    ),
+    Setting(
+        "d_out",
+        "--d-out",
+        N_("Outputs of a multi-layer perceptron's last layer."),
+        "number",
+        1,
+        lo=1,
+        hi=3,
+        words=N_("Outputs"),
+        group="shape",
+    ),
+    Setting(
+        "last",
+        "--last",
+        N_("What a multi-layer perceptron's last layer does: linear (its Z is the output) or relu."),
+        "choice",
+        "linear",
+        choices=("linear", "relu"),
+        words=N_("Last layer"),
+        group="exercise",
+    ),
 )
 """The settings the multi-layer perceptron brings."""

@@ -36,18 +36,29 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     width = max(cell_width(m, 4) for m in [problem.X, *solution.grids.values()])
     examples = [f"x{j + 1}" for j in range(n)]
     xa = tuple(tuple(r) + (1,) for r in problem.X) if row else tuple(map(tuple, problem.X)) + ((1,) * n,)
-    m = {"Xa": replace(matrix("X | 1" if row else "X ; 1", _("inputs, with a column of 1s") if row else
-                              _("inputs, with a row of 1s"), xa, tone="input", given=given, cell_w=width,
-                              **({"row_labels": examples} if row else {"tokens": examples})),
-                       **({"split_cols": (problem.d_model,)} if row else {"split_rows": (problem.d_model,)}))}
+    m = {
+        "Xa": replace(
+            matrix(
+                "X | 1" if row else "X ; 1",
+                _("inputs, with a column of 1s") if row else _("inputs, with a row of 1s"),
+                xa,
+                tone="input",
+                given=given,
+                cell_w=width,
+                **({"row_labels": examples} if row else {"tokens": examples}),
+            ),
+            **({"split_cols": (problem.d_model,)} if row else {"split_rows": (problem.d_model,)}),
+        )
+    }
     sizes = problem.sizes()
     for k, layer in enumerate(problem.layers, start=1):
         m[f"W{k}"] = layer_weights(k, layer, sizes[k - 1], row, given, _)
         if k > 1:
             m[f"ones{k}"] = ones_row(n, row, width, _)
     for name, face in faces.items():
-        m[name] = matrix(face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key,
-                         cell_w=width)
+        m[name] = matrix(
+            face.label[row], _(face.caption_in(row)), solution[name], tone=face.tone, key=key, cell_w=width
+        )
     return stepped(m, FINAL_STEPS, marks)
 
 
@@ -60,8 +71,10 @@ def _rows(problem, m: dict):
         if problem.convention == "row":
             for k in range(1, L + 1):
                 source = [m["Xa"], None] if k == 1 else [m[f"H{k - 1}"], m[f"ones{k}"]]
-                out += [([None, None, m[f"W{k}"]], keep), ([*source, m[f"Z{k}"], m.get(f"H{L}") if k == L else None],
-                                                            free)]
+                out += [
+                    ([None, None, m[f"W{k}"]], keep),
+                    ([*source, m[f"Z{k}"], m.get(f"H{L}") if k == L else None], free),
+                ]
             return out
         out.append(([None, m["Xa"]], keep))
         for k in range(1, L + 1):
@@ -79,14 +92,24 @@ def _rows(problem, m: dict):
 
 
 rules = rules_box(
-    Said(N_("Z = [W | b] · [H ; 1]: a bias is its weights' last column, a row of 1s goes below each layer's "
-            "input (X, then the H before)."),
-         N_("Z = [H | 1] · [W ; b]: a bias is its weights' last row, a column of 1s goes beside each layer's "
-            "input (X, then the H before).")),
-    Said(N_("ReLU: H is Z with every negative entry made 0; the next layer works on H."),
-         when=lambda p: len(p.layers) > 1 or p.last == "relu"),
-    Said(N_("The last layer is linear: its Z is the network's output, with no ReLU after it."),
-         when=lambda p: p.last == "linear"),
+    Said(
+        N_(
+            "Z = [W | b] · [H ; 1]: a bias is its weights' last column, a row of 1s goes below each layer's "
+            "input (X, then the H before)."
+        ),
+        N_(
+            "Z = [H | 1] · [W ; b]: a bias is its weights' last row, a column of 1s goes beside each layer's "
+            "input (X, then the H before)."
+        ),
+    ),
+    Said(
+        N_("ReLU: H is Z with every negative entry made 0; the next layer works on H."),
+        when=lambda p: len(p.layers) > 1 or p.last == "relu",
+    ),
+    Said(
+        N_("The last layer is linear: its Z is the network's output, with no ReLU after it."),
+        when=lambda p: p.last == "linear",
+    ),
 )
 """The rules box's lines, true for the sheet."""
 
@@ -104,12 +127,17 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
         layer, source = problem.layers[k - 1], "X" if k == 1 else f"H{k - 1}"
         inputs = column(problem.X if k == 1 else solution[f"H{k - 1}"])
         names = {"k": k, "s": source}
-        words = (_("Z%(k)s, unit 1, example 1 = row 1 of [W%(k)s | b%(k)s] · column 1 of [%(s)s ; 1]") if not row else
-                 _("Z%(k)s, example 1, unit 1 = row 1 of [%(s)s | 1] · column 1 of [W%(k)s ; b%(k)s]")) % names
+        words = (
+            _("Z%(k)s, unit 1, example 1 = row 1 of [W%(k)s | b%(k)s] · column 1 of [%(s)s ; 1]")
+            if not row
+            else _("Z%(k)s, example 1, unit 1 = row 1 of [%(s)s | 1] · column 1 of [W%(k)s ; b%(k)s]")
+        ) % names
         z = first(solution[f"Z{k}"])
         lines.append([words, f"= {dot(unit(layer.W) + [layer.b[0]], inputs + [1])}", equals(z)])
         if problem.has_h(k):
-            lines.append([f"H{k}, " + _("unit 1, example 1") + f" = ReLU({sheet_value(z)})", equals(first(solution[f"H{k}"]))])
+            lines.append(
+                [f"H{k}, " + _("unit 1, example 1") + f" = ReLU({sheet_value(z)})", equals(first(solution[f"H{k}"]))]
+            )
     return lines
 
 

@@ -31,8 +31,10 @@ class Layer:
     """The bias."""
 
 
-GIVENS = (Given("X", ("d_0", "n"), caption=N_("inputs, an example each"), tone="input"),
-          Given("layers", (), items=(Given("W", ("d_ℓ", "d_ℓ−1")), Given("b", ("d_ℓ",))), of=Layer))
+GIVENS = (
+    Given("X", ("d_0", "n"), caption=N_("inputs, an example each"), tone="input"),
+    Given("layers", (), items=(Given("W", ("d_ℓ", "d_ℓ−1")), Given("b", ("d_ℓ",))), of=Layer),
+)
 """Its givens in problem@1, in order: the inputs (an example per column), the layers ({W, b} each)."""
 
 
@@ -85,30 +87,58 @@ def steps(problem: MLPProblem) -> list[Step]:
     source, name = (None, "X"), "X"
     for k in range(1, len(problem.layers) + 1):
         output = not problem.has_h(k)
-        out.append(Step((None, f"Z{k}"), ((None, f"W{k}"), source, (None, f"b{k}")), affine_pairs, op=Op(AFFINE),
-                        face=Face(f"Z{k}", (f"Z{k} = W{k}·{name} + b{k}", f"Z{k} = {name}·W{k} + b{k}"),
-                                  N_("output") if output else N_("pre-activation"), "out" if output else "score")))
+        out.append(
+            Step(
+                (None, f"Z{k}"),
+                ((None, f"W{k}"), source, (None, f"b{k}")),
+                affine_pairs,
+                op=Op(AFFINE),
+                face=Face(
+                    f"Z{k}",
+                    (f"Z{k} = W{k}·{name} + b{k}", f"Z{k} = {name}·W{k} + b{k}"),
+                    N_("output") if output else N_("pre-activation"),
+                    "out" if output else "score",
+                ),
+            )
+        )
         if problem.has_h(k):
-            out.append(Step((None, f"H{k}"), ((None, f"Z{k}"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-                            face=Face(f"H{k}", (f"H{k}", f"H{k}"), N_("activation: negatives to 0"), "q")))
+            out.append(
+                Step(
+                    (None, f"H{k}"),
+                    ((None, f"Z{k}"),),
+                    relu,
+                    op=Op(RULE, N_("ReLU(%(x)s)")),
+                    face=Face(f"H{k}", (f"H{k}", f"H{k}"), N_("activation: negatives to 0"), "q"),
+                )
+            )
         source, name = (None, f"H{k}"), f"H{k}"
     return out
 
 
-FACES = {**given_faces({"X": N_("inputs, an example each")}, "input"),
-         **given_faces({f"{w}{k}": words for k in range(1, MAX_LAYERS + 1)
-                        for w, words in (("W", N_("weights, bias last")), ("b", N_("bias")))})}
+FACES = {
+    **given_faces({"X": N_("inputs, an example each")}, "input"),
+    **given_faces(
+        {
+            f"{w}{k}": words
+            for k in range(1, MAX_LAYERS + 1)
+            for w, words in (("W", N_("weights, bias last")), ("b", N_("bias")))
+        }
+    ),
+}
 """How its givens show (its steps' faces are declared with them)."""
 
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    MLPProblem, GIVENS, steps, given, {"last": "linear"})
+    MLPProblem, GIVENS, steps, given, {"last": "linear"}
+)
 """Its problem@1 and solution@1, its column twin and its solution, from its givens (core/schema)."""
 
 
 def describe(p: MLPProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
-    return [f"Multi-layer perceptron (ReLU), {len(p.layers)} layers, last layer {p.last}, {p.convention} convention",
-            f"n = {p.n_tokens} examples, sizes " + " → ".join(map(str, p.sizes()))]
+    return [
+        f"Multi-layer perceptron (ReLU), {len(p.layers)} layers, last layer {p.last}, {p.convention} convention",
+        f"n = {p.n_tokens} examples, sizes " + " → ".join(map(str, p.sizes())),
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -120,10 +150,14 @@ def metrics(problem, solution=None) -> dict:
     relu_in = [values[s.inputs[0]] for s in steps_ if s.key[1].startswith("H")]
     zs = [x for s in steps_ if s.key[1].startswith("Z") for row in values[s.key] for x in row]
     output = values[steps_[-1].key]
-    return {**out, "relu_zeros": sum(1 for grid in relu_in for row in grid for x in row if x < 0),
-            "largest_z": max(abs(x) for x in zs), "relus": len(relu_in),
-            "dead_units": sum(1 for grid in relu_in for row in grid if all(x <= 0 for x in row)),
-            "output_zero": all(x == 0 for row in output for x in row)}
+    return {
+        **out,
+        "relu_zeros": sum(1 for grid in relu_in for row in grid for x in row if x < 0),
+        "largest_z": max(abs(x) for x in zs),
+        "relus": len(relu_in),
+        "dead_units": sum(1 for grid in relu_in for row in grid if all(x <= 0 for x in row)),
+        "output_zero": all(x == 0 for row in output for x in row),
+    }
 
 
 def figures(m: dict) -> dict[str, float]:
@@ -135,7 +169,9 @@ def notes(all_metrics: list[dict]) -> list[str]:
     """What `draw --stats` says of a batch's guarantees: how many sheets hold each."""
     count = len(all_metrics)
     with_relu = [m for m in all_metrics if m.get("relus")]
-    return [f"no hidden unit dead: {sum(1 for m in all_metrics if m['dead_units'] == 0)} of {count}",
-            f"ReLU zeroes an entry: {sum(1 for m in with_relu if m['relu_zeros'] > 0)} of {len(with_relu)} "
-            "(the sheets with a ReLU)",
-            f"output not all zero: {sum(1 for m in all_metrics if not m['output_zero'])} of {count}"]
+    return [
+        f"no hidden unit dead: {sum(1 for m in all_metrics if m['dead_units'] == 0)} of {count}",
+        f"ReLU zeroes an entry: {sum(1 for m in with_relu if m['relu_zeros'] > 0)} of {len(with_relu)} "
+        "(the sheets with a ReLU)",
+        f"output not all zero: {sum(1 for m in all_metrics if not m['output_zero'])} of {count}",
+    ]

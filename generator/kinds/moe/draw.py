@@ -34,9 +34,9 @@ needs the right X: a few in ten do, at the smallest shapes)."""
 GUARANTEES = {
     "x": "X's tokens all differ, none all zero, no feature zero for every token",
     "gate": "every expert gets a token, a token's two largest scores tie only when --ties asks for one (then one "
-            "does), and a weighted sheet's powers stay small",
+    "does), and a weighted sheet's powers stay small",
     "experts": "the routed H_pre has a negative entry and a positive one for every token, and |H_pre| and |Y| "
-               "stay within the preset's bounds",
+    "stay within the preset's bounds",
 }
 
 SHAPE_LIMITS = {"tokens": (2, 6), "d_model": (2, 4), "d_ff": (2, 3), "experts": (2, 3)}
@@ -69,22 +69,52 @@ class MoEPreset:
 
 
 PRESETS = {
-    "easy": MoEPreset(x=Table((0, 1, 2), (2, 3, 1)), gate=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
-                      soft_gate=Table((-1, 0, 1), (1, 3, 2)), w=Table((-1, 0, 1), (2, 2, 3)),
-                      b=Table((-1, 0, 1), (1, 2, 1)), hidden=4, out=8, low=0, max_sum=15),
-    "medium": MoEPreset(x=Table((0, 1, 2), (2, 2, 1)), gate=Table((-2, -1, 0, 1, 2), (1, 2, 3, 2, 1)),
-                        soft_gate=Table((-1, 0, 1), (1, 2, 2)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)), b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), hidden=6, out=12,
-                        low=-1, max_sum=30),
-    "hard": MoEPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), gate=Table((-3, -2, -1, 0, 1, 2, 3), (1, 1, 2, 2, 2, 1, 1)),
-                      soft_gate=Table((-1, 0, 1, 2), (2, 3, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)), b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
-                      hidden=9, out=18, low=-1, max_sum=40),
+    "easy": MoEPreset(
+        x=Table((0, 1, 2), (2, 3, 1)),
+        gate=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        soft_gate=Table((-1, 0, 1), (1, 3, 2)),
+        w=Table((-1, 0, 1), (2, 2, 3)),
+        b=Table((-1, 0, 1), (1, 2, 1)),
+        hidden=4,
+        out=8,
+        low=0,
+        max_sum=15,
+    ),
+    "medium": MoEPreset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        gate=Table((-2, -1, 0, 1, 2), (1, 2, 3, 2, 1)),
+        soft_gate=Table((-1, 0, 1), (1, 2, 2)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        hidden=6,
+        out=12,
+        low=-1,
+        max_sum=30,
+    ),
+    "hard": MoEPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        gate=Table((-3, -2, -1, 0, 1, 2, 3), (1, 1, 2, 2, 2, 1, 1)),
+        soft_gate=Table((-1, 0, 1, 2), (2, 3, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        hidden=9,
+        out=18,
+        low=-1,
+        max_sum=40,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2)), flags=("weighted", "ties")):
+class Options(
+    Layered,
+    kind="moe",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 2), ("d_model", 1), ("d_ff", 1), ("experts", 2)),
+    flags=("weighted", "ties"),
+):
     """Everything that shapes a mixture of experts' draw; a sheet code carries all of it."""
 
     tokens: int = 4
@@ -108,8 +138,10 @@ class Options(Layered, kind="moe", presets=PRESETS, limits=SHAPE_LIMITS,
     def check_drawable(self) -> None:
         """Refuse, before any draw, a shape in which every expert cannot have a token."""
         if self.tokens < self.experts:
-            raise DrawError(f"--tokens {self.tokens}: every one of --experts {self.experts} gets a token; "
-                            "use more --tokens or fewer --experts")
+            raise DrawError(
+                f"--tokens {self.tokens}: every one of --experts {self.experts} gets a token; "
+                "use more --tokens or fewer --experts"
+            )
 
 
 OPTIONS = Options
@@ -120,8 +152,14 @@ code_head, manifest = shaped.code_head, shaped.manifest
 
 def draw_x(bits: np.random.PCG64, o: Options, lim: MoEPreset) -> np.ndarray:
     """X (d × n): tokens all different, none all zero, no feature zero throughout."""
-    return draw_inputs(bits, lim.x, o.d_model, o.tokens, True,
-                       f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens")
+    return draw_inputs(
+        bits,
+        lim.x,
+        o.d_model,
+        o.tokens,
+        True,
+        f"cannot draw X: {GUARANTEES['x']}; use a larger --d-model or fewer --tokens",
+    )
 
 
 def draw_gate(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarray) -> Optional[tuple]:
@@ -144,13 +182,15 @@ def draw_gate(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarray) 
     return None
 
 
-def draw_experts(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarray, route: np.ndarray) -> Optional[tuple]:
+def draw_experts(
+    bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarray, route: np.ndarray
+) -> Optional[tuple]:
     """Every expert's W1, b1 and W2 (stacked: E·d_ff rows, and side by side) meeting the guarantees on
     the tokens routed to it; None if no round does."""
     f, E, n = o.d_ff, o.experts, o.tokens
     mask = np.zeros((E * f, n), dtype=bool)  # the cells the route asks for
     for j, e in enumerate(route.tolist()):
-        mask[e * f:(e + 1) * f, j] = True
+        mask[e * f : (e + 1) * f, j] = True
     first = None
     for _ in range(ROUNDS):
         W1 = sample(bits, lim.w, (CANDIDATES, E * f, o.d_model))
@@ -158,8 +198,12 @@ def draw_experts(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarra
         H = np.einsum("kfd,dn->kfn", W1, X) + b1[:, :, None]
         routed = np.where(mask[None], H, 0)
         # Every token keeps a positive unit: a token whose expert's ReLU zeroes it all would output nothing.
-        ok = ((np.abs(routed) <= lim.hidden).all(axis=(1, 2)) & (routed < 0).any(axis=(1, 2))
-              & (routed > 0).any(axis=1).all(axis=1) & W1.any(axis=2).all(axis=1))
+        ok = (
+            (np.abs(routed) <= lim.hidden).all(axis=(1, 2))
+            & (routed < 0).any(axis=(1, 2))
+            & (routed > 0).any(axis=1).all(axis=1)
+            & W1.any(axis=2).all(axis=1)
+        )
         hits = np.flatnonzero(ok)
         if hits.size:
             first = W1[hits[0]], b1[hits[0]], np.maximum(np.where(mask, H[hits[0]], 0), 0)
@@ -170,7 +214,7 @@ def draw_experts(bits: np.random.PCG64, o: Options, lim: MoEPreset, X: np.ndarra
     for _ in range(ROUNDS):
         W2 = sample(bits, lim.w, (CANDIDATES, o.d_model, E * f))
         Y = np.einsum("kdf,fn->kdn", W2, relu)  # the other experts' rows are 0: each column its expert's
-        blocks = np.stack([W2[:, :, e * f:(e + 1) * f].any(axis=(1, 2)) for e in range(E)], axis=1).all(axis=1)
+        blocks = np.stack([W2[:, :, e * f : (e + 1) * f].any(axis=(1, 2)) for e in range(E)], axis=1).all(axis=1)
         ok = (np.abs(Y) <= lim.out).all(axis=(1, 2)) & blocks & W2.any(axis=2).all(axis=1)
         hits = np.flatnonzero(ok)
         if hits.size:
@@ -189,12 +233,20 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> MoEProblem:
         found = gate and draw_experts(expert_bits, o, lim, X, gate[1])
         if found:
             W1, b1, W2 = found
-            experts = tuple(Expert(as_matrix(W1[e * f:(e + 1) * f]), tuple(int(x) for x in b1[e * f:(e + 1) * f]),
-                                   as_matrix(W2[:, e * f:(e + 1) * f])) for e in range(o.experts))
+            experts = tuple(
+                Expert(
+                    as_matrix(W1[e * f : (e + 1) * f]),
+                    tuple(int(x) for x in b1[e * f : (e + 1) * f]),
+                    as_matrix(W2[:, e * f : (e + 1) * f]),
+                )
+                for e in range(o.experts)
+            )
             p = MoEProblem(X=as_matrix(X), W_g=as_matrix(gate[0]), experts=experts, weighted=o.weighted, code=code)
             return to_row(p) if o.convention == "row" else p
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['gate']}; "
-                    f"{GUARANTEES['experts']}; try another preset, a larger --d-model or fewer --experts")
+    raise DrawError(
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['gate']}; "
+        f"{GUARANTEES['experts']}; try another preset, a larger --d-model or fewer --experts"
+    )
 
 
 def to_row(p: MoEProblem) -> MoEProblem:
@@ -211,6 +263,10 @@ def blank(o: Options) -> MoEProblem:
     """A blank mixture of the shape of `o` (a blank template prints none of its numbers)."""
     zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
     expert = Expert(zeros(o.d_ff, o.d_model), (0,) * o.d_ff, zeros(o.d_model, o.d_ff))
-    p = MoEProblem(X=zeros(o.d_model, o.tokens), W_g=zeros(o.experts, o.d_model), experts=(expert,) * o.experts,
-                   weighted=o.weighted)
+    p = MoEProblem(
+        X=zeros(o.d_model, o.tokens),
+        W_g=zeros(o.experts, o.d_model),
+        experts=(expert,) * o.experts,
+        weighted=o.weighted,
+    )
     return to_row(p) if o.convention == "row" else p

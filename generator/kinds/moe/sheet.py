@@ -45,32 +45,76 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     if row:
         xa = tuple(tuple(r) + (1,) for r in problem.X)
         w1 = tuple(tuple(e.W1[i][u] for e in problem.experts for u in range(f)) for i in range(d)) + (
-            tuple(x for e in problem.experts for x in e.b1),)
+            tuple(x for e in problem.experts for x in e.b1),
+        )
         w2 = tuple(tuple(r) for e in problem.experts for r in e.W2)
-        w1_split, w2_split, h_split = {"split_rows": (d,), "split_cols": blocks}, {"split_rows": blocks}, \
-            {"split_cols": blocks}
+        w1_split, w2_split, h_split = (
+            {"split_rows": (d,), "split_cols": blocks},
+            {"split_rows": blocks},
+            {"split_cols": blocks},
+        )
         w1_heads = {"tokens": experts}
     else:
         xa = tuple(map(tuple, problem.X)) + ((1,) * n,)
         w1 = tuple(tuple(r) + (b,) for e in problem.experts for r, b in zip(e.W1, e.b1))
         w2 = tuple(tuple(x for e in problem.experts for x in e.W2[i]) for i in range(d))
-        w1_split, w2_split, h_split = {"split_cols": (d,), "split_rows": blocks}, {"split_cols": blocks}, \
-            {"split_rows": blocks}
+        w1_split, w2_split, h_split = (
+            {"split_cols": (d,), "split_rows": blocks},
+            {"split_cols": blocks},
+            {"split_rows": blocks},
+        )
         w1_heads = {"row_labels": experts}
-    m = {"X": matrix("X", _("tokens"), problem.X, tone="input", given=given, cell_w=width, **heads),
-         "W_g": matrix("W_g", "" if row else _("gate weights"), problem.W_g, tone="weight", given=given,
-                       cell_w=cell_width(problem.W_g, 4)),
-         "Xa": replace(matrix("X | 1" if row else "X ; 1", "", xa, tone="input", given=given, cell_w=width, **heads),
-                       **({"split_cols": (d,)} if row else {"split_rows": (d,)})),
-         "W1": replace(matrix("W1 ; b1" if row else "W1 | b1", "" if row else _("the experts, bias last"), w1,
-                              tone="weight", given=given, cell_w=cell_width(w1, 4), **w1_heads), **w1_split),
-         "W2": replace(matrix("W2", "" if row else _("the experts side by side"), w2, tone="weight", given=given,
-                              cell_w=cell_width(w2, 4)), **w2_split)}
+    m = {
+        "X": matrix("X", _("tokens"), problem.X, tone="input", given=given, cell_w=width, **heads),
+        "W_g": matrix(
+            "W_g",
+            "" if row else _("gate weights"),
+            problem.W_g,
+            tone="weight",
+            given=given,
+            cell_w=cell_width(problem.W_g, 4),
+        ),
+        "Xa": replace(
+            matrix("X | 1" if row else "X ; 1", "", xa, tone="input", given=given, cell_w=width, **heads),
+            **({"split_cols": (d,)} if row else {"split_rows": (d,)}),
+        ),
+        "W1": replace(
+            matrix(
+                "W1 ; b1" if row else "W1 | b1",
+                "" if row else _("the experts, bias last"),
+                w1,
+                tone="weight",
+                given=given,
+                cell_w=cell_width(w1, 4),
+                **w1_heads,
+            ),
+            **w1_split,
+        ),
+        "W2": replace(
+            matrix(
+                "W2",
+                "" if row else _("the experts side by side"),
+                w2,
+                tone="weight",
+                given=given,
+                cell_w=cell_width(w2, 4),
+            ),
+            **w2_split,
+        ),
+    }
     for name, face in faces.items():
         empty = solution.empty.get(name, frozenset()) if key else frozenset()  # struck out on the key
         # Labels alone (G = W_g·X, r): the rules box says what each is, and captions would spread the grid.
-        view = matrix(face.label[row], "", grids[name], tone=face.tone, key=key,
-                      cell_w=fractions if face.fraction else width, two_line=face.fraction, masked=tuple(empty))
+        view = matrix(
+            face.label[row],
+            "",
+            grids[name],
+            tone=face.tone,
+            key=key,
+            cell_w=fractions if face.fraction else width,
+            two_line=face.fraction,
+            masked=tuple(empty),
+        )
         m[name] = replace(view, **h_split) if name in ("H_pre", "H") else view
     return stepped(m, tuple(faces), marks)
 
@@ -86,18 +130,31 @@ def _rows(problem, m: dict):
             if weighted:
                 out.append(([None, m["powers"], m["totals"], m["A"], m["g"]], free))
             if stacked:
-                return out + [([None, m["W1"]], keep), ([m["Xa"], m["H_pre"]], free), ([None, None, m["W2"]], keep),
-                              ([None, m["H"], m["Y"], m.get("out")], free)]
-            return out + [([None, m["W1"], None, m["W2"]], keep), ([m["Xa"], m["H_pre"], m["H"], m["Y"], m.get("out")],
-                                                                     free)]
+                return out + [
+                    ([None, m["W1"]], keep),
+                    ([m["Xa"], m["H_pre"]], free),
+                    ([None, None, m["W2"]], keep),
+                    ([None, m["H"], m["Y"], m.get("out")], free),
+                ]
+            return out + [
+                ([None, m["W1"], None, m["W2"]], keep),
+                ([m["Xa"], m["H_pre"], m["H"], m["Y"], m.get("out")], free),
+            ]
         out = [([None, m["X"]], keep)]
         out.append(([m["W_g"], m["G"], m["powers"], m["A"]], keep) if weighted else ([m["W_g"], m["G"]], keep))
         out.append(([None, m["r"], m["totals"], m["g"]], free) if weighted else ([None, m["r"]], free))
         if stacked:
-            return out + [([None, m["Xa"]], keep), ([m["W1"], m["H_pre"]], keep), ([None, m["H"]], keep),
-                          ([m["W2"], m["Y"], m.get("out")], free)]
-        return out + [([None, m["Xa"]], keep), ([m["W1"], m["H_pre"], m["H"]], keep),
-                      ([None, m["W2"], m["Y"], m.get("out")], free)]
+            return out + [
+                ([None, m["Xa"]], keep),
+                ([m["W1"], m["H_pre"]], keep),
+                ([None, m["H"]], keep),
+                ([m["W2"], m["Y"], m.get("out")], free),
+            ]
+        return out + [
+            ([None, m["Xa"]], keep),
+            ([m["W1"], m["H_pre"], m["H"]], keep),
+            ([None, m["W2"], m["Y"], m.get("out")], free),
+        ]
 
     return rows
 
@@ -107,19 +164,36 @@ def _weighted(problem) -> bool:
 
 
 rules = rules_box(
-    Said(N_("Gate: G = W_g · X. Each token goes to the expert of its largest score (a tie: the lower expert); "
-            "write that expert's number in r."),
-         N_("Gate: G = X · W_g. Each token goes to the expert of its largest score (a tie: the lower expert); "
-            "write that expert's number in r.")),
-    Said(N_("Softmax by hand: P = 3^G, Σ = each column's sum, A = P / Σ; g = the chosen expert's A."),
-         N_("Softmax by hand: P = 3^G, Σ = each row's sum, A = P / Σ; g = the chosen expert's A."), _weighted),
-    Said(N_("Each token's column of H_pre and H is worked in its expert's rows only (e1, e2, … at the left of "
-            "W1); leave the other experts' rows empty."),
-         N_("Each token's row of H_pre and H is worked in its expert's columns only (e1, e2, … above W1); "
-            "leave the other experts' columns empty.")),
+    Said(
+        N_(
+            "Gate: G = W_g · X. Each token goes to the expert of its largest score (a tie: the lower expert); "
+            "write that expert's number in r."
+        ),
+        N_(
+            "Gate: G = X · W_g. Each token goes to the expert of its largest score (a tie: the lower expert); "
+            "write that expert's number in r."
+        ),
+    ),
+    Said(
+        N_("Softmax by hand: P = 3^G, Σ = each column's sum, A = P / Σ; g = the chosen expert's A."),
+        N_("Softmax by hand: P = 3^G, Σ = each row's sum, A = P / Σ; g = the chosen expert's A."),
+        _weighted,
+    ),
+    Said(
+        N_(
+            "Each token's column of H_pre and H is worked in its expert's rows only (e1, e2, … at the left of "
+            "W1); leave the other experts' rows empty."
+        ),
+        N_(
+            "Each token's row of H_pre and H is worked in its expert's columns only (e1, e2, … above W1); "
+            "leave the other experts' columns empty."
+        ),
+    ),
     Said(N_("ReLU: every negative entry becomes 0; the others stay.")),
-    Said(N_("Y = W2 · H, the empty cells left out: each token's output is its own expert's."),
-         N_("Y = H · W2, the empty cells left out: each token's output is its own expert's.")),
+    Said(
+        N_("Y = W2 · H, the empty cells left out: each token's output is its own expert's."),
+        N_("Y = H · W2, the empty cells left out: each token's output is its own expert's."),
+    ),
     Said(N_("out = Y · g: each token's output times its g."), when=_weighted),
 )
 """The rules box's lines, true for the sheet."""
@@ -137,19 +211,39 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     unit = e * problem.d_ff
     expert = work.experts[e]
     names = {"e": e + 1, "u": unit + 1}
-    lines = [[_("G, token 1: %(scores)s; the largest is expert %(e)s's") % {
-        "scores": ", ".join(sheet_value(s) for s in scores), "e": e + 1}, f"r = {e + 1}"],
-        [_("H_pre, row %(u)s (expert %(e)s), token 1 = row %(u)s of [W1 | b1] · column 1 of [X ; 1]") % names
-         if not row else _("H_pre, token 1, column %(u)s (expert %(e)s) = [X | 1] · column %(u)s of [W1 ; b1]") % names,
-         f"= {dot(list(expert.W1[0]) + [expert.b1[0]], x + [1])}", equals(at("H_pre", unit, 0))],
-        [f"ReLU({sheet_value(at('H_pre', unit, 0))})", equals(at("H", unit, 0))]]
+    lines = [
+        [
+            _("G, token 1: %(scores)s; the largest is expert %(e)s's")
+            % {"scores": ", ".join(sheet_value(s) for s in scores), "e": e + 1},
+            f"r = {e + 1}",
+        ],
+        [
+            _("H_pre, row %(u)s (expert %(e)s), token 1 = row %(u)s of [W1 | b1] · column 1 of [X ; 1]") % names
+            if not row
+            else _("H_pre, token 1, column %(u)s (expert %(e)s) = [X | 1] · column %(u)s of [W1 ; b1]") % names,
+            f"= {dot(list(expert.W1[0]) + [expert.b1[0]], x + [1])}",
+            equals(at("H_pre", unit, 0)),
+        ],
+        [f"ReLU({sheet_value(at('H_pre', unit, 0))})", equals(at("H", unit, 0))],
+    ]
     hidden = [at("H", unit + k, 0) for k in range(problem.d_ff)]
-    lines.append([_("Y, feature 1, token 1 = expert %(e)s's part of row 1 of W2 · its rows of H") % names
-                  if not row else _("Y, token 1, feature 1 = its columns of H · expert %(e)s's part of W2") % names,
-                  f"= {dot(list(expert.W2[0]), hidden)}", equals(at("Y", 0, 0))])
+    lines.append(
+        [
+            _("Y, feature 1, token 1 = expert %(e)s's part of row 1 of W2 · its rows of H") % names
+            if not row
+            else _("Y, token 1, feature 1 = its columns of H · expert %(e)s's part of W2") % names,
+            f"= {dot(list(expert.W2[0]), hidden)}",
+            equals(at("Y", 0, 0)),
+        ]
+    )
     if problem.weighted:
-        lines.append([_("out, feature 1, token 1 = Y · g"), f"= {factor(at('Y', 0, 0), True)}·{factor(at('g', 0, 0))}",
-                      equals(at("out", 0, 0))])
+        lines.append(
+            [
+                _("out, feature 1, token 1 = Y · g"),
+                f"= {factor(at('Y', 0, 0), True)}·{factor(at('g', 0, 0))}",
+                equals(at("out", 0, 0)),
+            ]
+        )
     return lines
 
 

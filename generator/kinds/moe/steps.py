@@ -77,12 +77,16 @@ class MoEProblem(Drawn):
             check_shaped(f"experts[{e - 1}].W1", t(expert.W1), (f, d), ("d_ff", "d"), row)
             check_shaped(f"experts[{e - 1}].W2", t(expert.W2), (d, f), ("d", "d_ff"), row)
             if len(expert.b1) != f:
-                raise ProblemError(f"experts[{e - 1}].b1: expected {f} entries (d_ff, as expert 1's), got {len(expert.b1)}")
+                raise ProblemError(
+                    f"experts[{e - 1}].b1: expected {f} entries (d_ff, as expert 1's), got {len(expert.b1)}"
+                )
         if self.weighted:
             top = max(abs(x) for r in gate_scores(self) for x in r)
             if top > MAX_POWER:
-                raise ProblemError(f"W_g: a gate score of {top} is too large to raise 3 to by hand "
-                                   f"(at most {MAX_POWER}); use smaller entries, or no --weighted")
+                raise ProblemError(
+                    f"W_g: a gate score of {top} is too large to raise 3 to by hand "
+                    f"(at most {MAX_POWER}); use smaller entries, or no --weighted"
+                )
 
     @property
     def E(self) -> int:
@@ -105,10 +109,14 @@ def gate_scores(p: MoEProblem) -> list[list[int]]:
 def given(problem: MoEProblem) -> dict[Key, Values]:
     """The givens of a column-convention problem, by key: X (the gate's, and again the layers', drawn
     with its 1s), the experts' rows one below another (W1, b1), their W2 side by side."""
-    return {(None, "X"): problem.X, (None, "X_layers"): problem.X, (None, "W_g"): problem.W_g,
-            (None, "W1"): [list(r) for e in problem.experts for r in e.W1],
-            (None, "b1"): [[x] for e in problem.experts for x in e.b1],
-            (None, "W2"): [[x for e in problem.experts for x in e.W2[i]] for i in range(len(problem.X))]}
+    return {
+        (None, "X"): problem.X,
+        (None, "X_layers"): problem.X,
+        (None, "W_g"): problem.W_g,
+        (None, "W1"): [list(r) for e in problem.experts for r in e.W1],
+        (None, "b1"): [[x] for e in problem.experts for x in e.b1],
+        (None, "W2"): [[x for e in problem.experts for x in e.W2[i]] for i in range(len(problem.X))],
+    }
 
 
 def _powers(g: Values) -> Values:
@@ -120,48 +128,116 @@ def _totals(p: Values) -> Values:
 
 
 def _shares(p: Values, totals: Values) -> Values:
-    return [[None if x is None or totals[0][j] in (None, 0) else guarded(divide, x, totals[0][j])
-             for j, x in enumerate(r)] for r in p]
+    return [
+        [None if x is None or totals[0][j] in (None, 0) else guarded(divide, x, totals[0][j]) for j, x in enumerate(r)]
+        for r in p
+    ]
 
 
 def steps(problem: MoEProblem) -> list[Step]:
     """Every step of a column-convention problem: the gate, the route, the routed layers, the weighting."""
     E, rows = problem.E, problem.E * problem.d_ff
-    skip = Skip((None, "r"), lambda route, true: routed_cells(route, true, rows, E),
-                N_("not this token's expert: nothing to write"))
-    out = [Step((None, "G"), ((None, "W_g"), (None, "X")), product, op=Op(PRODUCT),
-                face=Face("G", ("G = W_g·X", "G = X·W_g"), N_("gate scores"), "score")),
-           Step((None, "r"), ((None, "G"),), argmax_rows, op=Op(ARGMAX),
-                face=Face("r", ("r (expert)", "r (expert)"), N_("each token's expert"), "attn"))]
+    skip = Skip(
+        (None, "r"),
+        lambda route, true: routed_cells(route, true, rows, E),
+        N_("not this token's expert: nothing to write"),
+    )
+    out = [
+        Step(
+            (None, "G"),
+            ((None, "W_g"), (None, "X")),
+            product,
+            op=Op(PRODUCT),
+            face=Face("G", ("G = W_g·X", "G = X·W_g"), N_("gate scores"), "score"),
+        ),
+        Step(
+            (None, "r"),
+            ((None, "G"),),
+            argmax_rows,
+            op=Op(ARGMAX),
+            face=Face("r", ("r (expert)", "r (expert)"), N_("each token's expert"), "attn"),
+        ),
+    ]
     if problem.weighted:
-        out += [Step((None, "powers"), ((None, "G"),), _powers, op=Op(RULE, "3^%(x)s"),
-                     face=Face("P", ("P = 3^G", "P = 3^G"), N_("powers"), "score")),
-                Step((None, "totals"), ((None, "powers"),), _totals, op=Op(SUM),
-                     face=Face("Σ", ("Σ", "Σ"), N_("column sums"), "score", row_caption=N_("row sums"))),
-                Step((None, "A"), ((None, "powers"), (None, "totals")), _shares, op=Op(DIVIDE),
-                     face=Face("A", ("A", "A"), N_("gate probabilities"), "attn", fraction=True)),
-                Step((None, "g"), ((None, "r"), (None, "A")), picked, op=Op(PICK),
-                     face=Face("g", ("g", "g"), N_("the chosen expert's probability"), "attn", fraction=True))]
-    out += [Step((None, "H_pre"), ((None, "W1"), (None, "X_layers"), (None, "b1")), affine_pairs, op=Op(AFFINE), skip=skip,
-                 face=Face("H_pre", ("H_pre = W1·X + b1", "H_pre = X·W1 + b1"), N_("first layer, routed"), "score")),
-            Step((None, "H"), ((None, "H_pre"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")), skip=skip,
-                 face=Face("H", ("H = ReLU(H_pre)", "H = ReLU(H_pre)"), N_("negatives to 0"), "score")),
-            Step((None, "Y"), ((None, "r"), (None, "W2"), (None, "H")), lambda r, w, h: routed(r, w, h, E),
-                 op=Op(ROUTED, params={"blocks": E}),
-                 face=Face("Y", ("Y = W2·H", "Y = H·W2"), N_("second layer, the chosen expert's"), "out"))]
+        out += [
+            Step(
+                (None, "powers"),
+                ((None, "G"),),
+                _powers,
+                op=Op(RULE, "3^%(x)s"),
+                face=Face("P", ("P = 3^G", "P = 3^G"), N_("powers"), "score"),
+            ),
+            Step(
+                (None, "totals"),
+                ((None, "powers"),),
+                _totals,
+                op=Op(SUM),
+                face=Face("Σ", ("Σ", "Σ"), N_("column sums"), "score", row_caption=N_("row sums")),
+            ),
+            Step(
+                (None, "A"),
+                ((None, "powers"), (None, "totals")),
+                _shares,
+                op=Op(DIVIDE),
+                face=Face("A", ("A", "A"), N_("gate probabilities"), "attn", fraction=True),
+            ),
+            Step(
+                (None, "g"),
+                ((None, "r"), (None, "A")),
+                picked,
+                op=Op(PICK),
+                face=Face("g", ("g", "g"), N_("the chosen expert's probability"), "attn", fraction=True),
+            ),
+        ]
+    out += [
+        Step(
+            (None, "H_pre"),
+            ((None, "W1"), (None, "X_layers"), (None, "b1")),
+            affine_pairs,
+            op=Op(AFFINE),
+            skip=skip,
+            face=Face("H_pre", ("H_pre = W1·X + b1", "H_pre = X·W1 + b1"), N_("first layer, routed"), "score"),
+        ),
+        Step(
+            (None, "H"),
+            ((None, "H_pre"),),
+            relu,
+            op=Op(RULE, N_("ReLU(%(x)s)")),
+            skip=skip,
+            face=Face("H", ("H = ReLU(H_pre)", "H = ReLU(H_pre)"), N_("negatives to 0"), "score"),
+        ),
+        Step(
+            (None, "Y"),
+            ((None, "r"), (None, "W2"), (None, "H")),
+            lambda r, w, h: routed(r, w, h, E),
+            op=Op(ROUTED, params={"blocks": E}),
+            face=Face("Y", ("Y = W2·H", "Y = H·W2"), N_("second layer, the chosen expert's"), "out"),
+        ),
+    ]
     if problem.weighted:
-        out.append(Step((None, "out"), ((None, "Y"), (None, "g")), scaled_columns, op=Op(SCALE),
-                        face=Face("out", ("out = Y·g", "out = Y·g"), N_("weighted by the gate"), "out",
-                                  fraction=True)))
+        out.append(
+            Step(
+                (None, "out"),
+                ((None, "Y"), (None, "g")),
+                scaled_columns,
+                op=Op(SCALE),
+                face=Face("out", ("out = Y·g", "out = Y·g"), N_("weighted by the gate"), "out", fraction=True),
+            )
+        )
     return out
 
 
-GIVENS = (Given("X", ("d", "n")), Given("W_g", ("E", "d")),
-          Given("experts", (), items=(Given("W1", ("d_ff", "d")), Given("b1", ("d_ff",)), Given("W2", ("d", "d_ff"))),
-                of=Expert))
+GIVENS = (
+    Given("X", ("d", "n")),
+    Given("W_g", ("E", "d")),
+    Given(
+        "experts", (), items=(Given("W1", ("d_ff", "d")), Given("b1", ("d_ff",)), Given("W2", ("d", "d_ff"))), of=Expert
+    ),
+)
 """Its givens in problem@1, in order: the tokens, the gate, the experts ({W1, b1, W2} each)."""
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    MoEProblem, GIVENS, steps, given, {"weighted": False})
+    MoEProblem, GIVENS, steps, given, {"weighted": False}
+)
 """Its problem@1 and solution@1, its column twin and its solution (None in the cells the route
 leaves empty), from its givens (core/schema)."""
 
@@ -178,8 +254,10 @@ FACES = {
 
 def describe(p: MoEProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
-    return [f"Mixture of experts (top-1 gate), {p.convention} convention" + (", weighted" if p.weighted else ""),
-            f"n = {p.n_tokens} tokens, d = {p.d_model}, E = {p.E} experts of d_ff = {p.d_ff}"]
+    return [
+        f"Mixture of experts (top-1 gate), {p.convention} convention" + (", weighted" if p.weighted else ""),
+        f"n = {p.n_tokens} tokens, d = {p.d_model}, E = {p.E} experts of d_ff = {p.d_ff}",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -191,11 +269,19 @@ def metrics(problem, solution=None) -> dict:
     steps_, values = worked(kind_of(problem), problem)
     routes = values[(None, "r")][0]
     pre = [x for r in values[(None, "H_pre")] for x in r if x is not None]
-    return {"largest_number": largest_number(steps_, values), "multiplications": multiplications(steps_, values),
-            "relu_zeros": sum(1 for x in pre if x < 0), "busiest": max(routes.count(e) for e in set(routes))}
+    return {
+        "largest_number": largest_number(steps_, values),
+        "multiplications": multiplications(steps_, values),
+        "relu_zeros": sum(1 for x in pre if x < 0),
+        "busiest": max(routes.count(e) for e in set(routes)),
+    }
 
 
 def figures(m: dict) -> dict[str, float]:
     """What `draw --stats` shows of a problem's metrics."""
-    return {"largest number written": m["largest_number"], "multiplications": m["multiplications"],
-            "cells ReLU sets to 0": m["relu_zeros"], "busiest expert's tokens": m["busiest"]}
+    return {
+        "largest number written": m["largest_number"],
+        "multiplications": m["multiplications"],
+        "cells ReLU sets to 0": m["relu_zeros"],
+        "busiest expert's tokens": m["busiest"],
+    }

@@ -26,9 +26,9 @@ CANDIDATES, ROUNDS, RETRIES = 64, 64, 16
 
 GUARANTEES = {
     "lines": "every line the norm works on (a feature over the batch, or an example over its features) has a "
-             "variance that is the square of a nonzero fraction, σ exact, N's fractions within the preset's "
-             "denominator, and (without a layer before the norm) an N other than ±1; a layer before it with no dead unit "
-             "and no two units alike",
+    "variance that is the square of a nonzero fraction, σ exact, N's fractions within the preset's "
+    "denominator, and (without a layer before the norm) an N other than ±1; a layer before it with no dead unit "
+    "and no two units alike",
     "output": "gamma·N + beta within the preset's bounds",
 }
 
@@ -51,22 +51,47 @@ class NormPreset(Tables):
 
 
 PRESETS = {
-    "easy": NormPreset(x=Table((0, 1, 2, 3, 4), (2, 2, 2, 2, 2)), w=Table((-1, 0, 1), (2, 2, 3)),
-                       b=Table((-1, 0, 1), (1, 2, 1)), gamma=Table((1, 2), (1, 1)), beta=Table((-1, 0, 1), (1, 2, 1)),
-                       den=3, y=8),
-    "medium": NormPreset(x=Table((-2, -1, 0, 1, 2, 3, 4, 5), (1, 2, 2, 2, 2, 2, 2, 1)),
-                         w=Table((-1, 0, 1, 2), (3, 3, 3, 1)), b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
-                         gamma=Table((1, 2, 3), (2, 2, 1)), beta=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), den=6, y=12),
-    "hard": NormPreset(x=Table((-3, -2, -1, 0, 1, 2, 3, 4, 5, 6), (1,) * 10), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                       b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), gamma=Table((-1, 1, 2, 3), (1, 2, 2, 1)),
-                       beta=Table((-3, -2, -1, 0, 1, 2, 3), (1,) * 7), den=12, y=20),
+    "easy": NormPreset(
+        x=Table((0, 1, 2, 3, 4), (2, 2, 2, 2, 2)),
+        w=Table((-1, 0, 1), (2, 2, 3)),
+        b=Table((-1, 0, 1), (1, 2, 1)),
+        gamma=Table((1, 2), (1, 1)),
+        beta=Table((-1, 0, 1), (1, 2, 1)),
+        den=3,
+        y=8,
+    ),
+    "medium": NormPreset(
+        x=Table((-2, -1, 0, 1, 2, 3, 4, 5), (1, 2, 2, 2, 2, 2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        gamma=Table((1, 2, 3), (2, 2, 1)),
+        beta=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        den=6,
+        y=12,
+    ),
+    "hard": NormPreset(
+        x=Table((-3, -2, -1, 0, 1, 2, 3, 4, 5, 6), (1,) * 10),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        gamma=Table((-1, 1, 2, 3), (1, 2, 2, 1)),
+        beta=Table((-3, -2, -1, 0, 1, 2, 3), (1,) * 7),
+        den=12,
+        y=20,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="norm", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 1), ("d_model", 1), ("d_in", 1)), flags=("layer_before",), choices=(("axis", AXES),)):
+class Options(
+    Layered,
+    kind="norm",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 1), ("d_model", 1), ("d_in", 1)),
+    flags=("layer_before",),
+    choices=(("axis", AXES),),
+):
     """Everything that shapes a norm's draw; a sheet code carries all of it."""
 
     tokens: int = 4
@@ -89,13 +114,17 @@ class Options(Layered, kind="norm", presets=PRESETS, limits=SHAPE_LIMITS,
         # never 3·9 times a square: their σ is never a fraction. Two make every N ±1.
         if self.layer_before and self.axis == "layer":
             # Every example of a ReLU layer's output with an exact σ, no unit dead or alike: none found by search.
-            raise DrawError("--layer-before: a layer norm's examples after a ReLU layer cannot be drawn with every σ "
-                            "exact; use --axis batch, or give the problem yourself (--problem FILE)")
+            raise DrawError(
+                "--layer-before: a layer norm's examples after a ReLU layer cannot be drawn with every σ "
+                "exact; use --axis batch, or give the problem yourself (--problem FILE)"
+            )
         flag, size = ("--tokens", self.tokens) if self.axis == "batch" else ("--d-model", self.d_model)
         if size != 4:
             what = "examples" if self.axis == "batch" else "features"
-            raise DrawError(f"{flag} {size}: a {self.axis} norm works over 4 {what} (the variance of 3 whole numbers "
-                            f"is never the square of a fraction, and 2 make every N ±1)")
+            raise DrawError(
+                f"{flag} {size}: a {self.axis} norm works over 4 {what} (the variance of 3 whole numbers "
+                f"is never the square of a fraction, and 2 make every N ±1)"
+            )
 
 
 OPTIONS = Options
@@ -108,6 +137,8 @@ def options(values: dict, given=()) -> Options:
     if values.get("axis") == "layer" and "d_model" not in given:
         values, given = {**values, "d_model": 4}, {*given, "d_model"}
     return options_for(Options, DEFAULT_SHAPE)(values, given)
+
+
 code_head, manifest = shaped.code_head, shaped.manifest
 
 
@@ -191,19 +222,28 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> NormProblem:
             if found is not None:
                 break
         if found is None:
-            raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['lines']}; "
-                            "try another preset or no layer before the norm")
+            raise DrawError(
+                f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['lines']}; "
+                "try another preset or no layer before the norm"
+            )
         W, b, _ = found
     else:
         X = draw_lines(bits, o, lim)
         if X is None:
-            raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['lines']}; "
-                            "try another preset")
+            raise DrawError(
+                f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['lines']}; try another preset"
+            )
     for _ in range(ROUNDS):
         gamma, beta = sample(gain_bits, lim.gamma, (o.d_model,)), sample(gain_bits, lim.beta, (o.d_model,))
-        p = NormProblem(X=as_matrix(X), gamma=tuple(int(x) for x in gamma), beta=tuple(int(x) for x in beta),
-                        W=None if W is None else as_matrix(W), b=None if b is None else tuple(int(x) for x in b),
-                        axis=o.axis, code=code)
+        p = NormProblem(
+            X=as_matrix(X),
+            gamma=tuple(int(x) for x in gamma),
+            beta=tuple(int(x) for x in beta),
+            W=None if W is None else as_matrix(W),
+            b=None if b is None else tuple(int(x) for x in b),
+            axis=o.axis,
+            code=code,
+        )
         if all(x is not None and abs(x) <= lim.y for r in solve(p)["Y"] for x in r):
             return twin(p, GIVENS, o.convention)
     raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['output']}")
@@ -215,6 +255,12 @@ draw_keys = keys_drawn_by(draw_one)
 def blank(o: Options) -> NormProblem:
     """A blank norm of the shape of `o` (a blank template prints none of its numbers)."""
     zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
-    p = NormProblem(X=zeros(o.d_in if o.layer_before else o.d_model, o.tokens), gamma=(0,) * o.d_model, beta=(0,) * o.d_model,
-                    W=zeros(o.d_model, o.d_in) if o.layer_before else None, b=(0,) * o.d_model if o.layer_before else None, axis=o.axis)
+    p = NormProblem(
+        X=zeros(o.d_in if o.layer_before else o.d_model, o.tokens),
+        gamma=(0,) * o.d_model,
+        beta=(0,) * o.d_model,
+        W=zeros(o.d_model, o.d_in) if o.layer_before else None,
+        b=(0,) * o.d_model if o.layer_before else None,
+        axis=o.axis,
+    )
     return twin(p, GIVENS, o.convention)

@@ -36,24 +36,50 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     row, given, n = problem.convention == "row", not blank, problem.n_tokens
     width = max(cell_width(g, 4) for g in [problem.X, *solution.grids.values()])
     line = (lambda v: (tuple(v),)) if row else (lambda v: tuple((x,) for x in v))  # one value per feature
-    m = {"gamma": matrix("gamma", _("gains"), line(problem.gamma), tone="weight", given=given, cell_w=width),
-         "beta": matrix("beta", _("shifts"), line(problem.beta), tone="weight", given=given, cell_w=width)}
+    m = {
+        "gamma": matrix("gamma", _("gains"), line(problem.gamma), tone="weight", given=given, cell_w=width),
+        "beta": matrix("beta", _("shifts"), line(problem.beta), tone="weight", given=given, cell_w=width),
+    }
     if problem.W is None:
         m["X"] = matrix("X", _("inputs, an example each"), problem.X, tone="input", given=given, cell_w=width)
     else:
         xa = tuple(tuple(r) + (1,) for r in problem.X) if row else tuple(map(tuple, problem.X)) + ((1,) * n,)
         d0 = len(problem.X[0]) if row else len(problem.X)
-        m["Xa"] = replace(matrix("X | 1" if row else "X ; 1", _("inputs, with a column of 1s") if row else
-                                 _("inputs, with a row of 1s"), xa, tone="input", given=given, cell_w=width),
-                          **({"split_cols": (d0,)} if row else {"split_rows": (d0,)}))
+        m["Xa"] = replace(
+            matrix(
+                "X | 1" if row else "X ; 1",
+                _("inputs, with a column of 1s") if row else _("inputs, with a row of 1s"),
+                xa,
+                tone="input",
+                given=given,
+                cell_w=width,
+            ),
+            **({"split_cols": (d0,)} if row else {"split_rows": (d0,)}),
+        )
         w = with_bias(problem.W, problem.b, row)
-        m["W"] = replace(matrix("W ; b" if row else "W | b", _("weights, bias last"), w, tone="weight", given=given,
-                                cell_w=cell_width(w, 4)), **({"split_rows": (d0,)} if row else {"split_cols": (d0,)}))
+        m["W"] = replace(
+            matrix(
+                "W ; b" if row else "W | b",
+                _("weights, bias last"),
+                w,
+                tone="weight",
+                given=given,
+                cell_w=cell_width(w, 4),
+            ),
+            **({"split_rows": (d0,)} if row else {"split_cols": (d0,)}),
+        )
     for s in steps(column_twin(problem)):
         face, grid = s.face, solution[s.key[1]]
         # A grid of fractions written with their decimals is as wide as its own widest cell needs.
-        m[s.key[1]] = matrix(face.label[row], _(face.caption_in(row)), grid, tone=face.tone, two_line=face.fraction,
-                             key=key, cell_w=cell_width(grid, 3, True) if face.fraction else width)
+        m[s.key[1]] = matrix(
+            face.label[row],
+            _(face.caption_in(row)),
+            grid,
+            tone=face.tone,
+            two_line=face.fraction,
+            key=key,
+            cell_w=cell_width(grid, 3, True) if face.fraction else width,
+        )
     return stepped(m, FINAL_STEPS, marks)
 
 
@@ -83,13 +109,21 @@ def _rows(problem, m: dict):
         elif _stats_beside(problem):
             out += [(head + [m["mu"]], False), (pad + [m["D"], m["S"], m["var"], m["sigma"]], False)]
         else:
-            out += [(head, False), (pad + [m["mu"]], False), (pad + [m["D"], m["S"]], False),
-                    (pad + [None, m["var"]], False), (pad + [None, m["sigma"]], False)]
+            out += [
+                (head, False),
+                (pad + [m["mu"]], False),
+                (pad + [m["D"], m["S"]], False),
+                (pad + [None, m["var"]], False),
+                (pad + [None, m["sigma"]], False),
+            ]
         if column and not stacked:
             return out + [(pad + [m["N"], m["gamma"], m["beta"], m["Y"]], False)]
         if not stacked:  # gamma and beta above Y, N at its left
-            return out + [(pad + [None, m["gamma"]], True), (pad + [None, m["beta"]], True),
-                          (pad + [m["N"], m["Y"]], False)]
+            return out + [
+                (pad + [None, m["gamma"]], True),
+                (pad + [None, m["beta"]], True),
+                (pad + [m["N"], m["Y"]], False),
+            ]
         out.append((pad + [m["N"]], False))
         if not column:
             return out + [(pad + [m["gamma"]], True), (pad + [m["beta"]], True), (pad + [m["Y"]], False)]
@@ -102,14 +136,25 @@ def _rows(problem, m: dict):
 
 
 rules = rules_box(
-    Said(N_("Z = [W | b] · [X ; 1], then H = ReLU(Z): the norm works on H."),
-         N_("Z = [X | 1] · [W ; b], then H = ReLU(Z): the norm works on H."), when=lambda p: p.W is not None),
-    Said(N_("Each feature over the batch: mu is the mean of each line, D each entry minus its line's mean, S = D², "
-            "var the mean of each line of S, sigma = √var (exact), N = D ÷ sigma."),
-         when=lambda p: p.axis == "batch"),
-    Said(N_("Each example over its features: mu is the mean of each line, D each entry minus its line's mean, "
-            "S = D², var the mean of each line of S, sigma = √var (exact), N = D ÷ sigma."),
-         when=lambda p: p.axis == "layer"),
+    Said(
+        N_("Z = [W | b] · [X ; 1], then H = ReLU(Z): the norm works on H."),
+        N_("Z = [X | 1] · [W ; b], then H = ReLU(Z): the norm works on H."),
+        when=lambda p: p.W is not None,
+    ),
+    Said(
+        N_(
+            "Each feature over the batch: mu is the mean of each line, D each entry minus its line's mean, S = D², "
+            "var the mean of each line of S, sigma = √var (exact), N = D ÷ sigma."
+        ),
+        when=lambda p: p.axis == "batch",
+    ),
+    Said(
+        N_(
+            "Each example over its features: mu is the mean of each line, D each entry minus its line's mean, "
+            "S = D², var the mean of each line of S, sigma = √var (exact), N = D ÷ sigma."
+        ),
+        when=lambda p: p.axis == "layer",
+    ),
     Said(N_("Y = gamma · N + beta: each feature's entries times its gamma, plus its beta.")),
     products=False,
 )
@@ -128,14 +173,22 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     first = lambda g: g[0][0]  # noqa: E731  (the first line's statistic, a column or a row)
     d = at(solution["D"], 0, 0)
     squares = [at(solution["S"], 0, j) if by_feature else at(solution["S"], j, 0) for j in range(count)]
-    lines = [[_("mu, line 1"), f"= ({' + '.join(map(sheet_value, line))}) ÷ {count}", equals(first(solution["mu"]))],
-             [_("D, first entry"), f"= {sheet_value(line[0])} − {sheet_value(first(solution['mu']))}", equals(d)],
-             [_("var, line 1"), f"= ({' + '.join(map(sheet_value, squares))}) ÷ {count}", equals(first(solution["var"]))],
-             [_("sigma, line 1"), f"= √{factor(first(solution['var']), False)}", equals(first(solution["sigma"]))],
-             [_("N, first entry"), f"= {sheet_value(d)} ÷ {sheet_value(first(solution['sigma']))}",
-              equals(at(solution["N"], 0, 0))],
-             [_("Y, first entry"), f"= {factor(problem.gamma[0], True)}·{factor(at(solution['N'], 0, 0))} + "
-              f"{factor(problem.beta[0])}", equals(at(solution["Y"], 0, 0))]]
+    lines = [
+        [_("mu, line 1"), f"= ({' + '.join(map(sheet_value, line))}) ÷ {count}", equals(first(solution["mu"]))],
+        [_("D, first entry"), f"= {sheet_value(line[0])} − {sheet_value(first(solution['mu']))}", equals(d)],
+        [_("var, line 1"), f"= ({' + '.join(map(sheet_value, squares))}) ÷ {count}", equals(first(solution["var"]))],
+        [_("sigma, line 1"), f"= √{factor(first(solution['var']), False)}", equals(first(solution["sigma"]))],
+        [
+            _("N, first entry"),
+            f"= {sheet_value(d)} ÷ {sheet_value(first(solution['sigma']))}",
+            equals(at(solution["N"], 0, 0)),
+        ],
+        [
+            _("Y, first entry"),
+            f"= {factor(problem.gamma[0], True)}·{factor(at(solution['N'], 0, 0))} + {factor(problem.beta[0])}",
+            equals(at(solution["Y"], 0, 0)),
+        ],
+    ]
     return lines
 
 

@@ -44,10 +44,13 @@ def roots(a) -> Values:
     return [[exact_root(x) for x in r] for r in a]
 
 
-GIVENS = (Given("X", ("d", "n"), caption=N_("inputs, an example each"), tone="input"),
-          Given("gamma", ("d",), caption=N_("gains")), Given("beta", ("d",), caption=N_("shifts")),
-          Given("W", ("d", "d_0"), optional=True, caption=N_("weights, bias last")),
-          Given("b", ("d",), optional=True, caption=N_("bias")))
+GIVENS = (
+    Given("X", ("d", "n"), caption=N_("inputs, an example each"), tone="input"),
+    Given("gamma", ("d",), caption=N_("gains")),
+    Given("beta", ("d",), caption=N_("shifts")),
+    Given("W", ("d", "d_0"), optional=True, caption=N_("weights, bias last")),
+    Given("b", ("d",), optional=True, caption=N_("bias")),
+)
 """Its givens in problem@1, in order: the inputs, gamma and beta, and a layer before the norm (W, b) if any."""
 
 
@@ -97,8 +100,11 @@ class NormProblem(Drawn):
 
 def given(problem: NormProblem) -> dict[Key, Values]:
     """The givens of a column-convention problem, by key (gamma, beta and a bias as columns)."""
-    out: dict[Key, Values] = {(None, "X"): problem.X, (None, "gamma"): [[x] for x in problem.gamma],
-                              (None, "beta"): [[x] for x in problem.beta]}
+    out: dict[Key, Values] = {
+        (None, "X"): problem.X,
+        (None, "gamma"): [[x] for x in problem.gamma],
+        (None, "beta"): [[x] for x in problem.beta],
+    }
     if problem.W is not None:
         out[(None, "W")], out[(None, "b")] = problem.W, [[x] for x in problem.b]
     return out
@@ -110,27 +116,71 @@ def steps(problem: NormProblem) -> list[Step]:
     source = (None, "X")
     line = "row" if problem.axis == "batch" else "column"
     if problem.W is not None:
-        out += [Step((None, "Z"), ((None, "W"), (None, "X"), (None, "b")), affine_pairs, op=Op(AFFINE),
-                     face=Face("Z", ("Z = W·X + b", "Z = X·W + b"), N_("pre-activation"), "score")),
-                Step((None, "H"), ((None, "Z"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-                     face=Face("H", ("H", "H"), N_("activation: negatives to 0"), "q"))]
+        out += [
+            Step(
+                (None, "Z"),
+                ((None, "W"), (None, "X"), (None, "b")),
+                affine_pairs,
+                op=Op(AFFINE),
+                face=Face("Z", ("Z = W·X + b", "Z = X·W + b"), N_("pre-activation"), "score"),
+            ),
+            Step(
+                (None, "H"),
+                ((None, "Z"),),
+                relu,
+                op=Op(RULE, N_("ReLU(%(x)s)")),
+                face=Face("H", ("H", "H"), N_("activation: negatives to 0"), "q"),
+            ),
+        ]
         source = (None, "H")
     name = source[1]
     k = lambda s: (None, s)  # noqa: E731
     out += [
-        Step(k("mu"), (source,), means(line), op=Op(MEAN, params={"along": line}),
-             face=Face("mu", ("mu", "mu"), N_("means"), "k")),
-        Step(k("D"), (source, k("mu")), along("−", line), op=Op(BROADCAST, params={"along": line, "sign": "−"}),
-             face=Face("D", (f"D = {name} − mu",) * 2, N_("minus the mean"), "v")),
-        Step(k("S"), (k("D"),), squared, op=Op(RULE, N_("%(x)s²")), face=Face("S", ("S = D²",) * 2, N_("squares"), "v")),
-        Step(k("var"), (k("S"),), means(line), op=Op(MEAN, params={"along": line}),
-             face=Face("var", ("var", "var"), N_("means of S"), "k")),
-        Step(k("sigma"), (k("var"),), roots, op=Op(RULE, N_("√%(x)s")),
-             face=Face("sigma", ("sigma = √var",) * 2, N_("roots"), "k")),
-        Step(k("N"), (k("D"), k("sigma")), along("÷", line), op=Op(BROADCAST, params={"along": line, "sign": "÷"}),
-             face=Face("N", ("N = D ÷ sigma",) * 2, N_("normalised"), "score", fraction=True)),
-        Step(k("Y"), (k("N"), k("gamma"), k("beta")), gained, op=Op(GAIN),
-             face=Face("Y", ("Y = gamma·N + beta",) * 2, N_("output"), "out", fraction=True)),
+        Step(
+            k("mu"),
+            (source,),
+            means(line),
+            op=Op(MEAN, params={"along": line}),
+            face=Face("mu", ("mu", "mu"), N_("means"), "k"),
+        ),
+        Step(
+            k("D"),
+            (source, k("mu")),
+            along("−", line),
+            op=Op(BROADCAST, params={"along": line, "sign": "−"}),
+            face=Face("D", (f"D = {name} − mu",) * 2, N_("minus the mean"), "v"),
+        ),
+        Step(
+            k("S"), (k("D"),), squared, op=Op(RULE, N_("%(x)s²")), face=Face("S", ("S = D²",) * 2, N_("squares"), "v")
+        ),
+        Step(
+            k("var"),
+            (k("S"),),
+            means(line),
+            op=Op(MEAN, params={"along": line}),
+            face=Face("var", ("var", "var"), N_("means of S"), "k"),
+        ),
+        Step(
+            k("sigma"),
+            (k("var"),),
+            roots,
+            op=Op(RULE, N_("√%(x)s")),
+            face=Face("sigma", ("sigma = √var",) * 2, N_("roots"), "k"),
+        ),
+        Step(
+            k("N"),
+            (k("D"), k("sigma")),
+            along("÷", line),
+            op=Op(BROADCAST, params={"along": line, "sign": "÷"}),
+            face=Face("N", ("N = D ÷ sigma",) * 2, N_("normalised"), "score", fraction=True),
+        ),
+        Step(
+            k("Y"),
+            (k("N"), k("gamma"), k("beta")),
+            gained,
+            op=Op(GAIN),
+            face=Face("Y", ("Y = gamma·N + beta",) * 2, N_("output"), "out", fraction=True),
+        ),
     ]
     return out
 
@@ -139,15 +189,18 @@ FACES = {g.name: g.face for g in GIVENS}
 """How its givens show (its steps' faces are declared with them)."""
 
 column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared(
-    NormProblem, GIVENS, steps, given, {"axis": "batch"})
+    NormProblem, GIVENS, steps, given, {"axis": "batch"}
+)
 """Its problem@1 and solution@1, its column twin and its solution, from its givens (core/schema)."""
 
 
 def describe(p: NormProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     before = ", after a layer with ReLU" if p.W is not None else ""
-    return [f"{'Batch' if p.axis == 'batch' else 'Layer'} norm{before}, {p.convention} convention, ε = 0",
-            f"d = {p.d} features, n = {p.n_tokens} examples"]
+    return [
+        f"{'Batch' if p.axis == 'batch' else 'Layer'} norm{before}, {p.convention} convention, ε = 0",
+        f"d = {p.d} features, n = {p.n_tokens} examples",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -158,8 +211,12 @@ def metrics(problem, solution=None) -> dict:
     steps_, values, out = shared(kind_of(problem), problem)
     sigmas = [x for row in values[(None, "sigma")] for x in row]
     written = [x for key in ((None, "N"), (None, "Y")) for row in values[key] for x in row if x is not None]
-    return {**out, "largest_denominator": max(Fraction(x).denominator for x in written),
-            "sigma_zero": sum(1 for x in sigmas if x == 0), "sigma_inexact": sum(1 for x in sigmas if x is None)}
+    return {
+        **out,
+        "largest_denominator": max(Fraction(x).denominator for x in written),
+        "sigma_zero": sum(1 for x in sigmas if x == 0),
+        "sigma_inexact": sum(1 for x in sigmas if x is None),
+    }
 
 
 def figures(m: dict) -> dict[str, float]:
@@ -170,5 +227,7 @@ def figures(m: dict) -> dict[str, float]:
 def notes(all_metrics: list[dict]) -> list[str]:
     """What `draw --stats` says of a batch's guarantees: how many sheets hold each."""
     count = len(all_metrics)
-    return [f"no σ of 0: {sum(1 for m in all_metrics if not m['sigma_zero'])} of {count}",
-            f"every σ exact: {sum(1 for m in all_metrics if not m['sigma_inexact'])} of {count}"]
+    return [
+        f"no σ of 0: {sum(1 for m in all_metrics if not m['sigma_zero'])} of {count}",
+        f"every σ exact: {sum(1 for m in all_metrics if not m['sigma_inexact'])} of {count}",
+    ]

@@ -30,7 +30,7 @@ MAX_PRE = 60
 GUARANTEES = {
     "x": "no input step all zero, no input feature zero at every step",
     "steps": "every |a_t| within the preset's bound, ReLU zeroes an entry, no h_t all zero, every unit of the "
-             "state positive at some step, the recurrence changes some a_t, and every y_t within the preset's bound",
+    "state positive at some step, the recurrence changes some a_t, and every y_t within the preset's bound",
 }
 
 SHAPE_LIMITS = {"tokens": (2, 5), "d_model": (1, 4), "d_h": (2, 4), "readout": (0, 3)}
@@ -48,19 +48,35 @@ class RNNPreset(Tables):
 
 
 PRESETS = {
-    "easy": RNNPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                      pre=6, out=8),
-    "medium": RNNPreset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
-                        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), pre=12, out=16),
-    "hard": RNNPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
-                      b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), pre=24, out=30),
+    "easy": RNNPreset(
+        x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)), pre=6, out=8
+    ),
+    "medium": RNNPreset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        pre=12,
+        out=16,
+    ),
+    "hard": RNNPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 3, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        pre=24,
+        out=30,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES and all(p.pre <= MAX_PRE for p in PRESETS.values())
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="rnn", presets=PRESETS, limits=SHAPE_LIMITS,
-              code=(("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0))):
+class Options(
+    Layered,
+    kind="rnn",
+    presets=PRESETS,
+    limits=SHAPE_LIMITS,
+    code=(("tokens", 2), ("d_model", 1), ("d_h", 1), ("readout", 0)),
+):
     """Everything that shapes a recurrent layer's draw; a sheet code carries all of it."""
 
     d_h: int = 2
@@ -114,18 +130,31 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: RNNPreset, X: np.ndarra
 def draw_one(o: Options, seed: int, index: int, code: str) -> RNNProblem:
     """Problem `index` of the batch drawn with `seed`, with its code."""
     lim = o.limits()
-    X, (W_x, W_h, b, W_y) = inputs_then(o, seed, index, lim.x, lambda bits, X: draw_weights(bits, o, lim, X),
-                                        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: "
-                                        f"{GUARANTEES['steps']}; try another preset, fewer --tokens or a smaller --d-h")
-    p = RNNProblem(X=as_matrix(X), W_x=as_matrix(W_x), W_h=as_matrix(W_h), b=tuple(int(x) for x in b),
-                   W_y=None if W_y is None else as_matrix(W_y), code=code)
+    X, (W_x, W_h, b, W_y) = inputs_then(
+        o,
+        seed,
+        index,
+        lim.x,
+        lambda bits, X: draw_weights(bits, o, lim, X),
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: "
+        f"{GUARANTEES['steps']}; try another preset, fewer --tokens or a smaller --d-h",
+    )
+    p = RNNProblem(
+        X=as_matrix(X),
+        W_x=as_matrix(W_x),
+        W_h=as_matrix(W_h),
+        b=tuple(int(x) for x in b),
+        W_y=None if W_y is None else as_matrix(W_y),
+        code=code,
+    )
     return twin(p, GIVENS, o.convention)
 
 
 def blank(o: Options) -> RNNProblem:
     """A blank recurrent layer of the shape of `o` (a blank template prints none of its numbers)."""
-    return blank_problem(RNNProblem, GIVENS, {"d_x": o.d_model, "T": o.tokens, "d_h": o.d_h, "d_y": o.readout},
-                         o.convention)
+    return blank_problem(
+        RNNProblem, GIVENS, {"d_x": o.d_model, "T": o.tokens, "d_h": o.d_h, "d_y": o.readout}, o.convention
+    )
 
 
 draw_keys = keys_drawn_by(draw_one)

@@ -38,17 +38,37 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     x_of = (lambda t: (tuple(problem.X[t]),)) if row else (lambda t: tuple((r[t],) for r in problem.X))
     h0 = ((0,) * problem.d_h,) if row else tuple((0,) for _ in range(problem.d_h))
     one = ((1,),)
-    joined = (tuple(map(tuple, problem.W_x)) + tuple(map(tuple, problem.W_h)) if row else
-              tuple(tuple(a) + tuple(h) for a, h in zip(problem.W_x, problem.W_h)))
+    joined = (
+        tuple(map(tuple, problem.W_x)) + tuple(map(tuple, problem.W_h))
+        if row
+        else tuple(tuple(a) + tuple(h) for a, h in zip(problem.W_x, problem.W_h))
+    )
     w = with_bias(joined, problem.b, row)
     split = {"split_rows" if row else "split_cols": (problem.d_model, problem.d_model + problem.d_h)}
     # In the row convention the weights stand above the a column: a caption would push the h column away.
-    m = {"W": replace(matrix("W_x ; W_h ; b" if row else "W_x | W_h | b", "" if row else _("weights, bias last"), w,
-                             tone="weight",
-                             given=given, cell_w=cell_width(w, 4)), **split),
-         "h0": matrix("h0", "", h0, tone="k", given=True, cell_w=width)}
+    m = {
+        "W": replace(
+            matrix(
+                "W_x ; W_h ; b" if row else "W_x | W_h | b",
+                "" if row else _("weights, bias last"),
+                w,
+                tone="weight",
+                given=given,
+                cell_w=cell_width(w, 4),
+            ),
+            **split,
+        ),
+        "h0": matrix("h0", "", h0, tone="k", given=True, cell_w=width),
+    }
     if problem.W_y is not None:
-        m["W_y"] = matrix("W_y", "" if row else _("readout"), problem.W_y, tone="weight", given=given, cell_w=cell_width(problem.W_y, 4))
+        m["W_y"] = matrix(
+            "W_y",
+            "" if row else _("readout"),
+            problem.W_y,
+            tone="weight",
+            given=given,
+            cell_w=cell_width(problem.W_y, 4),
+        )
     # The time steps' grids bear their names alone (x2, h1, a2): the rules box says what each is,
     # and words under every one of them would spread the steps apart.
     for t in range(1, problem.steps + 1):
@@ -69,13 +89,17 @@ def _rows(problem, m: dict):
         keep, free = True, False
         if problem.convention == "row":
             out: Rows = [([None, None, None, m["W"], None, m.get("W_y")], keep)]
-            return out + [([m[f"x{t}"], m[state[t - 1]], m[f"one{t}"], m[f"a{t}"], m[f"h{t}"],
-                            m.get(f"y{t}")], free) for t in range(1, T + 1)]
-        out = [([None, *(m[f"x{t}"] for t in range(1, T + 1))], keep),
-               ([None, *(m[name] for name in state)], keep),
-               ([None, *(m[f"one{t}"] for t in range(1, T + 1))], keep),
-               ([m["W"], *(m[f"a{t}"] for t in range(1, T + 1))], keep),
-               ([None, *(m[f"h{t}"] for t in range(1, T + 1))], keep if readout else free)]
+            return out + [
+                ([m[f"x{t}"], m[state[t - 1]], m[f"one{t}"], m[f"a{t}"], m[f"h{t}"], m.get(f"y{t}")], free)
+                for t in range(1, T + 1)
+            ]
+        out = [
+            ([None, *(m[f"x{t}"] for t in range(1, T + 1))], keep),
+            ([None, *(m[name] for name in state)], keep),
+            ([None, *(m[f"one{t}"] for t in range(1, T + 1))], keep),
+            ([m["W"], *(m[f"a{t}"] for t in range(1, T + 1))], keep),
+            ([None, *(m[f"h{t}"] for t in range(1, T + 1))], keep if readout else free),
+        ]
         if readout:
             out.append(([m["W_y"], *(m[f"y{t}"] for t in range(1, T + 1))], free))
         return out
@@ -84,10 +108,16 @@ def _rows(problem, m: dict):
 
 
 rules = rules_box(
-    Said(N_("Step by step, from the first: copy the state h of the step before below the step's input x "
-            "(h0 = 0), then a = [W_x | W_h | b] · [x ; h ; 1], one row · column."),
-         N_("Step by step, from the first: copy the state h of the step before beside the step's input x "
-            "(h0 = 0), then a = [x | h | 1] · [W_x ; W_h ; b], one row · column.")),
+    Said(
+        N_(
+            "Step by step, from the first: copy the state h of the step before below the step's input x "
+            "(h0 = 0), then a = [W_x | W_h | b] · [x ; h ; 1], one row · column."
+        ),
+        N_(
+            "Step by step, from the first: copy the state h of the step before beside the step's input x "
+            "(h0 = 0), then a = [x | h | 1] · [W_x ; W_h ; b], one row · column."
+        ),
+    ),
     Said(N_("ReLU: the step's state h is its a with every negative entry made 0.")),
     Said(N_("Each step's output y = W_y · h."), N_("Each step's output y = h · W_y."), lambda p: p.W_y is not None),
 )
@@ -105,14 +135,22 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     h = flat(solution[f"h{t - 1}"]) if t > 1 else [0] * problem.d_h
     a, h_t = flat(solution[f"a{t}"])[0], flat(solution[f"h{t}"])[0]
     names = {"t": t, "s": t - 1}
-    first = (_("a%(t)s, unit 1 = row 1 of [W_x | W_h | b] · [x%(t)s ; h%(s)s ; 1]") if not row else
-             _("a%(t)s, unit 1 = [x%(t)s | h%(s)s | 1] · column 1 of [W_x ; W_h ; b]")) % names
-    lines = [[first, f"= {dot(unit(problem.W_x) + unit(problem.W_h) + [problem.b[0]], x + h + [1])}", equals(a)],
-             [f"h{t}, unit 1 = ReLU({sheet_value(a)})", equals(h_t)]]
+    first = (
+        _("a%(t)s, unit 1 = row 1 of [W_x | W_h | b] · [x%(t)s ; h%(s)s ; 1]")
+        if not row
+        else _("a%(t)s, unit 1 = [x%(t)s | h%(s)s | 1] · column 1 of [W_x ; W_h ; b]")
+    ) % names
+    lines = [
+        [first, f"= {dot(unit(problem.W_x) + unit(problem.W_h) + [problem.b[0]], x + h + [1])}", equals(a)],
+        [f"h{t}, unit 1 = ReLU({sheet_value(a)})", equals(h_t)],
+    ]
     if problem.W_y is not None:
         y = flat(solution[f"y{t}"])[0]
-        second = (_("y%(t)s, output 1 = row 1 of W_y · h%(t)s") if not row else
-                  _("y%(t)s, output 1 = h%(t)s · column 1 of W_y")) % names
+        second = (
+            _("y%(t)s, output 1 = row 1 of W_y · h%(t)s")
+            if not row
+            else _("y%(t)s, output 1 = h%(t)s · column 1 of W_y")
+        ) % names
         lines.append([second, f"= {dot(unit(problem.W_y), flat(solution[f'h{t}']))}", equals(y)])
     return lines
 

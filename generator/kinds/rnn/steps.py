@@ -15,8 +15,11 @@ from generator.core.schema import Given, declared
 
 MAX_STEPS = 5
 """The longest sequence a sheet unrolls (answers@1 names every step's grids)."""
-FINAL_STEPS = tuple(name for t in range(1, MAX_STEPS + 1)
-                    for name in ((f"h{t - 1}_copy",) if t > 1 else ()) + (f"a{t}", f"h{t}", f"y{t}"))
+FINAL_STEPS = tuple(
+    name
+    for t in range(1, MAX_STEPS + 1)
+    for name in ((f"h{t - 1}_copy",) if t > 1 else ()) + (f"a{t}", f"h{t}", f"y{t}")
+)
 """Its grids, in the order a student works them, step by step: h_{t−1} copied into step t's
 input, a_t, h_t, and y_t with a readout."""
 
@@ -67,17 +70,25 @@ class RNNProblem(Drawn):
         return 0 if self.W_y is None else len(self.W_y[0] if self.convention == "row" else self.W_y)
 
 
-GIVENS = (Given("X", ("d_x", "T"), caption=N_("inputs, a time step each"), tone="input"),
-          Given("W_x", ("d_h", "d_x"), caption=N_("input weights")),
-          Given("W_h", ("d_h", "d_h"), caption=N_("recurrent weights")), Given("b", ("d_h",), caption=N_("bias")),
-          Given("W_y", ("d_y", "d_h"), optional=True, caption=N_("readout weights")))
+GIVENS = (
+    Given("X", ("d_x", "T"), caption=N_("inputs, a time step each"), tone="input"),
+    Given("W_x", ("d_h", "d_x"), caption=N_("input weights")),
+    Given("W_h", ("d_h", "d_h"), caption=N_("recurrent weights")),
+    Given("b", ("d_h",), caption=N_("bias")),
+    Given("W_y", ("d_y", "d_h"), optional=True, caption=N_("readout weights")),
+)
 """Its givens in problem@1, in order."""
 
 
 def given(problem: RNNProblem) -> dict[Key, Values]:
     """The givens of a column-convention problem, by key: each x_t as a column, h₀ = 0, the bias as a column."""
-    out: dict[Key, Values] = {(None, "X"): problem.X, (None, "W_x"): problem.W_x, (None, "W_h"): problem.W_h,
-                              (None, "b"): [[x] for x in problem.b], (None, "h0"): [[0] for _ in problem.b]}
+    out: dict[Key, Values] = {
+        (None, "X"): problem.X,
+        (None, "W_x"): problem.W_x,
+        (None, "W_h"): problem.W_h,
+        (None, "b"): [[x] for x in problem.b],
+        (None, "h0"): [[0] for _ in problem.b],
+    }
     out.update({(None, f"x{t + 1}"): [[r[t]] for r in problem.X] for t in range(problem.steps)})
     if problem.W_y is not None:
         out[(None, "W_y")] = problem.W_y
@@ -90,17 +101,48 @@ def steps(problem: RNNProblem) -> list[Step]:
     for t in range(1, problem.steps + 1):
         state = (None, "h0") if t == 1 else (None, f"h{t - 1}_copy")
         if t > 1:
-            out.append(Step(state, ((None, f"h{t - 1}"),), copy, op=Op(COPY),
-                            face=Face(f"h{t - 1}", (f"h{t - 1}", f"h{t - 1}"), N_("the state, copied in"), "k")))
-        out.append(Step((None, f"a{t}"), ((None, "W_x"), (None, f"x{t}"), (None, "W_h"), state, (None, "b")),
-                        affine_pairs, op=Op(AFFINE),
-                        face=Face(f"a{t}", (f"a{t} = W_x·x{t} + W_h·h{t - 1} + b", f"a{t} = x{t}·W_x + h{t - 1}·W_h + b"),
-                                  N_("pre-activation"), "score")))
-        out.append(Step((None, f"h{t}"), ((None, f"a{t}"),), relu, op=Op(RULE, N_("ReLU(%(x)s)")),
-                        face=Face(f"h{t}", (f"h{t}", f"h{t}"), N_("the state: negatives to 0"), "q")))
+            out.append(
+                Step(
+                    state,
+                    ((None, f"h{t - 1}"),),
+                    copy,
+                    op=Op(COPY),
+                    face=Face(f"h{t - 1}", (f"h{t - 1}", f"h{t - 1}"), N_("the state, copied in"), "k"),
+                )
+            )
+        out.append(
+            Step(
+                (None, f"a{t}"),
+                ((None, "W_x"), (None, f"x{t}"), (None, "W_h"), state, (None, "b")),
+                affine_pairs,
+                op=Op(AFFINE),
+                face=Face(
+                    f"a{t}",
+                    (f"a{t} = W_x·x{t} + W_h·h{t - 1} + b", f"a{t} = x{t}·W_x + h{t - 1}·W_h + b"),
+                    N_("pre-activation"),
+                    "score",
+                ),
+            )
+        )
+        out.append(
+            Step(
+                (None, f"h{t}"),
+                ((None, f"a{t}"),),
+                relu,
+                op=Op(RULE, N_("ReLU(%(x)s)")),
+                face=Face(f"h{t}", (f"h{t}", f"h{t}"), N_("the state: negatives to 0"), "q"),
+            )
+        )
         if problem.W_y is not None:
-            out.append(Step((None, f"y{t}"), ((None, "W_y"), (None, f"h{t}")), product, op=Op(PRODUCT),
-                            face=Face(f"y{t}", (f"y{t} = W_y·h{t}", f"y{t} = h{t}·W_y"), N_("output"), "out")))
+            out.append(
+                Step(
+                    (None, f"y{t}"),
+                    ((None, "W_y"), (None, f"h{t}")),
+                    product,
+                    op=Op(PRODUCT),
+                    face=Face(f"y{t}", (f"y{t} = W_y·h{t}", f"y{t} = h{t}·W_y"), N_("output"), "out"),
+                )
+            )
     return out
 
 
@@ -119,8 +161,10 @@ FACES = {
 def describe(p: RNNProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
     readout = f", a readout of {p.d_y}" if p.W_y is not None else ""
-    return [f"Recurrent layer (ReLU), {p.convention} convention{readout}",
-            f"T = {p.steps} time steps, d_x = {p.d_model}, d_h = {p.d_h}, h0 = 0"]
+    return [
+        f"Recurrent layer (ReLU), {p.convention} convention{readout}",
+        f"T = {p.steps} time steps, d_x = {p.d_model}, d_h = {p.d_h}, h0 = 0",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
@@ -133,8 +177,12 @@ def metrics(problem, solution=None) -> dict:
     pre = [x for s in steps_ if s.key[1].startswith("a") for row in values[s.key] for x in row]
     states = [values[s.key] for s in steps_ if s.key[1].startswith("h") and not s.key[1].endswith("_copy")]
     dead = sum(1 for unit in range(problem.d_h) if all(h[unit][0] <= 0 for h in states))
-    return {**out, "relu_zeros": sum(1 for x in pre if x < 0), "largest_pre": max(abs(x) for x in pre),
-            "dead_units": dead}
+    return {
+        **out,
+        "relu_zeros": sum(1 for x in pre if x < 0),
+        "largest_pre": max(abs(x) for x in pre),
+        "dead_units": dead,
+    }
 
 
 def figures(m: dict) -> dict[str, float]:

@@ -71,11 +71,15 @@ class Options(LayerOptions, kind="transformer", limits=SHAPE_LIMITS):
         if not self.residual:
             raise DrawError("a transformer block always adds its input back: drop --no-residual")
         if self.computed and self.heads > 1 and not self.output_projection:
-            raise DrawError(f"a computed block adds attention's output to X, which needs d_model = {self.d_model} "
-                            "rows: with several --heads, add --output-projection (or use one head)")
+            raise DrawError(
+                f"a computed block adds attention's output to X, which needs d_model = {self.d_model} "
+                "rows: with several --heads, add --output-projection (or use one head)"
+            )
         if not self.computed and (self.causal or self.output_projection or self.heads != 1):
-            raise DrawError("given attention prints A itself: --heads, --output-projection and --causal are for "
-                            "--attention computed")
+            raise DrawError(
+                "given attention prints A itself: --heads, --output-projection and --causal are for "
+                "--attention computed"
+            )
 
     @property
     def computed(self) -> bool:
@@ -104,18 +108,32 @@ def options(values: dict, given: Collection[str] = ()) -> Options:
     """The options of the settings by name; its shape its own where none was given. Only a
     --no-residual the teacher chose is refused (a form's unticked box says nothing of a block)."""
     residual = values["residual"] if "residual" in given else True
-    return Options(**shape_of(values, given, DEFAULT_SHAPE), preset=values["preset"], convention=values["convention"],
-                   residual=residual, attention=values["attention"], heads=values["heads"],
-                   output_projection=values["output_projection"], causal=values["causal"])
+    return Options(
+        **shape_of(values, given, DEFAULT_SHAPE),
+        preset=values["preset"],
+        convention=values["convention"],
+        residual=residual,
+        attention=values["attention"],
+        heads=values["heads"],
+        output_projection=values["output_projection"],
+        causal=values["causal"],
+    )
 
 
 def attention_options(o: Options):
     """The attention draw of a computed block: its shape, a value per feature, and column sums
     kept small (R's denominators): the preset's bound for three tokens, grown with the tokens,
     and never below what its largest power needs (3^top and a 3 for each other key)."""
-    base = part("attention", "draw").OPTIONS(preset=o.preset, tokens=o.tokens, d_model=o.d_model, d_k=o.d_k,
-                                             d_v=o.d_model, heads=o.heads, output_projection=o.output_projection,
-                                             causal=o.causal)
+    base = part("attention", "draw").OPTIONS(
+        preset=o.preset,
+        tokens=o.tokens,
+        d_model=o.d_model,
+        d_k=o.d_k,
+        d_v=o.d_model,
+        heads=o.heads,
+        output_projection=o.output_projection,
+        causal=o.causal,
+    )
     room = 3 ** base.limits().min_top + 3 * (o.tokens - 1)
     return replace(base, max_sum=max(room, -(-o.limits().max_sum * o.tokens // 3)))
 
@@ -129,7 +147,7 @@ def draw_weights(bits: np.random.PCG64, o: Options, lim: LayerPreset) -> list[li
         A: list[list] = [[0] * n for _ in range(n)]
         halves = 0
         for j in range(n):
-            kind, first, second = drawn[3 * j: 3 * j + 3]
+            kind, first, second = drawn[3 * j : 3 * j + 3]
             i1 = first % n
             if kind % 2 and n > 1:
                 i2 = (i1 + 1 + second % (n - 1)) % n
@@ -153,9 +171,11 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> BlockProblem:
             attention = replace(drawn, code=None)
         except Infeasible as error:
             guarantees = part("attention", "draw").GUARANTEES
-            raise DrawError(f"cannot draw the block's attention for problem {index} of seed {seed} on {o.preset}: "
-                            f"{guarantees[error.guarantee][0]}; try another --preset, fewer --tokens "
-                            "or another --d-model") from None
+            raise DrawError(
+                f"cannot draw the block's attention for problem {index} of seed {seed} on {o.preset}: "
+                f"{guarantees[error.guarantee][0]}; try another --preset, fewer --tokens "
+                "or another --d-model"
+            ) from None
     from generator.core.registry import solve
 
     for _ in range(RETRIES):
@@ -175,27 +195,48 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> BlockProblem:
             return _problem(o, X, A, attention, layers, code)
         if attention is not None:
             break  # the attention part is the attention draw's: only the layers can be drawn again
-    raise DrawError(f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layer1']}; "
-                    "try another preset, fewer --tokens or a smaller --d-model")
+    raise DrawError(
+        f"cannot draw a {o.kind} sheet of this shape on {o.preset}: {GUARANTEES['layer1']}; "
+        "try another preset, fewer --tokens or a smaller --d-model"
+    )
 
 
 def _problem(o: Options, X, A, attention, layers, code: str) -> BlockProblem:
     W1, b1, W2, b2 = layer_values(layers)
     if attention is None:
-        p = BlockProblem(X=as_matrix(X), W1=W1, b1=b1, W2=W2, b2=b2, attention="given", A=tuple(map(tuple, A)),
-                         code=code)
+        p = BlockProblem(
+            X=as_matrix(X), W1=W1, b1=b1, W2=W2, b2=b2, attention="given", A=tuple(map(tuple, A)), code=code
+        )
     else:
-        p = BlockProblem(X=attention.X, W1=W1, b1=b1, W2=W2, b2=b2, attention="computed", heads=attention.heads,
-                         W_O=attention.W_O, rules=Rules(), causal=attention.causal, code=code)
+        p = BlockProblem(
+            X=attention.X,
+            W1=W1,
+            b1=b1,
+            W2=W2,
+            b2=b2,
+            attention="computed",
+            heads=attention.heads,
+            W_O=attention.W_O,
+            rules=Rules(),
+            causal=attention.causal,
+            code=code,
+        )
     return to_row(p) if o.convention == "row" else p
 
 
 def to_row(p: BlockProblem) -> BlockProblem:
     """The row-convention twin of a drawn column-convention block."""
     t = transpose
-    return replace(p, X=t(p.X), W1=t(p.W1), W2=t(p.W2), A=None if p.A is None else t(p.A),
-                   heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
-                   W_O=None if p.W_O is None else t(p.W_O), convention="row")
+    return replace(
+        p,
+        X=t(p.X),
+        W1=t(p.W1),
+        W2=t(p.W2),
+        A=None if p.A is None else t(p.A),
+        heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in p.heads),
+        W_O=None if p.W_O is None else t(p.W_O),
+        convention="row",
+    )
 
 
 def draw_keys(o: Options, keys: list[tuple[int, int]]) -> list:
@@ -218,8 +259,9 @@ def read_code(version: int, r, code: str) -> Options:
     """The options a version-4 block code holds."""
     values, computed = read_layers(r, code)
     if computed:
-        values.update(attention="computed", d_k=r.gamma() + 1, heads=r.gamma() + 1, output_projection=r.flag(),
-                      causal=r.flag())
+        values.update(
+            attention="computed", d_k=r.gamma() + 1, heads=r.gamma() + 1, output_projection=r.flag(), causal=r.flag()
+        )
     return Options(**values)
 
 
@@ -236,10 +278,16 @@ def blank(o: Options) -> BlockProblem:
     n, d = o.tokens, o.d_model
     zeros = lambda r, c: tuple((0,) * c for _ in range(r))  # noqa: E731
     if not o.computed:
-        problem = BlockProblem(**blank_layers(o), attention="given",
-                               A=tuple(tuple(int(i == j) for j in range(n)) for i in range(n)))
+        problem = BlockProblem(
+            **blank_layers(o), attention="given", A=tuple(tuple(int(i == j) for j in range(n)) for i in range(n))
+        )
     else:
         head = Head(zeros(o.d_k, d), zeros(o.d_k, d), zeros(o.d_v, d))
-        problem = BlockProblem(**blank_layers(o), attention="computed", heads=(head,) * o.heads,
-                               W_O=zeros(d, o.heads * o.d_v) if o.output_projection else None, causal=o.causal)
+        problem = BlockProblem(
+            **blank_layers(o),
+            attention="computed",
+            heads=(head,) * o.heads,
+            W_O=zeros(d, o.heads * o.d_v) if o.output_projection else None,
+            causal=o.causal,
+        )
     return to_row(problem) if o.convention == "row" else problem

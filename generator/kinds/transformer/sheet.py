@@ -46,19 +46,27 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     width = max(cell_width(m, 4) for m in values + [problem.X])
     m = {"X": matrix("X", _("inputs"), problem.X, tone="input", given=given, cell_w=width, **tokens_of(problem))}
     if problem.attention == "given":
-        m["A"] = matrix("A", _("attention weights, given"), problem.A, tone="attn", given=given,
-                        cell_w=cell_width(problem.A, 4))
+        m["A"] = matrix(
+            "A", _("attention weights, given"), problem.A, tone="attn", given=given, cell_w=cell_width(problem.A, 4)
+        )
         m["Z"] = face_matrix(by_name["Z"], row, _, solution.Z, key=key, cell_w=width)
     elif problem.W_O is not None:
         ends = tuple(problem.d_v * h for h in range(1, len(problem.heads)))
         zc = face_matrix(by_name["Z"], row, _, solution.Z, key=key, cell_w=cell_width(solution.Z, 4))
         m["Z"] = replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)
-        m["W_O"] = matrix("W_O", _("output weights"), problem.W_O, tone="weight", given=given,
-                          cell_w=cell_width(problem.W_O, 4))
+        m["W_O"] = matrix(
+            "W_O", _("output weights"), problem.W_O, tone="weight", given=given, cell_w=cell_width(problem.W_O, 4)
+        )
         m["output"] = face_matrix(by_name["output"], row, _, solution.output, key=key, cell_w=width)
     m["R"] = face_matrix(by_name["R"], row, _, solution.R, key=key, cell_w=width)
-    m["ones1"] = matrix("1", _("a row of 1s") if not row else "", ones(problem.n_tokens, row), tone="input",
-                        given=True, cell_w=width if not row else 3)
+    m["ones1"] = matrix(
+        "1",
+        _("a row of 1s") if not row else "",
+        ones(problem.n_tokens, row),
+        tone="input",
+        given=True,
+        cell_w=width if not row else 3,
+    )
     m.update(layer_matrices(problem, solution, by_name, key, _, blank, width))
     return stepped(m, FINAL_STEPS, marks)
 
@@ -81,8 +89,15 @@ def _rows(problem, m: dict):
     return lambda stacked: layer_rows(problem, m, stacked, before, [m["R"], m["ones1"]])
 
 
-def layout(problem, solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None,
-           framed: bool = False):
+def layout(
+    problem,
+    solution,
+    key: bool,
+    lang: str = "en",
+    blank: bool = False,
+    marks: Optional[dict] = None,
+    framed: bool = False,
+):
     """The layer grid's matrices by name, the grid as printed, and whether it is stacked."""
     m = _matrices(problem, solution, key, lang, blank, marks)
     g, stacked = layer_layout(m, _rows(problem, m), problem.kind, framed)
@@ -95,9 +110,11 @@ def block_rules(problem, key: bool, lang: str = "en") -> list[str]:
     if problem.attention == "computed":
         first = [line[2:] for line in rules_lines(problem.attention_problem(), True, lang)[:3]]
     else:
-        first = [_("Z = X·A: each column of A says how much of each token's column of X to take.")
-                 if problem.convention == "column" else
-                 _("Z = A·X: each row of A says how much of each token's row of X to take.")]
+        first = [
+            _("Z = X·A: each column of A says how much of each token's column of X to take.")
+            if problem.convention == "column"
+            else _("Z = A·X: each row of A says how much of each token's row of X to take.")
+        ]
     first.append(_("R = X + Z, and out = R + Y: add entry by entry (the residual connections)."))
     last = [] if key else [_("Write fractions (they need not be reduced); no decimals are needed.")]
     return rules(problem, key, lang, tuple(first), tuple(last))
@@ -111,8 +128,9 @@ def view(problem, solution, student: Student, settings: Settings, key: bool, gra
     computed = problem.attention == "computed"
     lines = None
     if key and settings.worked:
-        lines = (worked_example(problem.attention_problem(), attention_solution(problem, solution), lang)
-                 if computed else []) + worked(problem, solution, lang, solution.R, "R")
+        lines = (
+            worked_example(problem.attention_problem(), attention_solution(problem, solution), lang) if computed else []
+        ) + worked(problem, solution, lang, solution.R, "R")
     heads, titles = (), ()
     if computed:
         attention, att_solution = problem.attention_problem(), attention_solution(problem, solution)
@@ -120,16 +138,31 @@ def view(problem, solution, student: Student, settings: Settings, key: bool, gra
         # flows a band at a time instead (kept whole, it would leave that page empty).
         worked_pt = worked_height(worked_panel(lines, RULES_MAX_PT)) if lines else 0.0
         header = score_height(graded, lang)
-        heads = tuple(head_view(attention, att_solution, h, key, settings, marks.get(h + 1) if graded else None,
-                                header, worked_pt if h == 0 else 0.0, framed=True) for h in range(len(problem.heads)))
-        titles = tuple(_("Head %(n)s") % {"n": h + 1} for h in range(len(heads))) if len(heads) > 1 else (
-            _("Attention"),)
+        heads = tuple(
+            head_view(
+                attention,
+                att_solution,
+                h,
+                key,
+                settings,
+                marks.get(h + 1) if graded else None,
+                header,
+                worked_pt if h == 0 else 0.0,
+                framed=True,
+            )
+            for h in range(len(problem.heads))
+        )
+        titles = (
+            tuple(_("Head %(n)s") % {"n": h + 1} for h in range(len(heads))) if len(heads) > 1 else (_("Attention"),)
+        )
         titles += (_("Residual and feed-forward layer"),)
-    m, g, stacked = layout(problem, solution, key, lang, settings.blank, marks.get(None) if graded else None,
-                           framed=computed)
+    m, g, stacked = layout(
+        problem, solution, key, lang, settings.blank, marks.get(None) if graded else None, framed=computed
+    )
     layer = layer_head(g, _rows(problem, m)(stacked))
-    return layer_sheet(problem, student, settings, key, graded, heads, layer, block_rules(problem, key, lang), lines,
-                       titles, _(TITLE))
+    return layer_sheet(
+        problem, student, settings, key, graded, heads, layer, block_rules(problem, key, lang), lines, titles, _(TITLE)
+    )
 
 
 def check_fits(problem, solution, settings: Settings) -> None:

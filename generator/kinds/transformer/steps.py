@@ -99,7 +99,8 @@ class BlockProblem(Layers):
         if self.W_O is None and (len(self.heads) > 1 or self.attention_problem().d_v != self.d_model):
             raise ProblemError(
                 f"a computed block adds attention's output to X, so it needs d_model = {self.d_model} rows: "
-                f"one head with d_v = {self.d_model}, or W_O")
+                f"one head with d_v = {self.d_model}, or W_O"
+            )
 
     def attention_problem(self) -> Problem:
         """Its computed attention as an attention problem (same heads, rules, mask, convention)."""
@@ -108,8 +109,9 @@ class BlockProblem(Layers):
     @cached_property
     def _attention(self) -> Problem:
         # Made once (its shapes checked once): the views, the steps and the solution all ask for it.
-        return Problem(X=self.X, heads=self.heads, W_O=self.W_O, convention=self.convention, rules=self.rules,
-                       causal=self.causal)
+        return Problem(
+            X=self.X, heads=self.heads, W_O=self.W_O, convention=self.convention, rules=self.rules, causal=self.causal
+        )
 
     @property
     def d_v(self) -> int:
@@ -123,10 +125,18 @@ def column_twin(problem: BlockProblem) -> BlockProblem:
         return problem
     t = transpose
     return BlockProblem(
-        X=t(problem.X), W1=t(problem.W1), b1=problem.b1, W2=t(problem.W2), b2=problem.b2,
-        attention=problem.attention, A=None if problem.A is None else t(problem.A),
+        X=t(problem.X),
+        W1=t(problem.W1),
+        b1=problem.b1,
+        W2=t(problem.W2),
+        b2=problem.b2,
+        attention=problem.attention,
+        A=None if problem.A is None else t(problem.A),
         heads=tuple(Head(t(h.W_Q), t(h.W_K), t(h.W_V)) for h in problem.heads),
-        W_O=None if problem.W_O is None else t(problem.W_O), rules=problem.rules, causal=problem.causal)
+        W_O=None if problem.W_O is None else t(problem.W_O),
+        rules=problem.rules,
+        causal=problem.causal,
+    )
 
 
 def given(problem: BlockProblem) -> dict[Key, Values]:
@@ -149,16 +159,33 @@ def attention_output(problem: BlockProblem) -> Key:
 def steps(problem: BlockProblem) -> list[Step]:
     """Every step of a column-convention block."""
     if problem.attention == "given":
-        out = [Step((None, "Z"), ((None, "X"), (None, "A")), product,
-                    face=Face("Z", ("Z = X·A", "Z = A·X"), N_("attended inputs"), "attn"), op=Op(PRODUCT))]
+        out = [
+            Step(
+                (None, "Z"),
+                ((None, "X"), (None, "A")),
+                product,
+                face=Face("Z", ("Z = X·A", "Z = A·X"), N_("attended inputs"), "attn"),
+                op=Op(PRODUCT),
+            )
+        ]
     else:
         # W_O's output is the attention's here, on one line a cell (its fractions are R's to add).
-        out = [replace(s, face=replace(s.face, caption=N_("attention's output"), fraction=False))
-               if s.key == (None, "output") else s for s in attention.steps(problem.attention_problem())]
+        out = [
+            replace(s, face=replace(s.face, caption=N_("attention's output"), fraction=False))
+            if s.key == (None, "output")
+            else s
+            for s in attention.steps(problem.attention_problem())
+        ]
     attended = ("W_O·Z_concat", "Z_concat·W_O") if problem.W_O is not None else ("Z", "Z")
-    out.append(Step((None, "R"), ((None, "X"), attention_output(problem)), add,
-                    face=Face("R", (f"R = X + {attended[0]}", f"R = X + {attended[1]}"), N_("residual"), "input"),
-                    op=Op(ADD)))
+    out.append(
+        Step(
+            (None, "R"),
+            ((None, "X"), attention_output(problem)),
+            add,
+            face=Face("R", (f"R = X + {attended[0]}", f"R = X + {attended[1]}"), N_("residual"), "input"),
+            op=Op(ADD),
+        )
+    )
     return out + ffn_steps((None, "R"), residual=True)
 
 
@@ -192,8 +219,10 @@ class BlockSolution:
 
 def describe(p: BlockProblem) -> list[str]:
     """The solve text's header: what the sheet asks, in a line or two."""
-    return [f"Transformer block, {p.convention} convention, attention {p.attention}",
-            f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}"]
+    return [
+        f"Transformer block, {p.convention} convention, attention {p.attention}",
+        f"n = {p.n_tokens} tokens, d_model = {p.d_model}, d_ff = {p.d_ff}",
+    ]
 
 
 def solve(problem: BlockProblem) -> BlockSolution:
@@ -204,15 +233,23 @@ def solve(problem: BlockProblem) -> BlockSolution:
     t = transpose if problem.convention == "row" else (lambda m: tuple(map(tuple, m)))
     heads = ()
     if work.attention == "computed":
-        heads = tuple(HeadSolution(**{name: t(values[(h, name)]) for name in attention.SOLVED},
-                                   sums=tuple(values[(h, "sums")][0]))
-                      for h in range(1, len(work.heads) + 1))
+        heads = tuple(
+            HeadSolution(
+                **{name: t(values[(h, name)]) for name in attention.SOLVED}, sums=tuple(values[(h, "sums")][0])
+            )
+            for h in range(1, len(work.heads) + 1)
+        )
         Z = values.get((None, "Z"), values[(1, "Z")])
     else:
         Z = values[(None, "Z")]
     output = values.get((None, "output"))
-    return BlockSolution(problem, heads, t(Z), None if output is None else t(output),
-                         *(t(values[(None, name)]) for name in ("R", "H_pre", "H", "Y", "out")))
+    return BlockSolution(
+        problem,
+        heads,
+        t(Z),
+        None if output is None else t(output),
+        *(t(values[(None, name)]) for name in ("R", "H_pre", "H", "Y", "out")),
+    )
 
 
 def grid_shapes(problem: BlockProblem) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
@@ -230,8 +267,24 @@ def grid_shapes(problem: BlockProblem) -> tuple[dict[str, tuple[int, int]], dict
 
 # --- problem@1 and solution@1 -------------------------------------------------------------------
 
-KEYS = ("format", "kind", "convention", "attention", "A", "heads", "W_O", "rules", "causal", "X", "W1", "b1", "W2",
-        "b2", "code", "metrics")
+KEYS = (
+    "format",
+    "kind",
+    "convention",
+    "attention",
+    "A",
+    "heads",
+    "W_O",
+    "rules",
+    "causal",
+    "X",
+    "W1",
+    "b1",
+    "W2",
+    "b2",
+    "code",
+    "metrics",
+)
 
 
 def from_json(obj: dict, prefix: str) -> BlockProblem:
@@ -250,12 +303,20 @@ def from_json(obj: dict, prefix: str) -> BlockProblem:
     with prefixed(prefix):
         return BlockProblem(
             **layer_fields(obj, prefix, row),
-            attention=how, A=_weights(obj["A"], prefix + "A") if "A" in obj else None,
+            attention=how,
+            A=_weights(obj["A"], prefix + "A") if "A" in obj else None,
             heads=heads_from_json(obj["heads"], prefix, row) if "heads" in obj else (),
-            W_O=(int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
-                 if obj.get("W_O") is not None else None),
-            rules=rules_from_json(obj.get("rules", {}), prefix), causal=flag(obj, "causal", prefix, False),
-            convention=convention, code=code, metrics=metrics)
+            W_O=(
+                int_matrix(obj["W_O"], prefix + "W_O", "h·d_v × d_model" if row else "d_model × h·d_v")
+                if obj.get("W_O") is not None
+                else None
+            ),
+            rules=rules_from_json(obj.get("rules", {}), prefix),
+            causal=flag(obj, "causal", prefix, False),
+            convention=convention,
+            code=code,
+            metrics=metrics,
+        )
 
 
 def _weights(value: Any, where: str) -> Matrix:
@@ -264,14 +325,17 @@ def _weights(value: Any, where: str) -> Matrix:
         raise ProblemError(f"{where}: expected a non-empty list of rows (n × n)")
     if len({len(r) for r in value}) != 1 or len(value) > 64:
         raise ProblemError(f"{where}: expected a square n × n matrix")
-    return tuple(tuple(checked_fraction(x, f"{where}[{i}][{j}]") for j, x in enumerate(r))
-                 for i, r in enumerate(value))
+    return tuple(tuple(checked_fraction(x, f"{where}[{i}][{j}]") for j, x in enumerate(r)) for i, r in enumerate(value))
 
 
 def to_json(problem: BlockProblem) -> dict:
     """A block as problem@1, every default filled in."""
-    out: dict[str, Any] = {"format": "attnsheet/problem@1", "kind": KIND, "convention": problem.convention,
-                           "attention": problem.attention}
+    out: dict[str, Any] = {
+        "format": "attnsheet/problem@1",
+        "kind": KIND,
+        "convention": problem.convention,
+        "attention": problem.attention,
+    }
     if problem.attention == "given":
         out["A"] = [[encode(x) for x in r] for r in problem.A]
     else:
@@ -280,8 +344,15 @@ def to_json(problem: BlockProblem) -> dict:
         out["heads"] = heads_to_json(problem.heads)
         if problem.W_O is not None:
             out["W_O"] = [list(r) for r in problem.W_O]
-    out.update({"X": [list(r) for r in problem.X], "W1": [list(r) for r in problem.W1], "b1": list(problem.b1),
-                "W2": [list(r) for r in problem.W2], "b2": list(problem.b2)})
+    out.update(
+        {
+            "X": [list(r) for r in problem.X],
+            "W1": [list(r) for r in problem.W1],
+            "b1": list(problem.b1),
+            "W2": [list(r) for r in problem.W2],
+            "b2": list(problem.b2),
+        }
+    )
     return with_code_and_metrics(out, problem)
 
 

@@ -61,8 +61,11 @@ def code_head(o: DrawOptions, w) -> None:
     w.uint(SCALED_VERSION if o.scales_shape else BOUNDED_VERSION if o.bounds_output else CODE_VERSION, 3)
     w.uint(PRESET_NAMES.index(o.preset), 2)
     default = DrawOptions()
-    custom = any(getattr(o, f.name) != getattr(default, f.name) for f in fields(DrawOptions)
-                 if f.name not in ("preset", "draw_version"))
+    custom = any(
+        getattr(o, f.name) != getattr(default, f.name)
+        for f in fields(DrawOptions)
+        if f.name not in ("preset", "draw_version")
+    )
     w.flag(custom)
     if custom:
         for name in _SHAPES:
@@ -127,9 +130,13 @@ def blank(o: DrawOptions) -> Problem:
     out from (none of its numbers is printed)."""
     n, d, dk, dv = o.tokens, o.d_model, o.d_k, o.d_v
     head = Head(zeros(dk, d), zeros(dk, d), zeros(dv, d))
-    problem = Problem(X=zeros(d, n), heads=(head,) * o.heads,
-                      W_O=zeros(d, o.heads * dv) if o.output_projection else None,
-                      rules=Rules("exact", "e") if o.rules == "exact" else Rules(), causal=o.causal)
+    problem = Problem(
+        X=zeros(d, n),
+        heads=(head,) * o.heads,
+        W_O=zeros(d, o.heads * dv) if o.output_projection else None,
+        rules=Rules("exact", "e") if o.rules == "exact" else Rules(),
+        causal=o.causal,
+    )
     return to_row(problem) if o.convention == "row" else problem
 
 
@@ -138,4 +145,16 @@ def zeros(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
     return tuple((0,) * cols for _ in range(rows))
 
 
-__all__ = ["GUARANTEES", "OPTIONS", "DrawError", "blank", "zeros", "code_head", "draw_keys", "manifest", "options", "read_code", "remedy"]
+__all__ = [
+    "GUARANTEES",
+    "OPTIONS",
+    "DrawError",
+    "blank",
+    "zeros",
+    "code_head",
+    "draw_keys",
+    "manifest",
+    "options",
+    "read_code",
+    "remedy",
+]

@@ -46,25 +46,40 @@ def _range(name: str, r: Optional[tuple[int, int]]) -> Optional[tuple[str, dict]
 
 STEPS: dict[str, Callable[[DrawOptions, Preset], Optional[tuple[str, dict]]]] = {
     # Each relaxing option as one concrete step from the current settings: (its flag, the change).
-    "raise --max-sum": lambda o, lim: None if lim.max_sum >= MAX_SUM_LIMIT else (
-        f"--max-sum {min(MAX_SUM_LIMIT, 4 * lim.max_sum)}", {"max_sum": min(MAX_SUM_LIMIT, 4 * lim.max_sum)}),
-    "raise --max-score": lambda o, lim: None if lim.max_scaled >= MAX_SCORE_LIMIT else (
-        f"--max-score {min(MAX_SCORE_LIMIT, lim.max_scaled + 2)}",
-        {"max_score": min(MAX_SCORE_LIMIT, lim.max_scaled + 2)}),
-    "lower --max-score": lambda o, lim: None if lim.max_scaled <= max(lim.min_scaled, 0) else (
-        f"--max-score {lim.max_scaled - 1}", {"max_score": lim.max_scaled - 1}),
-    "use fewer --tokens": lambda o, lim: None if o.tokens <= 1 else (f"--tokens {o.tokens - 1}", {"tokens": o.tokens - 1}),
+    "raise --max-sum": lambda o, lim: (
+        None
+        if lim.max_sum >= MAX_SUM_LIMIT
+        else (f"--max-sum {min(MAX_SUM_LIMIT, 4 * lim.max_sum)}", {"max_sum": min(MAX_SUM_LIMIT, 4 * lim.max_sum)})
+    ),
+    "raise --max-score": lambda o, lim: (
+        None
+        if lim.max_scaled >= MAX_SCORE_LIMIT
+        else (
+            f"--max-score {min(MAX_SCORE_LIMIT, lim.max_scaled + 2)}",
+            {"max_score": min(MAX_SCORE_LIMIT, lim.max_scaled + 2)},
+        )
+    ),
+    "lower --max-score": lambda o, lim: (
+        None
+        if lim.max_scaled <= max(lim.min_scaled, 0)
+        else (f"--max-score {lim.max_scaled - 1}", {"max_score": lim.max_scaled - 1})
+    ),
+    "use fewer --tokens": lambda o, lim: (
+        None if o.tokens <= 1 else (f"--tokens {o.tokens - 1}", {"tokens": o.tokens - 1})
+    ),
     "use fewer --heads": lambda o, lim: None if o.heads <= 1 else (f"--heads {o.heads - 1}", {"heads": o.heads - 1}),
     "raise --d-model": lambda o, lim: (f"--d-model {o.d_model + 1}", {"d_model": o.d_model + 1}),
-    "lower --d-model": lambda o, lim: None if o.d_model <= 1 else (f"--d-model {o.d_model - 1}",
-                                                                   {"d_model": o.d_model - 1}),
+    "lower --d-model": lambda o, lim: (
+        None if o.d_model <= 1 else (f"--d-model {o.d_model - 1}", {"d_model": o.d_model - 1})
+    ),
     "lower --d-k": lambda o, lim: None if o.d_k <= 1 else (f"--d-k {o.d_k - 1}", {"d_k": o.d_k - 1}),
     "widen --x-range": lambda o, lim: _range("x_range", _widened(lim.x)),
     "narrow --x-range": lambda o, lim: _range("x_range", _narrowed(lim.x)),
     "widen --w-range": lambda o, lim: _range("w_range", _widened(lim.w)),
     "narrow --w-range": lambda o, lim: _range("w_range", _narrowed(lim.w)),
-    "add --allow-negative-exponents": lambda o, lim: None if lim.min_scaled < 0 else (
-        "--allow-negative-exponents", {"allow_negative_exponents": True}),
+    "add --allow-negative-exponents": lambda o, lim: (
+        None if lim.min_scaled < 0 else ("--allow-negative-exponents", {"allow_negative_exponents": True})
+    ),
 }
 
 
@@ -81,12 +96,15 @@ def remedy(error: Infeasible, options: DrawOptions, seed: int, end: int, draw_ke
     found = _search(options, error.guarantee, keys, draw_keys)
     if found:
         return f"{said}; {' '.join(found)} draws it (tried)"
-    return (f"{said}; {advice(error.guarantee, options, options.limits())} (tried alone and two together, "
-            "none draws it: try a smaller shape or another preset)")
+    return (
+        f"{said}; {advice(error.guarantee, options, options.limits())} (tried alone and two together, "
+        "none draws it: try a smaller shape or another preset)"
+    )
 
 
-def _search(options: DrawOptions, guarantee: str, keys: list[tuple[int, int]],
-            draw_keys: DrawKeys) -> Optional[tuple[str, ...]]:
+def _search(
+    options: DrawOptions, guarantee: str, keys: list[tuple[int, int]], draw_keys: DrawKeys
+) -> Optional[tuple[str, ...]]:
     """The fewest flags, one step each, that draw `keys`: one, or two where the first lets
     another guarantee fail; None when none within PROBES draws does."""
     frontier: list[tuple[tuple[str, ...], DrawOptions, str]] = [((), options, guarantee)]

@@ -43,12 +43,36 @@ class Preset:
 # draw, and the Q/K/V windows keep projections small: that is what keeps scores hand-sized, and
 # it keeps the rejection search short (each row of a weight matrix is redrawn on its own).
 PRESETS: dict[str, Preset] = {
-    "easy": Preset(x=Table((0, 1), (1, 1)), w=Table((0, 1), (2, 1)), qk=(0, 2), v=(0, 3),
-                   min_scaled=0, max_scaled=2, min_top=2, max_sum=30),
-    "medium": Preset(x=Table((0, 1, 2), (2, 2, 1)), w=Table((-1, 0, 1), (1, 4, 2)), qk=(0, 2), v=(-2, 3),
-                     min_scaled=0, max_scaled=3, min_top=2, max_sum=60),
-    "hard": Preset(x=Table((-1, 0, 1, 2), (1, 3, 3, 1)), w=Table((-1, 0, 1, 2), (1, 5, 3, 1)), qk=(-1, 3),
-                   v=(-3, 4), min_scaled=-1, max_scaled=4, min_top=3, max_sum=250),
+    "easy": Preset(
+        x=Table((0, 1), (1, 1)),
+        w=Table((0, 1), (2, 1)),
+        qk=(0, 2),
+        v=(0, 3),
+        min_scaled=0,
+        max_scaled=2,
+        min_top=2,
+        max_sum=30,
+    ),
+    "medium": Preset(
+        x=Table((0, 1, 2), (2, 2, 1)),
+        w=Table((-1, 0, 1), (1, 4, 2)),
+        qk=(0, 2),
+        v=(-2, 3),
+        min_scaled=0,
+        max_scaled=3,
+        min_top=2,
+        max_sum=60,
+    ),
+    "hard": Preset(
+        x=Table((-1, 0, 1, 2), (1, 3, 3, 1)),
+        w=Table((-1, 0, 1, 2), (1, 5, 3, 1)),
+        qk=(-1, 3),
+        v=(-3, 4),
+        min_scaled=-1,
+        max_scaled=4,
+        min_top=3,
+        max_sum=250,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES  # one preset name means one difficulty in every kind
 
@@ -133,14 +157,14 @@ class DrawOptions:
                 )
         limits = self.limits()
         if self.max_score is not None and not limits.min_scaled <= self.max_score <= MAX_SCORE_LIMIT:
-            raise DrawError(
-                f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}"
-            )
+            raise DrawError(f"--max-score: expected {limits.min_scaled} to {MAX_SCORE_LIMIT}, got {self.max_score}")
         x = limits.x.values
         kinds = len(x) ** self.d_model - (1 if 0 in x else 0)  # X's possible columns, all-zero left out
         if kinds < self.tokens:
-            raise DrawError(f"--tokens {self.tokens}: X's columns must all differ, and --d-model {self.d_model} with "
-                            f"entries {x[0]}..{x[-1]} makes only {kinds}; use a larger --d-model or a wider --x-range")
+            raise DrawError(
+                f"--tokens {self.tokens}: X's columns must all differ, and --d-model {self.d_model} with "
+                f"entries {x[0]}..{x[-1]} makes only {kinds}; use a larger --d-model or a wider --x-range"
+            )
         if self.draw_version not in range(1, DRAW_VERSION + 1):
             raise DrawError(f"draw version: expected 1 to {DRAW_VERSION}, got {self.draw_version}")
         if self.max_sum is not None and not 1 <= self.max_sum <= MAX_SUM_LIMIT:
@@ -150,15 +174,19 @@ class DrawOptions:
         """Refuse, before any draw, a shape the presets cannot draw (see `FEWEST_FEATURES`);
         with value overrides the draw itself decides."""
         if self.tokens == 1:
-            raise DrawError("--tokens 1: a single token attends only to itself (A is 1, Z is V), "
-                            "nothing to work by hand; use 2 or more")
+            raise DrawError(
+                "--tokens 1: a single token attends only to itself (A is 1, Z is V), "
+                "nothing to work by hand; use 2 or more"
+            )
         if (self.x_range, self.w_range, self.max_score, self.max_sum) != (None,) * 4:
             return
         least = next(d for n, d in FEWEST_FEATURES if self.tokens <= n)
         if self.d_model < least:
-            raise DrawError(f"--tokens {self.tokens} needs --d-model {least} or more: with fewer features the "
-                            f"tokens are too alike or their scores too large to draw a sheet; use --d-model "
-                            f"{least}, or fewer --tokens")
+            raise DrawError(
+                f"--tokens {self.tokens} needs --d-model {least} or more: with fewer features the "
+                f"tokens are too alike or their scores too large to draw a sheet; use --d-model "
+                f"{least}, or fewer --tokens"
+            )
 
     @property
     def scales_shape(self) -> bool:
@@ -184,10 +212,14 @@ class DrawOptions:
         extremes = {v for v in (values[0], values[-1]) if v < 0 or v > 1}
         if self.x_range is None and self.tokens > BASE_TOKENS and extremes:
             more = -(-self.tokens // BASE_TOKENS) * (2 if self.d_model < BASE_D_MODEL or self.d_k > BASE_D_K else 1)
-            lim = replace(lim, x=Table(values, tuple(w if v in extremes else w * more
-                                                     for v, w in zip(values, lim.x.weights))))
-        sparse = (min(1.0, BASE_D_MODEL / self.d_model) * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
-                  * min(1.0, (BASE_D_K / self.d_k) ** 0.5))
+            lim = replace(
+                lim, x=Table(values, tuple(w if v in extremes else w * more for v, w in zip(values, lim.x.weights)))
+            )
+        sparse = (
+            min(1.0, BASE_D_MODEL / self.d_model)
+            * min(1.0, (BASE_TOKENS / self.tokens) ** 0.5)
+            * min(1.0, (BASE_D_K / self.d_k) ** 0.5)
+        )
         if self.w_range is None and sparse < 1.0:
             lim = replace(lim, w=_sparser(lim.w, sparse), o_w=lim.w)
         # One entry a token, or many tokens: some token's query, key or value is then often
@@ -221,8 +253,7 @@ def _sparser(table: Table, factor: float) -> Table:
     scale = 12  # integer weights: each non-zero weight ×12, zero's weight makes up the rest
     nonzero = sum(w for k, w in enumerate(table.weights) if k != zero) * scale
     total = round(sum(table.weights) * scale / factor)
-    return Table(table.values, tuple(total - nonzero if k == zero else w * scale
-                                     for k, w in enumerate(table.weights)))
+    return Table(table.values, tuple(total - nonzero if k == zero else w * scale for k, w in enumerate(table.weights)))
 
 
 def _room(table: Table) -> bool:
@@ -254,8 +285,10 @@ GUARANTEES = {
     "x_same": ("no two tokens identical", ("widen --x-range", "raise --d-model", "use fewer --tokens")),
     "v_window": ("every row of V varied and within the preset's window", ("narrow --x-range", "narrow --w-range")),
     "v_zero": ("no all-zero column in V", ("widen --w-range", "widen --x-range")),
-    "qk_window": ("every row of Q and K non-zero and within the preset's window",
-                  ("raise --max-score", "narrow --x-range", "narrow --w-range")),
+    "qk_window": (
+        "every row of Q and K non-zero and within the preset's window",
+        ("raise --max-score", "narrow --x-range", "narrow --w-range"),
+    ),
     "qk_zero": ("no all-zero column in Q or K", ("widen --w-range", "widen --x-range")),
     "high": ("every scaled score at most the --max-score", ("raise --max-score", "lower --d-model", "lower --d-k")),
     "low": ("no scaled score below the smallest allowed", ("add --allow-negative-exponents",)),
@@ -264,9 +297,10 @@ GUARANTEES = {
     "uniform": ("at least half of the queries attend non-uniformly", ("widen --w-range", "raise --max-score")),
     "heads_same": ("no two heads identical", ("widen --w-range",)),
     "o_zero": ("no all-zero row or column in W_O", ("widen --w-range",)),
-    "o_denominators": ("every denominator of the output (the lcm of the heads' column sums for a query) at most "
-                       "2 × heads × --max-sum",
-                       ("raise --max-sum", "use fewer --heads", "lower --max-score")),
+    "o_denominators": (
+        "every denominator of the output (the lcm of the heads' column sums for a query) at most 2 × heads × --max-sum",
+        ("raise --max-sum", "use fewer --heads", "lower --max-score"),
+    ),
 }
 
 

@@ -41,8 +41,15 @@ BLOCK = 256
 """Problems drawn in lockstep, so numpy's per-call cost is shared (does not change results)."""
 
 
-def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple[int, int]],
-               o: DrawOptions, lim: Preset, rounds: int = MAX_ROUNDS) -> dict:
+def _run_stage(
+    gens: list,
+    stage: tuple[int, Check],
+    ctx: dict,
+    keys: list[tuple[int, int]],
+    o: DrawOptions,
+    lim: Preset,
+    rounds: int = MAX_ROUNDS,
+) -> dict:
     """For each stream, the first candidate in stream order that fails no guarantee.
 
     A stage is the number of words one round reads from each stream, and a check that turns
@@ -75,7 +82,10 @@ def _run_stage(gens: list, stage: tuple[int, Check], ctx: dict, keys: list[tuple
     key = keys[int(pending[0])]
     raise Infeasible(
         f"cannot draw problem {key[1]} of seed {key[0]} in {rounds * CHUNK} tries; the guarantee failed most "
-        f"often ({100 * count // tried}% of tries) was: {GUARANTEES[name][0]}; {advice(name, o, lim)}", name, key)
+        f"often ({100 * count // tried}% of tries) was: {GUARANTEES[name][0]}; {advice(name, o, lim)}",
+        name,
+        key,
+    )
 
 
 def _stream(seed: int, index: int) -> np.random.PCG64:
@@ -96,8 +106,9 @@ def draw_keys(options: DrawOptions, keys: list[tuple[int, int]], retries: int = 
     return problems
 
 
-def _heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset,
-           rounds: int, cap: int = 1) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
+def _heads(
+    gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset, rounds: int, cap: int = 1
+) -> tuple[list[dict[str, np.ndarray]], np.ndarray]:
     """Every head of each stream's problem, and per query the lcm of the heads' column sums, or
     `cap` where it is more (so that it never overflows)."""
     P = len(gens)
@@ -128,8 +139,9 @@ OUTPUT_ROUNDS = 256
 """Tries at a whole set of heads whose output stays within that bound, per problem."""
 
 
-def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions,
-                   lim: Preset, rounds: int) -> list[dict[str, np.ndarray]]:
+def _bounded_heads(
+    gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: DrawOptions, lim: Preset, rounds: int
+) -> list[dict[str, np.ndarray]]:
     """Every head of every problem; with several heads meeting in W_O, drawn again (all of them,
     from the problem's own stream) until the output's denominators are hand-sized."""
     if not o.bounds_output:
@@ -143,12 +155,14 @@ def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: Dr
     chosen: Optional[list[dict[str, np.ndarray]]] = None
     sets = OUTPUT_ROUNDS * rounds // MAX_ROUNDS
     for _ in range(sets):
-        heads, denominators = _heads([gens[p] for p in pending], X[pending], [keys[p] for p in pending], o, lim,
-                                     rounds, cap=bound + 1)
+        heads, denominators = _heads(
+            [gens[p] for p in pending], X[pending], [keys[p] for p in pending], o, lim, rounds, cap=bound + 1
+        )
         ok = (denominators <= bound).all(axis=-1)
         if chosen is None:
-            chosen = [{name: np.zeros((len(gens), *a.shape[1:]), dtype=a.dtype) for name, a in h.items()}
-                      for h in heads]
+            chosen = [
+                {name: np.zeros((len(gens), *a.shape[1:]), dtype=a.dtype) for name, a in h.items()} for h in heads
+            ]
         for kept, h in zip(chosen, heads):
             for name, a in h.items():
                 kept[name][pending[ok]] = a[ok]
@@ -156,9 +170,12 @@ def _bounded_heads(gens: list, X: np.ndarray, keys: list[tuple[int, int]], o: Dr
         if not len(pending):
             return chosen
     seed, index = keys[int(pending[0])]
-    raise Infeasible(f"cannot draw problem {index} of seed {seed} in {sets} sets of heads; the guarantee "
-                     f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}",
-                     "o_denominators", (seed, index))
+    raise Infeasible(
+        f"cannot draw problem {index} of seed {seed} in {sets} sets of heads; the guarantee "
+        f"that failed was: {GUARANTEES['o_denominators'][0]}; {advice('o_denominators', o, lim)}",
+        "o_denominators",
+        (seed, index),
+    )
 
 
 Drawn = tuple[np.ndarray, list[dict[str, np.ndarray]], Optional[np.ndarray]]
@@ -201,10 +218,12 @@ def _drawn(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]], retries: in
     # Streams are independent, so a problem drawn alone is the one the block drew, and the one
     # that failed gets its retries.
     alone = [_retried(key, o, lim, retries) for key in keys]
-    heads = [{name: np.concatenate([a[1][h][name] for a in alone]) for name in alone[0][1][h]}
-             for h in range(o.heads)]
-    return (np.concatenate([a[0] for a in alone]), heads,
-            np.concatenate([a[2] for a in alone]) if o.output_projection else None)
+    heads = [{name: np.concatenate([a[1][h][name] for a in alone]) for name in alone[0][1][h]} for h in range(o.heads)]
+    return (
+        np.concatenate([a[0] for a in alone]),
+        heads,
+        np.concatenate([a[2] for a in alone]) if o.output_projection else None,
+    )
 
 
 def _draw_block(o: DrawOptions, lim: Preset, keys: list[tuple[int, int]], retries: int) -> list[Problem]:

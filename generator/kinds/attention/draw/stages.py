@@ -45,9 +45,7 @@ def x_stage(o: DrawOptions, lim: Preset) -> tuple[int, Check]:
     return CHUNK * per, check
 
 
-def _row_pool(
-    words: np.ndarray, table: Table, X: np.ndarray, window: tuple[int, int], rows: int, varied: bool = False
-):
+def _row_pool(words: np.ndarray, table: Table, X: np.ndarray, window: tuple[int, int], rows: int, varied: bool = False):
     """Up to CHUNK weight matrices of `rows` rows, from a pool of CHUNK·rows drawn rows.
 
     A drawn row is kept when its projection (row·X) is not all zero, fits `window` and, with

@@ -32,8 +32,9 @@ def head_blocks(problem, solution, lang: str = "en") -> list:
         m, grids, stacked = head_layout(problem, solution, h, False, lang)
         title = _("Head %(n)s") % {"n": h + 1} if len(problem.heads) > 1 else ""
         beside = problem.convention == "column" and not stacked  # projections left, attention right, as on paper
-        blocks.append(Block(h + 1, title, tuple(grids[name] for name in ("proj", "att", "out") if name in grids), m,
-                            beside))
+        blocks.append(
+            Block(h + 1, title, tuple(grids[name] for name in ("proj", "att", "out") if name in grids), m, beside)
+        )
     return blocks
 
 

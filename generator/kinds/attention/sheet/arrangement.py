@@ -8,8 +8,11 @@ def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, li
     where its factors' rows and columns cross (the by-hand layout, or its transpose); `stacked`:
     a row-convention head too big for one page, its elementwise steps one below another."""
     if convention == "row":
-        steps = ([[m["Q_copy"], m["scores"]], [None, m["scaled"]], [None, m["powers"], m["sums"]]] if stacked
-                 else [[m["Q_copy"], m["scores"], m["scaled"], m["powers"], m["sums"]]])
+        steps = (
+            [[m["Q_copy"], m["scores"]], [None, m["scaled"]], [None, m["powers"], m["sums"]]]
+            if stacked
+            else [[m["Q_copy"], m["scores"], m["scaled"], m["powers"], m["sums"]]]
+        )
         return {
             "proj": [[None, m["W_Q"], m["W_K"], m["W_V"]], [m["X"], m["Q"], m["K"], m["V"]]],
             "att": [[None, m["K_T"]], *steps],
@@ -17,8 +20,15 @@ def arrangement(convention: str, m: dict, stacked: bool = False) -> dict[str, li
         }
     return {
         "proj": [[None, m["X"]], [m["W_Q"], m["Q"]], [m["W_K"], m["K"]], [m["W_V"], m["V"]]],
-        "att": [[None, m["Q_copy"]], [m["K_T"], m["scores"]], [None, m["scaled"]], [None, m["powers"]], [None, m["sums"]],
-                [None, m["A"]], [m["V_copy"], m["Z"]]],
+        "att": [
+            [None, m["Q_copy"]],
+            [m["K_T"], m["scores"]],
+            [None, m["scaled"]],
+            [None, m["powers"]],
+            [None, m["sums"]],
+            [None, m["A"]],
+            [m["V_copy"], m["Z"]],
+        ],
     }
 
 

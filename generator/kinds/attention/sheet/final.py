@@ -41,15 +41,19 @@ def _scaled(g: GridView, width: float) -> GridView:
 def _on_a_page(whole: GridView) -> Optional[tuple[GridView, bool]]:
     """`whole` scaled to the first frame it fits, portrait then landscape, and whether that is
     landscape; None when it fits neither (its text under 7 pt, or its writing lines taller)."""
-    for width, height, wide in ((FRAME_WIDTH_PT, FRAME_HEIGHT_PT, False), (WIDE_FRAME_WIDTH_PT, WIDE_FRAME_HEIGHT_PT, True)):
+    for width, height, wide in (
+        (FRAME_WIDTH_PT, FRAME_HEIGHT_PT, False),
+        (WIDE_FRAME_WIDTH_PT, WIDE_FRAME_HEIGHT_PT, True),
+    ):
         g = _scaled(whole, width)
         if width / whole.width_pt >= MIN_SCALE and g.height_pt <= height:
             return g, wide
     return None
 
 
-def final_grid(problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None) -> Optional[FinalGrids]:
+def final_grid(
+    problem: Problem, solution: Solution, key: bool, lang: str, blank: bool = False, marks: Optional[dict] = None
+) -> Optional[FinalGrids]:
     """The concatenation (and W_O with the output) placed in a grid, when there is one, on the
     pages it fits."""
     v = final_matrices(problem, solution, key, lang, blank, marks)
@@ -84,16 +88,20 @@ def _final_advice(problem: Problem, g: GridView) -> str:
     portrait = FRAME_WIDTH_PT / g.width_pt >= MIN_SCALE
     page, height = ("a page", FRAME_HEIGHT_PT) if portrait else ("a landscape page", WIDE_FRAME_HEIGHT_PT)
     scaled = _scaled(g, FRAME_WIDTH_PT if portrait else WIDE_FRAME_WIDTH_PT)
-    size = (f"{raster_width(g.cols):.0f} pt wide where a landscape page has {WIDE_FRAME_WIDTH_PT:.0f} (its text under 7 pt)"
-            if wide else f"{scaled.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)")
+    size = (
+        f"{raster_width(g.cols):.0f} pt wide where a landscape page has {WIDE_FRAME_WIDTH_PT:.0f} (its text under 7 pt)"
+        if wide
+        else f"{scaled.height_pt:.0f} pt tall where {page} has {height:.0f} (its boxes too small to write in)"
+    )
     fix = "fewer --heads or a smaller --d-v" + (" or --d-model" if problem.W_O else "")
     if problem.convention == "row" and wide:
         fix += ", or the column convention"
     return f"{heads} heads of d_v {dv}: {what} would be {size}; use {fix}"
 
 
-def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = "en", blank: bool = False,
-                   marks: Optional[dict] = None) -> Optional[dict]:
+def final_matrices(
+    problem: Problem, solution: Solution, key: bool, lang: str = "en", blank: bool = False, marks: Optional[dict] = None
+) -> Optional[dict]:
     """Concatenation and output projection, when there are several heads or a W_O."""
     _ = translations(lang).gettext
     given = not blank
@@ -105,15 +113,29 @@ def final_matrices(problem: Problem, solution: Solution, key: bool, lang: str = 
     # The concatenation copies each head's Z: its fractions, without their decimals again (one
     # line a cell keeps three or four heads with W_O on one page, every box still 7 mm tall).
     # Row convention: its rows meet the output's two-line rows, so they are two lines tall.
-    zc = face_matrix(FACES["Z_concat"], row, _, solution.Z, key=key, cell_w=cell_width(solution.Z, 6),
-                     tall=row and problem.W_O is not None)
+    zc = face_matrix(
+        FACES["Z_concat"],
+        row,
+        _,
+        solution.Z,
+        key=key,
+        cell_w=cell_width(solution.Z, 6),
+        tall=row and problem.W_O is not None,
+    )
     # A heavier line where one head's block of rows (columns, in the row convention) ends.
     ends = tuple(problem.d_v * h for h in range(1, len(problem.heads)))
     views = {"Z": replace(zc, split_cols=ends) if row else replace(zc, split_rows=ends)}
     if problem.W_O is not None:
         # Column layout: W_O's rows meet the output's two-line rows, so its rows are two lines tall.
-        views["W_O"] = face_matrix(FACES["W_O"], row, _, problem.W_O, given=given,
-                                   cell_w=w if row else cell_width(problem.W_O, 4), tall=not row)
+        views["W_O"] = face_matrix(
+            FACES["W_O"],
+            row,
+            _,
+            problem.W_O,
+            given=given,
+            cell_w=w if row else cell_width(problem.W_O, 4),
+            tall=not row,
+        )
         views["output"] = face_matrix(FACES["output"], row, _, solution.output, key=key, cell_w=w)
     views = stepped(views, FINAL_STEPS, None)
     return views if marks is None else marked_views(views, FINAL_STEPS, marks, row)

@@ -64,10 +64,6 @@ RULES_MIN_PT = 125.0
 """The narrowest the rules box may be, beside a grid."""
 
 
-
-
-
-
 WORKED_SLACK_PT = 12.0
 """Kept free beside a worked example: the rules box beside shorter projections may be the
 taller of the two by a few points."""
@@ -77,9 +73,20 @@ READ_LEAST_STRETCH = 0.8
 sheet's, to make room for its score; a row-convention key's, for its worked example."""
 
 
-def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: str, blank: bool = False,
-                marks: Optional[dict] = None, paper: str = "letter", header_pt: float = 0.0,
-                worked_pt: float = 0.0, framed: Optional[bool] = None, flows: bool = False) -> dict:
+def _head_grids(
+    problem: Problem,
+    solution: Solution,
+    h: int,
+    key: bool,
+    lang: str,
+    blank: bool = False,
+    marks: Optional[dict] = None,
+    paper: str = "letter",
+    header_pt: float = 0.0,
+    worked_pt: float = 0.0,
+    framed: Optional[bool] = None,
+    flows: bool = False,
+) -> dict:
     """One head's matrices placed in grids: proj (projections), att (attention), out (row layout);
     `worked_pt`, the worked example's height, which follows a row-convention head.
 
@@ -116,9 +123,11 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
         scale = min(1.0, width / max(g.width_pt for g in grids.values()))
     if scale < MIN_SCALE:
         widest = max(grids.values(), key=lambda g: g.width_pt)
-        raise LayoutError(f"{problem.n_tokens} tokens: a head's grid would be {widest.width_pt:.0f} pt wide where a page "
-                          f"has {width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or "
-                          "--d-k, or a lower --max-sum or --max-score (shorter fractions)")
+        raise LayoutError(
+            f"{problem.n_tokens} tokens: a head's grid would be {widest.width_pt:.0f} pt wide where a page "
+            f"has {width:.0f} (its text under 7 pt); use fewer --tokens, a smaller --d-model or "
+            "--d-k, or a lower --max-sum or --max-score (shorter fractions)"
+        )
     if scale < 1.0:
         scale = math.floor(scale * 100) / 100
         grids = {name: replace(g, scale=scale) for name, g in grids.items()}
@@ -139,8 +148,14 @@ def _head_grids(problem: Problem, solution: Solution, h: int, key: bool, lang: s
             out_apart = stack_height(with_worked[0], fits) > page
             stretch = stretch if out_apart else fits
         grids = {name: replace(g, stretch=stretch) for name, g in grids.items()}
-    return {**grids, "stacked": stacked, "beside": beside, "beside_out": beside_out, "out_apart": out_apart,
-            "matrices": m}
+    return {
+        **grids,
+        "stacked": stacked,
+        "beside": beside,
+        "beside_out": beside_out,
+        "out_apart": out_apart,
+        "matrices": m,
+    }
 
 
 def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridView], float]]:
@@ -151,9 +166,9 @@ def stacks(problem: Problem, grids: dict, below: float) -> list[tuple[list[GridV
     return [([grids["att"]], 0.0), ([grids["proj"]], below)]
 
 
-
-def head_layout(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en",
-                blank: bool = False) -> tuple[dict, dict[str, GridView], bool]:
+def head_layout(
+    problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en", blank: bool = False
+) -> tuple[dict, dict[str, GridView], bool]:
     """A head as the printed sheet places it: its matrices by name, its grids at full size (a
     screen scales itself), and whether they follow one another rather than sit side by side."""
     g = _head_grids(problem, solution, h, key, lang, blank)
@@ -166,19 +181,45 @@ def side_by_side_width(left: GridView, right: GridView) -> float:
     return round(raster_width(side_by_side_cols(left, right)) * left.scale, 2)
 
 
-def head_view(problem: Problem, solution: Solution, h: int, key: bool, settings: Settings,
-               marks: Optional[dict] = None, header_pt: float = 0.0, worked_pt: float = 0.0,
-               framed: Optional[bool] = None, flows: bool = False) -> HeadView:
+def head_view(
+    problem: Problem,
+    solution: Solution,
+    h: int,
+    key: bool,
+    settings: Settings,
+    marks: Optional[dict] = None,
+    header_pt: float = 0.0,
+    worked_pt: float = 0.0,
+    framed: Optional[bool] = None,
+    flows: bool = False,
+) -> HeadView:
     """One head as the template draws it: its panels, and where the rules box goes."""
-    grids = _head_grids(problem, solution, h, key, settings.lang, settings.blank, marks, settings.paper, header_pt,
-                        worked_pt, framed, flows)
-    common = {"beside": grids["beside"], "beside_out": grids["beside_out"], "proj_width_pt": grids["proj"].width_pt,
-              "out_apart": grids["out_apart"]}
+    grids = _head_grids(
+        problem,
+        solution,
+        h,
+        key,
+        settings.lang,
+        settings.blank,
+        marks,
+        settings.paper,
+        header_pt,
+        worked_pt,
+        framed,
+        flows,
+    )
+    common = {
+        "beside": grids["beside"],
+        "beside_out": grids["beside_out"],
+        "proj_width_pt": grids["proj"].width_pt,
+        "out_apart": grids["out_apart"],
+    }
     proj_left = grids["proj"].width_pt + SPACED_PT
     if grids["stacked"]:
         kept = KEPT_BANDS[problem.convention]
-        bands = tuple((name, tuple(band_panels(grids[name], kept[name])))
-                      for name in ("proj", "att", "out") if name in grids)
+        bands = tuple(
+            (name, tuple(band_panels(grids[name], kept[name]))) for name in ("proj", "att", "out") if name in grids
+        )
         return HeadView(stacked=True, rules_left_pt=proj_left, bands=bands, **common)
     if "out" not in grids:
         # The rules box follows its panel in the flow, pulled up below the projections (placing
@@ -192,12 +233,20 @@ def head_view(problem: Problem, solution: Solution, h: int, key: bool, settings:
     else:
         left = proj_left
         margin = (0.0 if grids["beside"] else grids["proj"].height_pt + SPACED_PT) - proj.height_pt
-    return HeadView(stacked=False, rules_left_pt=left, rules_margin_pt=round(margin, 2), proj=proj, att=att, out=out,
-                    **common)
+    return HeadView(
+        stacked=False, rules_left_pt=left, rules_margin_pt=round(margin, 2), proj=proj, att=att, out=out, **common
+    )
 
 
-def head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang: str = "en", blank: bool = False,
-                  marks: Optional[dict] = None) -> dict:
+def head_matrices(
+    problem: Problem,
+    solution: Solution,
+    h: int,
+    key: bool,
+    lang: str = "en",
+    blank: bool = False,
+    marks: Optional[dict] = None,
+) -> dict:
     """Every matrix of one head; on a graded sheet (`marks`, by answers@1 step) what the student
     wrote fills the boxes, with its verdicts."""
     views = stepped(_head_matrices(problem, solution, h, key, lang, blank), HEAD_STEPS, h + 1)
@@ -224,16 +273,37 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang
         att = max(cell_width(m, 4) for m in (sol.scores, sol.scaled, sol.powers))
         frac = max(cell_width(m, 6, True, small) for m, small in ((sol.A, forms_a), (sol.Z, forms_z)))
         weights = max(cell_width(m, 4) for m in (head.W_Q, head.W_K, head.W_V, sol.Q, sol.K, sol.V))
-        widths = {"X": cell_width(problem.X, 3), "W": weights, "QKV": weights, "Qc": weights, "KT": att, "att": att,
-                  "sums": max(att, cell_width(sums, 4)), "A": frac, "Vc": frac}
+        widths = {
+            "X": cell_width(problem.X, 3),
+            "W": weights,
+            "QKV": weights,
+            "Qc": weights,
+            "KT": att,
+            "att": att,
+            "sums": max(att, cell_width(sums, 4)),
+            "A": frac,
+            "Vc": frac,
+        }
     else:
         tok = max(cell_width(m, 4) for m in (problem.X, sol.Q, sol.K, sol.V))
-        att = max([cell_width(m, 6, True) for m in (sol.scores, sol.scaled, sol.powers, sums)]
-                  + [cell_width(m, 6, True, small) for m, small in ((sol.A, forms_a), (sol.Z, forms_z))])
-        widths = {"X": tok, "W": max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V)), "QKV": tok,
-                  "Qc": att, "KT": cell_width(sol.K, 4), "att": att, "sums": att, "A": att, "Vc": tok}
+        att = max(
+            [cell_width(m, 6, True) for m in (sol.scores, sol.scaled, sol.powers, sums)]
+            + [cell_width(m, 6, True, small) for m, small in ((sol.A, forms_a), (sol.Z, forms_z))]
+        )
+        widths = {
+            "X": tok,
+            "W": max(cell_width(m, 3) for m in (head.W_Q, head.W_K, head.W_V)),
+            "QKV": tok,
+            "Qc": att,
+            "KT": cell_width(sol.K, 4),
+            "att": att,
+            "sums": att,
+            "A": att,
+            "Vc": tok,
+        }
     headings = {  # (column headings, row headings), by convention
-        "X": ({"tokens": tokens}, {}), "Q_copy": ({"tokens": queries}, {"row_labels": queries}),
+        "X": ({"tokens": tokens}, {}),
+        "Q_copy": ({"tokens": queries}, {"row_labels": queries}),
         "K_T": ({"row_labels": keys}, {"tokens": keys}),
     }
     spec = [  # name (its step's, or a given's), values, width, options: label, caption and tone are its face's
@@ -255,9 +325,12 @@ def _head_matrices(problem: Problem, solution: Solution, h: int, key: bool, lang
         ("V_copy", sol.V, "Vc", {} if row else {"tall": True}),
         ("Z", sol.Z, "A", {"unreduced": forms_z}),
     ]
-    return {name: face_matrix(FACES[name], row, _, values, key=key, cell_w=widths[width],
-                              **headings.get(name, ({}, {}))[row], **options)
-            for name, values, width, options in spec}
+    return {
+        name: face_matrix(
+            FACES[name], row, _, values, key=key, cell_w=widths[width], **headings.get(name, ({}, {}))[row], **options
+        )
+        for name, values, width, options in spec
+    }
 
 
 def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> None:
@@ -269,8 +342,14 @@ def attention_fits(problem: Problem, solution: Solution, settings: Settings) -> 
     final_grid(problem, solution, False, settings.lang, blank=True)
 
 
-def attention_view(problem: Problem, solution: Solution, student: Student, settings: Settings, key: bool,
-               graded: Optional[GradedSheet] = None) -> SheetView:
+def attention_view(
+    problem: Problem,
+    solution: Solution,
+    student: Student,
+    settings: Settings,
+    key: bool,
+    graded: Optional[GradedSheet] = None,
+) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
     lang = settings.lang
@@ -282,15 +361,32 @@ def attention_view(problem: Problem, solution: Solution, student: Student, setti
     worked = worked_example(problem, solution, lang) if key and settings.worked else None
     # A row-convention head leaves room for the example after its output (82 mm wide there).
     worked_pt = worked_height(worked_panel(worked, RULES_MAX_PT)) if worked and row else 0.0
-    heads = tuple(head_view(problem, solution, h, key, settings, marks.get(h + 1) if graded else None, header,
-                             worked_pt if h == 0 else 0.0)
-                  for h in range(len(problem.heads)))
+    heads = tuple(
+        head_view(
+            problem,
+            solution,
+            h,
+            key,
+            settings,
+            marks.get(h + 1) if graded else None,
+            header,
+            worked_pt if h == 0 else 0.0,
+        )
+        for h in range(len(problem.heads))
+    )
     return SheetView(
-        problem=problem, heads=heads, final=final and grid_panel(final.first), final_wide=bool(final and final.wide),
-        final_more=final and final.rest and grid_panel(final.rest), final_more_wide=bool(final and final.rest_wide),
-        key=key, student=student,
+        problem=problem,
+        heads=heads,
+        final=final and grid_panel(final.first),
+        final_wide=bool(final and final.wide),
+        final_more=final and final.rest and grid_panel(final.rest),
+        final_more_wide=bool(final and final.rest_wide),
+        key=key,
+        student=student,
         rules=tuple(rules_lines(problem, key, lang)),
         rules_width_pt=rules_width(heads[0], row, settings.paper, framed),
         worked=worked and worked_panel(worked, worked_width(heads[0], row, settings.paper, framed)),
-        graded=graded, score=score, default_title=translations(lang).gettext("Self-attention by hand"),
+        graded=graded,
+        score=score,
+        default_title=translations(lang).gettext("Self-attention by hand"),
     )

@@ -25,7 +25,7 @@ CANDIDATES, ROUNDS = 64, 64
 GUARANTEES = {
     "x": "no token all zero, no feature zero for every token, X not one value throughout",
     "layer": "W not one value throughout, no row of W all zero, |Y| within the preset's bound, "
-             "and Y neither one value nor one row or column repeated",
+    "and Y neither one value nor one row or column repeated",
 }
 
 
@@ -38,19 +38,33 @@ class LinearPreset(Tables):
 
 
 PRESETS = {
-    "easy": LinearPreset(x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)),
-                         out=6),
-    "medium": LinearPreset(x=Table((-1, 0, 1, 2), (1, 2, 2, 1)), w=Table((-1, 0, 1, 2), (3, 2, 3, 1)),
-                           b=Table((-2, -1, 0, 1), (1, 2, 2, 2)), out=12),
-    "hard": LinearPreset(x=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), w=Table((-2, -1, 0, 1, 2), (1, 3, 2, 3, 1)),
-                         b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)), out=20),
+    "easy": LinearPreset(
+        x=Table((0, 1, 2), (2, 3, 1)), w=Table((-1, 0, 1), (2, 2, 3)), b=Table((-1, 0, 1), (1, 2, 1)), out=6
+    ),
+    "medium": LinearPreset(
+        x=Table((-1, 0, 1, 2), (1, 2, 2, 1)),
+        w=Table((-1, 0, 1, 2), (3, 2, 3, 1)),
+        b=Table((-2, -1, 0, 1), (1, 2, 2, 2)),
+        out=12,
+    ),
+    "hard": LinearPreset(
+        x=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        w=Table((-2, -1, 0, 1, 2), (1, 3, 2, 3, 1)),
+        b=Table((-2, -1, 0, 1, 2), (1, 2, 2, 2, 1)),
+        out=20,
+    ),
 }
 assert tuple(PRESETS) == PRESET_NAMES
 
 
 @dataclass(frozen=True)
-class Options(Layered, kind="linear", presets=PRESETS, limits={"tokens": (1, 6), "d_model": (1, 4), "d_out": (1, 4)},
-              code=(("tokens", 1), ("d_model", 1), ("d_out", 1))):
+class Options(
+    Layered,
+    kind="linear",
+    presets=PRESETS,
+    limits={"tokens": (1, 6), "d_model": (1, 4), "d_out": (1, 4)},
+    code=(("tokens", 1), ("d_model", 1), ("d_out", 1)),
+):
     """Everything that shapes a linear layer's draw; a sheet code carries all of it."""
 
     d_model: int = 3
@@ -74,15 +88,20 @@ def draw_one(o: Options, seed: int, index: int, code: str) -> LinearProblem:
         X = draw_inputs(bits, lim.x, o.d_model, o.tokens, False, f"cannot draw X: {GUARANTEES['x']}")
         if constant(X.tolist()):
             continue
-        W, b = sample(weight_bits, lim.w, (CANDIDATES, o.d_out, o.d_model)), sample(weight_bits, lim.b, (CANDIDATES, o.d_out))
+        W, b = (
+            sample(weight_bits, lim.w, (CANDIDATES, o.d_out, o.d_model)),
+            sample(weight_bits, lim.b, (CANDIDATES, o.d_out)),
+        )
         Y = np.einsum("kij,jn->kin", W, X) + b[:, :, None]
         ok = W.any(axis=2).all(axis=1) & (np.abs(Y) <= lim.out).all(axis=(1, 2))
         for i in np.flatnonzero(ok):
             if not constant(W[i].tolist()) and not repeated(Y[i].tolist()):
                 p = LinearProblem(X=as_matrix(X), W=as_matrix(W[i]), b=tuple(int(x) for x in b[i]), code=code)
                 return twin(p, GIVENS, o.convention)
-    raise DrawError(f"cannot draw a linear sheet of this shape on {o.preset}: {GUARANTEES['layer']}; "
-                    "try another preset or fewer --tokens")
+    raise DrawError(
+        f"cannot draw a linear sheet of this shape on {o.preset}: {GUARANTEES['layer']}; "
+        "try another preset or fewer --tokens"
+    )
 
 
 draw_keys = keys_drawn_by(draw_one)

@@ -30,27 +30,53 @@ def _matrices(problem, solution, key: bool, lang: str, blank: bool, marks: Optio
     width = max(cell_width(m, 4) for m in (problem.X, solution["Y"]))
     xa = tuple(tuple(r) + (1,) for r in problem.X) if row else tuple(map(tuple, problem.X)) + ((1,) * n,)
     w = with_bias(problem.W, problem.b, row)
-    m = {"Xa": replace(matrix("X | 1" if row else "X ; 1", _("inputs, with a column of 1s") if row else
-                              _("inputs, with a row of 1s"), xa, tone="input", given=given, cell_w=width),
-                       **({"split_cols": (d,)} if row else {"split_rows": (d,)})),
-         "W": replace(matrix("W ; b" if row else "W | b", _("weights, bias last"), w, tone="weight", given=given,
-                             cell_w=cell_width(w, 4)), **({"split_rows": (d,)} if row else {"split_cols": (d,)})),
-         "Y": matrix("Y = X·W + b" if row else "Y = W·X + b", _("outputs"), solution["Y"], tone="out", key=key,
-                     cell_w=width)}
+    m = {
+        "Xa": replace(
+            matrix(
+                "X | 1" if row else "X ; 1",
+                _("inputs, with a column of 1s") if row else _("inputs, with a row of 1s"),
+                xa,
+                tone="input",
+                given=given,
+                cell_w=width,
+            ),
+            **({"split_cols": (d,)} if row else {"split_rows": (d,)}),
+        ),
+        "W": replace(
+            matrix(
+                "W ; b" if row else "W | b",
+                _("weights, bias last"),
+                w,
+                tone="weight",
+                given=given,
+                cell_w=cell_width(w, 4),
+            ),
+            **({"split_rows": (d,)} if row else {"split_cols": (d,)}),
+        ),
+        "Y": matrix(
+            "Y = X·W + b" if row else "Y = W·X + b", _("outputs"), solution["Y"], tone="out", key=key, cell_w=width
+        ),
+    }
     return stepped(m, FINAL_STEPS, marks)
 
 
 def _rows(problem, m: dict):
     """Y where its factors' rows and columns cross."""
+
     def rows(stacked: bool) -> Rows:
         if problem.convention == "row":
             return [([None, m["W"]], True), ([m["Xa"], m["Y"]], False)]
         return [([None, m["Xa"]], True), ([m["W"], m["Y"]], False)]
+
     return rows
 
 
-rules = rules_box(Said(N_("Y = W · X + b: the bias is the weights' last column, and a row of 1s goes below X."),
-                       N_("Y = X · W + b: the bias is the weights' last row, and a column of 1s goes beside X.")))
+rules = rules_box(
+    Said(
+        N_("Y = W · X + b: the bias is the weights' last column, and a row of 1s goes below X."),
+        N_("Y = X · W + b: the bias is the weights' last row, and a column of 1s goes beside X."),
+    )
+)
 """The rules box's lines (attnsheet adds the products' rule)."""
 
 
@@ -60,8 +86,11 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     x = list(problem.X[0]) if row else [r[0] for r in problem.X]
     w = [r[0] for r in problem.W] if row else list(problem.W[0])
     y = solution["Y"][0][0]
-    words = "Y, token 1, output 1 = row 1 of [X | 1] · column 1 of [W ; b]" if row else \
-        "Y, output 1, token 1 = row 1 of [W | b] · column 1 of [X ; 1]"
+    words = (
+        "Y, token 1, output 1 = row 1 of [X | 1] · column 1 of [W ; b]"
+        if row
+        else "Y, output 1, token 1 = row 1 of [W | b] · column 1 of [X ; 1]"
+    )
     return [[words, f"= {dot(w + [problem.b[0]], x + [1])}", equals(y)]]
 
 

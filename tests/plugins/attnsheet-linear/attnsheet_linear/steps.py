@@ -14,8 +14,11 @@ from generator.core.schema import Given, declared
 
 FINAL_STEPS = ("Y",)
 """The one grid a student writes."""
-GIVENS = (Given("X", ("d_in", "n"), caption=N_("inputs"), tone="input"),
-          Given("W", ("d_out", "d_in"), caption=N_("weights")), Given("b", ("d_out",), caption=N_("bias")))
+GIVENS = (
+    Given("X", ("d_in", "n"), caption=N_("inputs"), tone="input"),
+    Given("W", ("d_out", "d_in"), caption=N_("weights")),
+    Given("b", ("d_out",), caption=N_("bias")),
+)
 """Its givens in problem@1, in order: the inputs (a column per token), the weights, the bias."""
 
 
@@ -59,8 +62,10 @@ column_twin, solve, grid_shapes, from_json, to_json, solution_to_json = declared
 
 def describe(p: LinearProblem) -> list[str]:
     """The solve text's header."""
-    return [f"Linear layer Y = W·X + b, {p.convention} convention",
-            f"n = {p.n_tokens} tokens, d_in = {p.d_model}, d_out = {len(p.b)}"]
+    return [
+        f"Linear layer Y = W·X + b, {p.convention} convention",
+        f"n = {p.n_tokens} tokens, d_in = {p.d_model}, d_out = {len(p.b)}",
+    ]
 
 
 def metrics(problem, solution=None) -> dict:
