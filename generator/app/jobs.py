@@ -50,8 +50,9 @@ CANCEL = (  # 7: a running job asked to stop
 )
 """The seventh."""
 
-KINDS = ("batch", "scan", "regrade")
-"""Making a batch; reading a pile of scans into one; grading a class's saved sheets again (its rule changed)."""
+KINDS = ("batch", "scan", "regrade", "photo")
+"""Making a batch; reading a pile of scans into one; grading a class's saved sheets again (its rule
+changed); reading a student's photo of their sheet (app/photos)."""
 STATES = ("queued", "running", "done", "failed", "cancelled")
 LONG = ("scan",)
 """Kinds of job that may run for long (a pile of up to MAX_PAGES pages): a runner keeps a lane
@@ -151,6 +152,11 @@ class Jobs:
         if not rows:
             raise NotFound("no such job")
         return _job(rows[0])
+
+    def recent(self, kind: str, since: float) -> list[dict]:
+        """The params of every job of `kind` queued since `since` (a time), oldest first."""
+        rows = self.db.query("SELECT params FROM jobs WHERE kind = ? AND created > ? ORDER BY id", (kind, since))
+        return [json.loads(params) for (params,) in rows]
 
     def jobs_of(self, batch: str, kind: str) -> list[Job]:
         """The jobs of `kind` that make or read into batch `batch`, oldest first."""

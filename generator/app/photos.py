@@ -12,17 +12,20 @@ the hand-in and the paper differ; deleting the batch deletes it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from generator.app.store import StoredBatch
 from generator.core.formats import problem_from_json
 from generator.core.student import Student
 from generator.output.manifest import code_key
-from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, decoded, evened, jpeg, too_dark, why_unread
+from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, checked, decoded, evened, jpeg, too_dark, why_unread
 
 __all__ = [
     "MAX_PHOTO_BYTES",
@@ -32,8 +35,11 @@ __all__ = [
     "handed_with",
     "photo_files",
     "photo_log",
+    "photo_answer",
     "photo_path",
+    "queue_photo",
     "read_photo",
+    "read_queued",
 ]
 
 PER_MINUTE = 6
@@ -54,6 +60,45 @@ class PhotoBox:
     """Accepted by verification (as a scan accepts), or to be confirmed by the student."""
 
 
+def queue_photo(store, batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> int:
+    """A student's photo checked at once (a picture, within the limits, the sheet's sixth this minute
+    at most) and queued to be read on the server's queue; the job's id (photo_answer says what became of it)."""
+    checked(content)
+    index = int(sheet["index"])
+    sent = [
+        p for p in store.recent("photo", time.time() - 60) if p.get("batch") == batch.id and p.get("index") == index
+    ]
+    if len(sent) >= PER_MINUTE:
+        raise PhotoError(f"{PER_MINUTE} photos of this sheet in a minute already: wait a minute and take it again")
+    # No batch of its own for the job: the class's page shows the progress of making and reading it, not of this.
+    params = {"batch": batch.id, "index": index, "token": token, "page": int(page)}
+    return store.submit("photo", params, inputs=pickle.dumps(bytes(content), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_queued(store, params: dict, content: bytes) -> dict:
+    """A queued photo read by whichever runner took its job (the server's own, or a worker)."""
+    batch, sheet = store.sheet(params["batch"], str(params["index"]))
+    return read_photo(batch, sheet, str(params["token"]), content, int(params["page"]))
+
+
+def photo_answer(store, token: str, job_id: int) -> Optional[dict]:
+    """What became of a photo the student of `token` sent: None while it waits or is read, what was
+    read once it is, PhotoError (its one line) where it could not be used. Another link's photo is no such photo."""
+    from generator.app.store import NotFound
+
+    params = store.job_params(job_id)
+    if params.get("token") != token or "index" not in params:
+        raise NotFound("no such photo")
+    job = store.job(job_id)
+    if job.kind != "photo":
+        raise NotFound("no such photo")
+    if not job.finished:
+        return None
+    if job.state != "done":
+        raise PhotoError(job.error or "this photo could not be read: take it again")
+    return job.result
+
+
 def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> dict:
     """A student's photo of page `page` of their own sheet, read: its boxes (sure or unsure), the
     picture kept in the batch's photos/ folder; PhotoError (nothing kept) where it cannot be used."""
@@ -63,9 +108,6 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
 
     folder = batch.folder / "photos"
     index = int(sheet["index"])
-    log = photo_log(batch, index)
-    if sum(1 for entry in log if entry["taken"] > time.time() - 60) >= PER_MINUTE:
-        raise PhotoError(f"{PER_MINUTE} photos of this sheet in a minute already: wait a minute and take it again")
     grey, colour = decoded(content)
     if too_dark(grey):  # read anyway, its boxes would be guesses: said at once
         raise PhotoError(why_unread(grey))
@@ -119,7 +161,9 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
         "handed": None,
         "boxes": [box.__dict__ for box in boxes],
     }
-    write_atomic(folder / f"{index:03d}.json", (json.dumps(log + [entry]) + "\n").encode(), force=True)
+    with _log_lock(batch, index):
+        log = photo_log(batch, index)
+        write_atomic(folder / f"{index:03d}.json", (json.dumps(log + [entry]) + "\n").encode(), force=True)
     return {"photo": name, "page": page, "pages": pages, "boxes": [box.__dict__ for box in boxes]}
 
 
@@ -144,15 +188,30 @@ def handed_with(batch: StoredBatch, index: int, names: list, answers: dict, rev:
     handed in and its revision (the sheet's history says it came from a photo)."""
     from generator.output.files import write_atomic
 
-    log = photo_log(batch, index)
     wanted = {str(n) for n in names}
-    changed = False
-    for entry in log:
-        if entry["file"] in wanted:
-            entry["handed"] = {"at": time.time(), "answers": answers, "rev": rev}
-            changed = True
-    if changed:
-        write_atomic(batch.folder / "photos" / f"{index:03d}.json", (json.dumps(log) + "\n").encode(), force=True)
+    if not wanted or not (batch.folder / "photos").is_dir():
+        return
+    with _log_lock(batch, index):
+        log = photo_log(batch, index)
+        changed = False
+        for entry in log:
+            if entry["file"] in wanted:
+                entry["handed"] = {"at": time.time(), "answers": answers, "rev": rev}
+                changed = True
+        if changed:
+            write_atomic(batch.folder / "photos" / f"{index:03d}.json", (json.dumps(log) + "\n").encode(), force=True)
+
+
+@contextlib.contextmanager
+def _log_lock(batch: StoredBatch, index: int) -> Iterator[None]:
+    """A sheet's photo log held by one process at a time (two pages read at once by two runners, or
+    a hand-in marking its photos as one is read: neither loses the other's entry)."""
+    with open(batch.folder / "photos" / f".{index:03d}.lock", "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _same(a: str, b: str) -> bool:

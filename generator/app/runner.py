@@ -88,6 +88,8 @@ def run_job(
     hand_on: Optional[Callable[[], None]] = None,
 ) -> None:
     """Run one claimed job to its end: done with its result, or failed with its one line."""
+    if kind == "photo":
+        lock = None  # a photo is read, never rendered: the class's photos are read side by side, batches or not
     try:
         with Heart(store, job_id, runner) as heart:
             if lock is not None:
@@ -155,6 +157,10 @@ def _work(store, job_id: int, kind: str, params: dict, heart: Heart, workers, ha
         return _make_batch(store, job_id, params, heart, workers)
     if kind == "regrade":
         return _regrade(store, params, heart)
+    if kind == "photo":
+        from generator.app.photos import read_queued
+
+        return read_queued(store, params, store.inputs(job_id))
     return _read_scans(store, params, heart, hand_on)
 
 

@@ -26,10 +26,10 @@ class PhotoError(AttnsheetError):
     """A photo that cannot be used, said in one line of what to do: nothing of it is kept."""
 
 
-def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """A photo's pixels, upright as the phone held it (its EXIF orientation), grey and in colour at
-    reading size; PhotoError for a file that is no picture, too large or too small."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+def checked(content: bytes) -> None:
+    """A photo's size and header checked before anything is decoded: PhotoError for a file that is
+    no picture, too large or too small (what a student is told at once, before it is queued)."""
+    from PIL import Image, UnidentifiedImageError
     import pillow_heif
 
     pillow_heif.register_heif_opener()
@@ -39,19 +39,28 @@ def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
         )
     try:
         with Image.open(io.BytesIO(content)) as image:
-            if image.width * image.height > MAX_PHOTO_PIXELS:
-                raise PhotoError(
-                    f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it "
-                    "again at a lower resolution"
-                )
-            if min(image.width, image.height) < MIN_SIDE:
-                raise PhotoError(
-                    "this photo is too small to read the boxes: take it again closer, the whole page "
-                    "filling the picture"
-                )
+            width, height = image.width, image.height
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        raise PhotoError("this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)") from None
+    if width * height > MAX_PHOTO_PIXELS:
+        raise PhotoError(
+            f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it again at a lower resolution"
+        )
+    if min(width, height) < MIN_SIDE:
+        raise PhotoError(
+            "this photo is too small to read the boxes: take it again closer, the whole page filling the picture"
+        )
+
+
+def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """A photo's pixels, upright as the phone held it (its EXIF orientation), grey and in colour at
+    reading size; PhotoError for a file that is no picture, too large or too small."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    checked(content)
+    try:
+        with Image.open(io.BytesIO(content)) as image:
             upright = ImageOps.exif_transpose(image).convert("RGB")
-    except PhotoError:
-        raise
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         raise PhotoError("this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)") from None
     shrink = min(1.0, LONG_SIDE / max(upright.size))

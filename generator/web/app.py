@@ -312,6 +312,7 @@ def create_app(store: Store, token: Optional[str] = None, workers: Optional[Work
         Route("/s/{token}", app.student_sheet),
         Route("/api/s/{token}/handin", app.hand_in, methods=["POST"]),
         Route("/api/s/{token}/photo", app.photo, methods=["POST"]),
+        Route("/api/s/{token}/photo/{job_id:int}", app.photo_read),
         Route("/batches/{batch_id}/photos/{name}", app.batch_photo),
         Route("/api/s/{token}/feedback", app.feedback),
         Route("/batches/{batch_id}/policy", app.policy, methods=["POST"]),

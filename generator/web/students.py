@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from generator.app.classroom import Closed, feedback_now, hand_in
-from generator.app.photos import MAX_PHOTO_BYTES, PhotoError, read_photo
+from generator.app.photos import MAX_PHOTO_BYTES, PhotoError, photo_answer, queue_photo
 from generator.app.links import code_key
 from generator.app.screens import sheet_form, translations
 from generator.app.store import NotFound, Store
@@ -141,7 +141,16 @@ class Students(Pages):
         number = int(page) if page.isdigit() and len(page) < 3 else 0
         if not number:
             raise PhotoError("page: a page number of the sheet")
-        return JSONResponse(await self.off_loop(read_photo, batch, sheet, token, content, number))
+        # Read on the server's queue (its own process on SQLite, the workers on PostgreSQL): the page asks for the answer.
+        job = await self.off_db(queue_photo, self.store, batch, sheet, token, content, number)
+        return JSONResponse({"job": job, "poll": f"/api/s/{token}/photo/{job}"}, status_code=202)
+
+    async def photo_read(self, request: Request) -> Response:
+        """What became of a photo the student sent: 202 while it is read, then what was read (or its refusal)."""
+        token = request.path_params["token"]
+        await self.off_db(self.store.by_token, token)
+        read = await self.off_db(photo_answer, self.store, token, int(request.path_params["job_id"]))
+        return JSONResponse({"state": "reading"}, status_code=202) if read is None else JSONResponse(read)
 
     async def feedback(self, request: Request) -> Response:
         """The feedback of the sheet as last handed in (the teacher may have released it since)."""

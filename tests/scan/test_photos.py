@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import re
 import struct
 import zipfile
@@ -64,12 +65,21 @@ def alike(read: str, written: str) -> bool:
 
 
 def send(web, token: str, content: bytes, page: str = "1", name: str = "photo.jpg"):
-    return web.post(
+    """A photo sent as the student's page sends it, and what the server answers once it is read (it
+    is read on the server's queue: the page asks again while the answer is 202)."""
+    answer = web.post(
         f"/api/s/{token}/photo",
         files={"photo": (name, content, "image/jpeg")},
         data={"page": page},
         headers={"x-csrf-token": web.csrf},
     )
+    deadline = time.monotonic() + 120
+    poll = answer.json().get("poll") if answer.status_code == 202 else None
+    while answer.status_code == 202:
+        assert time.monotonic() < deadline, "the photo was never read"
+        time.sleep(0.05)
+        answer = web.get(poll)
+    return answer
 
 
 def kept(store, batch) -> list[str]:
@@ -230,3 +240,33 @@ def test_a_sheet_takes_six_photos_a_minute_and_refuses_the_seventh(school):
     seventh = send(web, token, content)
     assert seventh.status_code == 400 and "6 photos of this sheet in a minute already" in seventh.json()["error"]
     assert len([n for n in kept(store, batch) if n.endswith(".jpg")]) == 6
+
+
+def test_a_photo_is_read_on_the_queue_and_only_its_own_link_hears_what_was_read(school):
+    """Issue 58, item 5: the upload is answered at once (202, a job to ask about) and read by the
+    server's queue; another student's link asking about it hears of no such photo; a file that is no
+    picture is refused at once, nothing queued; the class's page shows no job of it."""
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=5)
+    token = token_of(store, batch, filled.code)
+    other = next(link.token for link in store.links(batch).values() if link.token != token)
+    queued = web.post(
+        f"/api/s/{token}/photo", files={"photo": ("p.jpg", content, "image/jpeg")}, headers={"x-csrf-token": web.csrf}
+    )
+    assert queued.status_code == 202 and queued.json()["poll"] == f"/api/s/{token}/photo/{queued.json()['job']}"
+    assert web.get(f"/api/s/{other}/photo/{queued.json()['job']}").status_code == 404
+    assert web.get(f"/api/s/{token}/photo/{queued.json()['job'] + 1000}").status_code == 404
+    deadline = time.monotonic() + 120
+    while (answer := web.get(queued.json()["poll"])).status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert answer.status_code == 200 and answer.json()["photo"] in kept(store, batch)
+    assert store.job(queued.json()["job"]).kind == "photo" and store.batch_job(batch.id).kind == "batch"
+    jobs = len(store.recent("photo", 0))
+    refused = web.post(
+        f"/api/s/{token}/photo",
+        files={"photo": ("p.jpg", b"not a picture", "image/jpeg")},
+        headers={"x-csrf-token": web.csrf},
+    )
+    assert refused.status_code == 400 and "not a picture" in refused.json()["error"]
+    assert len(store.recent("photo", 0)) == jobs  # refused before it was queued

@@ -286,6 +286,47 @@ def test_a_worker_killed_in_a_pile_of_scans_leaves_it_to_the_other(school_pg):
     assert rows_of(data, url, "SELECT COUNT(*), COUNT(DISTINCT idx) FROM revisions WHERE source = 'scan'") == [(60, 60)]
 
 
+def test_a_students_photo_is_read_by_a_worker_on_postgresql(school_pg, tmp_path):
+    """Issue 58, item 5: a photo is read on the server's queue; on PostgreSQL a worker reads it, not the server."""
+    import cv2
+
+    from generator.scan.synthetic import filled_sheets
+
+    data, _, _, url = school_pg
+    store = Store(data, url)
+    try:
+        batch = store.batch("batch-0001")
+        token = store.links(batch)[1].token  # the first sheet, the one filled below
+    finally:
+        store.close()
+    filled = next(
+        filled_sheets(data / "batches" / "batch-0001", seed=4, scan={"dpi": 200, "quality": 70, "photo": True})
+    )
+    picture = cv2.imencode(".jpg", filled.pages[0], [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
+    server, port, home = serve(data, "--database", url, "--no-jobs")
+    reader = worker(data, url)
+    try:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', home).group(1)
+        sent = post_form(port, f"/api/s/{token}/photo", {"page": "1"}, (("photo", "IMG_1.jpg", picture),))
+        sent.add_header("X-CSRF-Token", csrf)
+        with urllib.request.urlopen(sent, timeout=60) as answer:
+            assert answer.status == 202
+            queued = json.loads(answer.read())
+        deadline = time.monotonic() + 240
+        while True:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{queued['poll']}", timeout=30) as answer:
+                status, read = answer.status, json.loads(answer.read())
+            if status == 200:
+                break
+            assert time.monotonic() < deadline, "the photo was never read"
+            time.sleep(0.1)
+        assert read["page"] == 1 and sum(box["sure"] for box in read["boxes"]) > 50
+        ((runner,),) = rows_of(data, url, "SELECT runner FROM jobs WHERE id = ?", (queued["job"],))
+        assert runner.startswith(f"{reader.pid}@"), runner  # the worker's, never the server's
+    finally:
+        stop_all(server, reader)
+
+
 def test_several_server_processes_serve_one_postgresql(school_pg, tmp_path):
     from procs import children
 

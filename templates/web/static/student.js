@@ -132,7 +132,16 @@
     try {
       response = await fetch(photoIn.dataset.photo, { method: "POST", headers: { "X-CSRF-Token": csrf }, body });
       result = await response.json();
+      // Read on the server's queue: asked again until it is (a class's photos at once wait their turn).
+      const until = Date.now() + 180000;
+      while (response.status === 202 && result.poll && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        response = await fetch(result.poll, { headers: { Accept: "application/json" } });
+        const answer = await response.json();
+        result = response.status === 202 ? { ...answer, poll: result.poll } : answer;
+      }
     } catch (error) { photoStatus.textContent = words.gone; return; }
+    if (response.status === 202) { photoStatus.textContent = words.gone; return; }
     if (!response.ok) { photoStatus.textContent = result.error || photoWords.refused; return; }
     photos.push(result.photo);
     let sure = 0;
