@@ -15,7 +15,7 @@ from typing import Any, Collection, Optional, Sequence
 from generator.core.errors import AttnsheetError, BatchError
 from generator.core.registry import solve
 from generator.core.problem import Exercise as Problem
-from generator.core.student import Sheet, Student
+from generator.core.student import LARGE_PRINT, Sheet, Student
 from generator.core.usertext import MAX_TITLE
 from generator.draw.choose import options_for
 from generator.draw.options import DrawError
@@ -78,6 +78,8 @@ class Request:
     """Where the own problems came from, as the manifest names it."""
     roster: Optional[str] = None
     """Where the students came from, as the manifest names it."""
+    large_print: bool = False
+    """Every sheet in large print (else only the students whose roster says so)."""
 
 
 def request(
@@ -137,7 +139,18 @@ def request(
         except DrawError as error:
             raise RequestError("form", str(error)) from None
     source = "own" if own else "blank" if blank else "draw"
-    req = Request(source, options, (), settings, seed, (), bool(values.get("split")), problem_file, roster)
+    req = Request(
+        source,
+        options,
+        (),
+        settings,
+        seed,
+        (),
+        bool(values.get("split")),
+        problem_file,
+        roster,
+        bool(values.get("large_print")),
+    )
     return with_files(req, count, problems, students)
 
 
@@ -151,6 +164,8 @@ def with_files(
     without a roster, --count unnamed sheets, or one per problem, or one."""
     if students is None:
         students = [Student()] * (count or (len(problems) if problems else 1))
+    if req.large_print:
+        students = [replace(student, print_size=LARGE_PRINT) for student in students]
     return replace(req, students=tuple(students), problems=tuple(problems or ()))
 
 

@@ -17,7 +17,7 @@ from generator.core.formats import problem_from_json
 from generator.core.grades import cells_json, grade_to_json
 from generator.core.registry import grade
 from generator.core.numbers import sheet_value
-from generator.core.student import Student
+from generator.core.student import student_of
 from generator.output.batch import Batch, generate
 
 __all__ = [
@@ -88,7 +88,7 @@ def grade_sheet(sheet: dict, written: dict, trivial: str = "none") -> Graded:
     }
     (pending,) = parse_answers_json(json.dumps(value), "answers")
     problem = problem_from_json(sheet["problem"])
-    student = Student(**{k: str(sheet["student"].get(k, "")) for k in ("name", "id", "group")})
+    student = student_of(sheet["student"])
     result = grade(problem, pending.answers(problem, student, sheet["code"]), trivial=trivial)
     value["student"] = sheet["student"]
     expected = cells_json(

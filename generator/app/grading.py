@@ -11,7 +11,7 @@ from generator.core.formats import dumps
 from generator.core.registry import grade
 from generator.core.problem import Exercise as Problem
 from generator.core.problem import same_numbers
-from generator.core.student import Student
+from generator.core.student import Student, student_of
 from generator.core.usertext import clean_text
 from generator.output.gradebook import (
     CSV_DIALECTS,
@@ -44,6 +44,7 @@ __all__ = [
     "Graded",
     "Listed",
     "Student",
+    "student_of",
     "answer_skeletons",
     "class_gradebook",
     "class_report",

@@ -23,7 +23,7 @@ from typing import Iterator, Optional
 
 from generator.app.store import StoredBatch
 from generator.core.formats import problem_from_json
-from generator.core.student import Student
+from generator.core.student import student_of
 from generator.output.manifest import code_key
 from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, checked, decoded, evened, jpeg, too_dark, why_unread
 
@@ -112,7 +112,7 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
     if too_dark(grey):  # read anyway, its boxes would be guesses: said at once
         raise PhotoError(why_unread(grey))
     problem = problem_from_json(sheet["problem"])
-    student = Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")})
+    student = student_of(sheet["student"])
     settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
     # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
     scanner = Scanner(

@@ -96,6 +96,18 @@ AFTER_DRAW = (
         group="sheets",
     ),
     Setting(
+        "large_print",
+        "--large-print",
+        N_(
+            "Every sheet in large print: words, numbers and boxes 1.5 times as large, on A3 (tabloid, 1.45 times, "
+            "for Letter); for some students only, a 'print' column in the class list says 'large'."
+        ),
+        "flag",
+        False,
+        words=N_("Large print"),
+        group="sheets",
+    ),
+    Setting(
         "paper", "--paper", N_("Paper size."), "choice", "a4", choices=tuple(PAPERS), words=N_("Paper"), group="sheets"
     ),
     Setting(

@@ -19,6 +19,28 @@ class Student:
     """Student id from the roster, if any."""
     group: str = ""
     """Printed on the Group line."""
+    print_size: str = ""
+    """How large their sheets print: "" (as the class's), or LARGE_PRINT for a student with low vision."""
+
+    def record(self) -> dict:
+        """The student as a manifest keeps them (the print size only where it is large)."""
+        fields = {"name": self.name, "id": self.id, "group": self.group}
+        return {**fields, "print_size": self.print_size} if self.print_size else fields
+
+
+LARGE_PRINT = "1.5"
+"""The print size of large print: every word, number and box half as large again."""
+
+STUDENT_KEYS = ("name", "id", "group", "print_size")
+"""What a manifest keeps of a student."""
+
+
+def student_of(record: dict) -> Student:
+    """A student as a manifest or a class's store keeps them (an unknown print size read as none)."""
+    fields = {key: str(record.get(key, "") or "") for key in STUDENT_KEYS}
+    if fields["print_size"] != LARGE_PRINT:
+        fields["print_size"] = ""
+    return Student(**fields)
 
 
 @dataclass(frozen=True)

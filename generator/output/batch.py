@@ -12,13 +12,14 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from generator.core.errors import BatchError, Interrupted, LayoutError
 from generator.core.student import Sheet
+from generator.output.enlarge import check_large
 from generator.output.files import check_free, check_writable, remove_files, slug, target_kind
 from generator.output.jobs import Stop, Workers, clean_stale_scratch, run_tasks
 from generator.output.manifest import MANIFEST_FORMAT, Origin, manifest_chunks
 from generator.output.staging import Staging
 from generator.sheet.assets import templates_dir
 from generator.sheet.boxes import boxes_rows
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, for_student
 from generator.sheet.sheets import check_fits, sheet_view
 from generator.sheet.sheetview import with_link
 
@@ -134,7 +135,8 @@ def check_printable(batch: Batch) -> None:
     before any file (and a server's job before it is queued)."""
     for sheet in batch.sheets:
         try:
-            check_fits(sheet.problem, sheet.solution, batch.settings)
+            check_fits(sheet.problem, sheet.solution, for_student(batch.settings, sheet.student))
+            check_large(sheet.problem, sheet.solution, sheet.student, batch.settings)
         except LayoutError as error:
             raise LayoutError(f"sheet {sheet.index} ({sheet.problem.code or 'no code'}): {error}") from None
 

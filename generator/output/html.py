@@ -21,7 +21,7 @@ from generator.sheet.i18n import translations
 from generator.sheet.layout import PAPERS_PT, page_layout
 from generator.sheet.marks import PAGE_TOP_EXTRA_MM, is_scanned, registration_marks
 from generator.sheet.measure import Unsettable, rules_lines
-from generator.sheet.model import PAPERS, Settings
+from generator.sheet.model import PAGE_SIZES, Settings
 from generator.sheet.sheets import sheet_view
 from generator.sheet.sheetview import SheetView, badge_label
 from generator.sheet.style import (
@@ -31,7 +31,8 @@ from generator.sheet.style import (
     CODE_TOPS_PT,
     FOOT,
     FOOT_PREFIX,
-    MARGINS_MM,
+    foot_inset_mm,
+    margins_of,
     RULES_BORDER_PT,
     RULES_PAD_PT,
     Ink,
@@ -133,7 +134,7 @@ def document_chunks(
         ascent=measure.ascent if measure else 0.0,
         foot_left=lambda code: FootMark(code, "").left,
         settings=settings,
-        page_size=PAPERS[settings.paper],
+        page_size=PAGE_SIZES[settings.paper],
         version=__version__,
         embed_css=Markup(embed_css),  # our own stylesheet file, never user text
         page_css=page_css,
@@ -145,7 +146,8 @@ def document_chunks(
         qr_svg=qr_svg,
         rules_pad=RULES_PAD_PT,
         rules_border=RULES_BORDER_PT,
-        margins=MARGINS_MM,
+        margins=margins_of(settings.paper),
+        foot_inset=foot_inset_mm(margins_of(settings.paper)),
         foot=FOOT,
         foot_prefix=FOOT_PREFIX,
         footer=True,  # for page.css
@@ -194,12 +196,13 @@ def page_css_text(settings: Settings, footer: bool = True, scanned: bool = False
         environment(settings.lang)
         .get_template("page.css")
         .render(
-            page_size=PAPERS[settings.paper],
-            margins=MARGINS_MM,
+            page_size=PAGE_SIZES[settings.paper],
+            margins=margins_of(settings.paper),
             foot=FOOT,
             foot_prefix=FOOT_PREFIX,
             footer=footer,
-            later_top=MARGINS_MM[0] + PAGE_TOP_EXTRA_MM if scanned else None,
+            later_top=margins_of(settings.paper)[0] + PAGE_TOP_EXTRA_MM if scanned else None,
+            foot_inset=foot_inset_mm(margins_of(settings.paper)),
         )
     )
 
@@ -226,9 +229,9 @@ def report_html(report: dict, settings: Settings, asset_prefix: str = "") -> str
             asset_prefix=asset_prefix,
             report=report,
             settings=settings,
-            page_size=PAPERS[settings.paper],
+            page_size=PAGE_SIZES[settings.paper],
             version=__version__,
-            margins=MARGINS_MM,
+            margins=margins_of(settings.paper),
             foot=FOOT,
             foot_prefix="attnsheet",
             footer=True,

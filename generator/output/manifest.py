@@ -12,7 +12,7 @@ from generator.core.errors import AttnsheetError
 from generator.core.formats import dumps, problem_from_json, problem_to_json, solution_to_json
 from generator.core.registry import metrics, part
 from generator.core.problem import Exercise as Problem
-from generator.core.student import Sheet, Student
+from generator.core.student import STUDENT_KEYS, Sheet, Student, student_of
 from generator.core.usertext import clean_text
 from generator.sheet.model import Settings
 
@@ -89,7 +89,7 @@ def _sheet(sheet: Sheet, place: dict) -> dict:
     return {
         "index": sheet.index,
         "code": sheet.problem.code,
-        "student": asdict(sheet.student),
+        "student": sheet.student.record(),
         **place,
         "metrics": metrics(sheet.problem, sheet.solution),
         "problem": problem_to_json(sheet.problem),
@@ -147,7 +147,7 @@ def read_manifest(text: str, label: str) -> dict[str, Listed]:
         listed[key] = Listed(
             sheet["code"],
             problem,
-            Student(**{k: clean_text(str(student.get(k, ""))) for k in ("name", "id", "group")}),
+            student_of({k: clean_text(str(student.get(k, ""))) for k in STUDENT_KEYS}),
         )
     return listed
 

@@ -41,7 +41,7 @@ from generator.output.paint import (
 )
 from generator.sheet.assets import templates_dir
 from generator.sheet.marks import is_scanned
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, for_student
 from generator.sheet.sheetview import SheetView
 
 PX_PT = 0.75
@@ -149,6 +149,7 @@ class Renderer:
 
     def sheet(self, view: SheetView, settings: Settings, paint: bool = True) -> Rendered:
         """One sheet (from `sheet_view`) laid out, its panels to be painted (unless `paint` is off)."""
+        settings = for_student(settings, view.student)  # a large-print sheet's own page
         if paint and PAINTS:
             try:
                 return self.render(*painted_html(view, settings, self.block))

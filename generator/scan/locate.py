@@ -22,9 +22,12 @@ from generator.sheet.style import MARGINS_MM, QR_MM
 
 PX_PT = 200 / 72
 """Pixels a point on the page as it is read: 200 dpi."""
-QR_ZONE_MM = (1.0, MARGINS_MM[0] + QR_MM + 4.0, MARGINS_MM[1] + QR_MM + 5.0, MARGINS_MM[1] - 4.0)
-"""Where a page's QR code is, with room for the scan's slack: top, bottom, and left and right
-from the page's right edge (the first page's badge and the later pages' own are both in it)."""
+
+
+def qr_zone_mm(margins: tuple[float, ...] = MARGINS_MM) -> tuple[float, float, float, float]:
+    """Where the QR code is on a page of `margins`, with room for the scan's slack: top, bottom, and
+    left and right from the page's right edge (the first page's badge and the later pages' own are both in it)."""
+    return (1.0, margins[0] + QR_MM + 4.0, margins[1] + QR_MM + 5.0, margins[1] - 4.0)
 
 
 class NotFound(Exception):
@@ -182,10 +185,11 @@ def locate(
     centres: tuple[tuple[float, float], ...],
     size: tuple[float, float],
     qr_detector: Optional[cv2.QRCodeDetector] = None,
+    margins: tuple[float, ...] = MARGINS_MM,
 ) -> Located:
     """`grey` (a scan) upright at PX_PT, for a page `size` points wide and high whose marks'
-    centres are `centres` (in points); raises NotFound with the reason."""
-    zone = tuple(round(v * MM * PX_PT) for v in QR_ZONE_MM)
+    centres are `centres` (in points) and whose margins are `margins` (mm); raises NotFound with the reason."""
+    zone = tuple(round(v * MM * PX_PT) for v in qr_zone_mm(margins))
     width = round(size[0] * PX_PT)
     # The likeliest marks first; the next only when the page they map has no QR code where it
     # should be (four marks of which one is a square of the sheet's own, a corner cut off). A
@@ -200,7 +204,7 @@ def locate(
                 return Located(upright, qr, (turned + (180 if flip else 0)) % 360)
             tried.append((upright, (turned + (180 if flip else 0)) % 360))
     for upright, way in tried:
-        footer = read_footer(upright, *size)
+        footer = read_footer(upright, *size, margins)
         if footer is not None:
             return Located(upright, None, way, footer)
     raise NotFound("no readable QR code at the page's top right, nor a readable code in its footer")

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from generator.core.registry import solve
-from generator.core.student import Student
+from generator.core.student import LARGE_PRINT, Student
 from generator.output.boxes import worksheet_boxes
 from generator.output.manifest import code_key
 from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank, likeness, locate, placed
@@ -28,10 +28,12 @@ from generator.scan.pages import ScanPage
 from generator.scan.printed import Footer
 from generator.scan.recognize import Model, find, model, read_parts
 from generator.scan.adapt import in_own_hand
+from generator.scan.blank import blank_pages
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, for_student
+from generator.sheet.style import MARGINS_MM, margins_of
 
 CROP_PAD = 6
 """Pixels of the page kept around a box's crop, for a person to see it whole."""
@@ -162,30 +164,16 @@ class Catalogue:
         """A sheet's boxes and its blank pages rendered upright at PX_PT."""
         source = self.sources.get(key) or self.rebuilt[key]
         solution = solve(source.problem)
-        pages = worksheet_boxes(source.problem, solution, Student(), self.settings)
-        return pages, tuple(blank_pages(source.problem, solution, self.settings))
+        printed = Student(print_size=source.student.print_size)  # as it prints: the name aside, its size
+        pages = worksheet_boxes(source.problem, solution, printed, self.settings)
+        return pages, tuple(blank_pages(source.problem, solution, self.settings, printed))
 
-
-def blank_pages(problem, solution, settings: Settings) -> list[np.ndarray]:
-    """The worksheet's pages as printed without a name, grey, at PX_PT: what is print, not ink."""
-    import pypdfium2 as pdfium
-
-    from generator.output.direct import document
-    from generator.output.pdf import renderer
-    from generator.sheet.sheets import sheet_view
-
-    view = sheet_view(problem, solution, Student(), settings, False)
-    made = document([view], settings)
-    data = made[0] if made is not None else renderer().pdf([renderer().sheet(view, settings)])
-    pdf = pdfium.PdfDocument(data)
-    try:
-        out = []
-        for i in range(len(pdf)):
-            bitmap = pdf[i].render(scale=PX_PT, grayscale=True)
-            out.append(np.array(bitmap.to_numpy(), copy=True))
-        return out
-    finally:
-        pdf.close()
+    def papers(self) -> tuple[str, ...]:
+        """The papers the catalogue's sheets are laid out on: the batch's, and its large print where a sheet prints large."""
+        large = for_student(self.settings, Student(print_size=LARGE_PRINT)).paper
+        if large != self.settings.paper and any(s.student.print_size for s in self.sources.values()):
+            return (self.settings.paper, large)
+        return (self.settings.paper,)
 
 
 def _rect(x: float, y: float, w: float, h: float) -> tuple[int, int, int, int]:
@@ -268,24 +256,15 @@ class Scanner:
     def _read(self, scan: ScanPage) -> PageReport:
         if scan.grey is None:
             return PageReport(scan.file, scan.number, why=f"not read: {scan.problem}")
-        paper = self.catalogue.settings.paper
-        from generator.sheet.layout import PAPERS_PT
-
-        portrait = PAPERS_PT[paper]
         by_hand = self.assigned.get((scan.file, scan.number))
         if by_hand is not None:
             return self._by_hand(scan, *by_hand)
         try:
-            found, size = self._at(scan.grey, portrait), portrait
+            found, size = self._found(scan.grey)
         except NotFound as error:
             if is_blank(scan.grey):
                 return PageReport(scan.file, scan.number, why="not a sheet: a blank page (the back of a sheet?)")
-            # Not a portrait page: perhaps a landscape one (a concatenation too wide for portrait).
-            try:
-                size = (portrait[1], portrait[0])
-                found = self._at(scan.grey, size)
-            except NotFound:
-                return PageReport(scan.file, scan.number, why=f"not identified: {error}")
+            return PageReport(scan.file, scan.number, why=f"not identified: {error}")
         qr = found.qr or self.catalogue.named(found.footer)
         if qr is None:
             return PageReport(
@@ -326,9 +305,25 @@ class Scanner:
         note = "identified by the code printed in its footer (its QR code unreadable)" if found.footer else ""
         return self._take(scan, source, number, found, pages, blanks, note)
 
-    def _at(self, grey: np.ndarray, size: tuple[float, float]) -> Located:
+    def _found(self, grey: np.ndarray) -> tuple[Located, tuple[float, float]]:
+        """`grey` upright as one of the pages the catalogue's sheets print on, and that page's size:
+        portrait, else landscape (a concatenation too wide for portrait), on the batch's paper, else
+        on its large print where a sheet prints large; NotFound (the first page's reason) where none."""
+        from generator.sheet.layout import PAPERS_PT
+
+        first = None
+        for paper in self.catalogue.papers():
+            portrait = PAPERS_PT[paper]
+            for size in (portrait, (portrait[1], portrait[0])):
+                try:
+                    return self._at(grey, size, margins_of(paper)), size
+                except NotFound as error:
+                    first = first or error
+        raise first
+
+    def _at(self, grey: np.ndarray, size: tuple[float, float], margins=MARGINS_MM) -> Located:
         """`grey` upright as a page `size` points wide and high, its marks where such a page has them."""
-        return locate(grey, tuple(m.centre for m in registration_marks(*size)), size, self.detector)
+        return locate(grey, tuple(m.centre for m in registration_marks(*size)), size, self.detector, margins)
 
     def _by_hand(self, scan: ScanPage, code: str, number: int) -> PageReport:
         """A page a person said is page `number` of sheet `code`: placed by its marks, the way up

@@ -27,7 +27,7 @@ from generator.draw.codes import ALPHABET, checks
 from generator.output.monofont import MONO_FILES, mono
 from generator.sheet.assets import templates_dir
 from generator.sheet.look import MM
-from generator.sheet.style import FOOT, FOOT_PREFIX, MARGINS_MM
+from generator.sheet.style import FOOT, FOOT_PREFIX, MARGINS_MM, foot_inset_mm
 
 PX_PT = 200 / 72
 """Pixels a point on the page as it is read (scan/locate.py's)."""
@@ -81,11 +81,11 @@ def glyphs() -> Glyphs:
     return Glyphs(advance, ascent + 1, {ch: picture(ch) for ch in sorted(chars)}, picture(FOOT_PREFIX))
 
 
-def _baseline_px(height_pt: float) -> float:
+def _baseline_px(height_pt: float, margins: tuple[float, ...] = MARGINS_MM) -> float:
     """Where the footer's baseline is printed, in pixels from the page's top: a margin box
     centres its line in the bottom margin (output/paint.py paints it there)."""
     font = mono(FOOT.weight)
-    margin = MARGINS_MM[2] * MM
+    margin = margins[2] * MM
     ascent, descent = font.ascent * FOOT.size, font.descent * FOOT.size
     return (height_pt - margin + (margin - ascent - descent) / 2 + ascent) * PX_PT
 
@@ -185,12 +185,15 @@ class Footer:
         return [r for r in readings if _CODE.fullmatch(r) and checks(r)]
 
 
-def read_footer(page: np.ndarray, width_pt: float, height_pt: float) -> Optional[Footer]:
+def read_footer(
+    page: np.ndarray, width_pt: float, height_pt: float, margins: tuple[float, ...] = MARGINS_MM
+) -> Optional[Footer]:
     """A page's footer (its code, and its page of how many), read from the page upright at
-    PX_PT; None when it is not read clearly (a page upside down, or a smudge)."""
+    PX_PT, its margins `margins` (mm); None when it is not read clearly (a page upside down, or a smudge)."""
     g = glyphs()
-    base = _baseline_px(height_pt)
-    left = MARGINS_MM[3] * MM * PX_PT
+    base = _baseline_px(height_pt, margins)
+    inset = foot_inset_mm(margins)  # clear of the marks, where the side margins are narrow
+    left = (margins[3] + inset) * MM * PX_PT
     y0, x0 = max(0, round(base - g.ascent) - SLACK_PX), max(0, round(left) - SLACK_PX)
     zone = page[
         y0 : round(base - g.ascent) + g.prefix.shape[0] + SLACK_PX, x0 : round(left) + g.prefix.shape[1] + SLACK_PX
@@ -217,7 +220,7 @@ def read_footer(page: np.ndarray, width_pt: float, height_pt: float) -> Optional
         return None
     # "page n / m" ends at the right margin, on the same line: read from its right end, as far
     # as the space after the word.
-    right = page.shape[1] - MARGINS_MM[1] * MM * PX_PT + (x0 + dx - left)
+    right = page.shape[1] - (margins[1] + inset) * MM * PX_PT + (x0 + dx - left)
     cells: list[tuple[str, ...]] = []
     for k in range(1, 10):
         found = _read_char(page, right - k * g.advance, top, g, "0123456789/", ink)

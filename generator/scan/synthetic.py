@@ -288,7 +288,7 @@ def filled_sheets(
     from generator.core.student import Student as Who
     from generator.output.boxes import worksheet_boxes
     from generator.output.manifest import manifest_settings, read_manifest
-    from generator.sheet.model import Settings
+    from generator.sheet.model import PRINTED_ON, Settings, for_student
 
     text = (batch / "manifest.json").read_text(encoding="utf-8")
     settings = Settings(**{k: v for k, v in manifest_settings(text, "manifest").items() if k in ("paper", "lang")})
@@ -300,7 +300,9 @@ def filled_sheets(
         for item, entry in zip(listed, sheets):
             from generator.core.registry import solve
 
-            geometry = worksheet_boxes(item.problem, solve(item.problem), Who(), settings)
+            printed = Who(print_size=item.student.print_size)  # a large-print sheet's boxes where its page has them
+            geometry = worksheet_boxes(item.problem, solve(item.problem), printed, settings)
+            enlarged = PRINTED_ON.get(for_student(settings, printed).paper, (0, 0, 0, 1.0))[3]
             boxes = {(b.head, b.step, b.row - 1, b.col - 1): b.split is not None for p in geometry for b in p.boxes}
             writer = Writer.random(seed * 1000 + int(entry["index"]), neat=neat)
             if pencil:  # a light, thin pencil line
@@ -311,7 +313,9 @@ def filled_sheets(
             pages = []
             hand = held_out_hand(hands, int(entry["index"]), writer)  # once a sheet: its writer's
             for k, page_boxes in enumerate(geometry):
-                bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=PAPER_DPI / 72, grayscale=True)
+                # At PAPER_DPI of the page as it is laid out (a large-print page's paper is larger).
+                at = PAPER_DPI / 72 / enlarged
+                bitmap = pdf[entry["worksheet"]["first_page"] - 1 + k].render(scale=at, grayscale=True)
                 paper = np.array(bitmap.to_numpy(), copy=True)
                 page = fill(paper, page_boxes, written, student, rng, struck, font, hand)
                 if smudge:

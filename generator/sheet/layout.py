@@ -51,12 +51,13 @@ from generator.sheet.look import (
 )
 from generator.sheet.marks import INSET_MM, PAGE_QR_MM, PAGE_TOP_EXTRA_MM, is_scanned, page_qr_text, registration_marks
 from generator.sheet.measure import Measure, Unsettable, rules_lines
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, for_student
 from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
 from generator.sheet.panel import PanelView
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
-    MARGINS_MM,
+    foot_inset_mm,
+    margins_of,
     QR_PT,
     RULES_BORDER_PT,
     RULES_CHROME_W_PT,
@@ -66,15 +67,16 @@ from generator.sheet.style import (
     Ink,
 )
 
-PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0)}
-"""Each paper's width and height, exactly (style.PAPER_*_PT are rounded for estimates)."""
+PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0), "a4-large": (198 * MM, 280 * MM),
+             "letter-large": (792 / 1.45, 1224 / 1.45)}
+"""Each paper's width and height, exactly (style.PAPER_*_PT are rounded); a large-print page's as laid out."""
 
 
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
     """`view`'s pages as the stylesheet lays them out, or None: something on it needs a text
     engine or a break the layout does not reproduce (`Unsettable`), and WeasyPrint must."""
     try:
-        return _Page(view, settings, measure).layout()
+        return _Page(view, for_student(settings, view.student), measure).layout()
     except Unsettable:
         return None
 
@@ -104,7 +106,7 @@ class _Page:
         """The page's size and margins, portrait or (`wide`) landscape."""
         width, height = PAPERS_PT[self.settings.paper]
         self.width, self.height = (height, width) if wide else (width, height)
-        top, right, bottom, left = (m * MM for m in MARGINS_MM)
+        top, right, bottom, left = (m * MM for m in margins_of(self.settings.paper))
         self.left, self.top, self.right, self.bottom = left, top, self.width - right, self.height - bottom
 
     def new_page(self, wide: Optional[bool] = None) -> float:
@@ -163,7 +165,8 @@ class _Page:
                             self.new_page(wide=view.final_more_wide), lambda top: self.place(view.final_more, top))
         self.pages.append((self.runs, self.rects, self.frames, self.panels))
         self.sizes.append((self.width, self.height))
-        right_margin, bottom_margin = MARGINS_MM[1] * MM, MARGINS_MM[2] * MM
+        margins = margins_of(self.settings.paper)
+        right_margin, bottom_margin, inset = margins[1] * MM, margins[2] * MM, foot_inset_mm(margins) * MM
         first_right = self.sizes[0][0] - right_margin
         badge = (self.left + (first_right - self.left) / 2, self.top, first_right, self.top + QR_PT) if view.code else None
         pages, side = len(self.pages), PAGE_QR_MM * MM
@@ -180,7 +183,7 @@ class _Page:
             width=width, height=height, runs=tuple(runs), rects=tuple(rects), frames=tuple(frames),
             panels=tuple(panels), badge=badge if number == 0 else None,
             marks=registration_marks(width, height) if self.scanned else (),
-            foot=(self.left, height - bottom_margin, width - right_margin, height), words=(_("Sheet code"), _("page")),
+            foot=(self.left + inset, height - bottom_margin, width - right_margin - inset, height), words=(_("Sheet code"), _("page")),
             title=title, title_top=self.top, qr=qr(number + 1) if view.code else "",
             qr_box=page_qr(width) if number > 0 and self.scanned else None)
             for number, ((runs, rects, frames, panels), (width, height)) in enumerate(zip(self.pages, self.sizes)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.errors import AttnsheetError, InputError
@@ -12,6 +12,17 @@ from generator.core.usertext import MAX_TITLE, clean_text
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
+
+LARGE_PAPERS = {"a4": "a4-large", "letter": "letter-large"}
+"""Each paper's large print: a page laid out as narrow as this paper's content allows, then printed
+larger on larger paper (PRINTED_ON); the layout, the scanner and the boxes see its own size."""
+
+PRINTED_ON = {"a4-large": ("A3", 841.89, 1190.55, 1.5), "letter-large": ("tabloid", 792.0, 1224.0, 1.45)}
+"""A large-print page's paper: its name, width and height in points, and how much larger everything
+prints on it (1.5 on A3; 1.45 on tabloid, the most its width allows with its margins)."""
+
+PAGE_SIZES = {**PAPERS, "a4-large": "561.26pt 793.7pt", "letter-large": "546.21pt 844.14pt"}
+"""Every page's CSS size: the papers, and the large-print pages as they are laid out."""
 
 
 COMMA_LANGUAGES = frozenset({"es"})
@@ -45,13 +56,20 @@ class Settings:
 
     def __post_init__(self) -> None:
         # The CLI checks these first (exit 2); this is the guard for callers from Python.
-        if self.paper not in PAPERS:
+        if self.paper not in PAGE_SIZES:
             raise AttnsheetError(f"paper: expected one of {', '.join(PAPERS)}, got {self.paper!r}")
         if len(self.title) > MAX_TITLE:
             raise AttnsheetError(f"title: at most {MAX_TITLE} characters, got {len(self.title)}")
         if self.blank and self.worked:
             raise AttnsheetError("a blank template has no key, so no worked example")
         object.__setattr__(self, "title", clean_text(self.title, MAX_TITLE))
+
+
+def for_student(settings: Settings, student) -> Settings:
+    """The settings a student's sheets print with: their paper's large print where their print size is large."""
+    if getattr(student, "print_size", "") and settings.paper in LARGE_PAPERS:
+        return replace(settings, paper=LARGE_PAPERS[settings.paper])
+    return settings
 
 
 def timestamp(asked: bool) -> str:

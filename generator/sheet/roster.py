@@ -1,16 +1,31 @@
-"""Class rosters: a CSV with a `name` column (and optional `id`, `group`), read as plain data."""
+"""Class rosters: a CSV with a `name` column (and optional `id`, `group`, `print`), read as plain data."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from generator.core.errors import AttnsheetError
-from generator.core.student import Student
+from generator.core.student import LARGE_PRINT, Student
 from generator.core.table import TableError, header_line, read_table
 from generator.core.usertext import clean_text
 
 MAX_STUDENTS = 100_000
 """Most rows in a roster (the same cap as --count)."""
+
+PRINT_SIZES = {
+    "": "",
+    "normal": "",
+    "1": "",
+    "100%": "",
+    "large": LARGE_PRINT,
+    "grande": LARGE_PRINT,
+    "1.5": LARGE_PRINT,
+    "1,5": LARGE_PRINT,
+    "150%": LARGE_PRINT,
+    "x1.5": LARGE_PRINT,
+}
+"""What a roster's `print` column may say of a student, and the print size it means: large print
+for a student with low vision, else the class's."""
 
 
 class RosterError(AttnsheetError):
@@ -30,7 +45,7 @@ class Roster:
 
 
 def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Roster:
-    """Students from CSV text with a header row; `name` is required, `id` and `group` optional.
+    """Students from CSV text with a header row; `name` is required, `id`, `group` and `print` optional.
 
     Separated by commas, semicolons or tabs (found from the header), with any line ending. A
     stray quote (read on its own line: it never merges rows) and a row with more fields than the
@@ -46,7 +61,7 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         raise RosterError(f"{label}: empty; expected a header row with a 'name' column")
     if len(table.rows) > MAX_STUDENTS:
         raise RosterError(f"{label}: more than {MAX_STUDENTS} students")
-    at = {key: i for key in ("name", "id", "group") if (i := table.column(key)) is not None}
+    at = {key: i for key in ("name", "id", "group", "print") if (i := table.column(key)) is not None}
     problems = dict(table.problems)
     students, warnings, starts = [], [], []
     for row in table.rows:
@@ -63,7 +78,15 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         fields = {key: clean_text(row.fields[i]) if i < len(row.fields) else "" for key, i in at.items()}
         if not fields["name"]:
             raise RosterError(f"{label}: {where} has no name")
-        students.append(Student(name=fields["name"], id=fields.get("id", ""), group=fields.get("group", "")))
+        size = PRINT_SIZES.get(fields.get("print", "").strip().lower().replace(" ", ""))
+        if size is None:
+            raise RosterError(
+                f"{label}: {where}: print: {fields['print'][:20]!r} is no print size: 'large' (or 1.5, 150%) "
+                "for large print, or empty for the class's"
+            )
+        students.append(
+            Student(name=fields["name"], id=fields.get("id", ""), group=fields.get("group", ""), print_size=size)
+        )
         starts.append(row.line)
     if not students:
         raise RosterError(f"{label}: a header row but no students")

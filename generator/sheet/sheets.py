@@ -8,7 +8,7 @@ from typing import Optional
 from generator.core.registry import part
 from generator.core.student import Student
 from generator.sheet.graded import GradedSheet
-from generator.sheet.model import Settings
+from generator.sheet.model import Settings, for_student
 from generator.sheet.panel import with_decimal_comma
 from generator.sheet.sheetview import HeadView, SheetView
 
@@ -18,6 +18,7 @@ def sheet_view(
 ) -> SheetView:
     """Everything the template needs for one worksheet (key=False), answer key (key=True) or
     graded sheet (`graded`: the student's values and verdicts in the worksheet's boxes)."""
+    settings = for_student(settings, student)  # a student's large print: laid out on its own page
     view = part(problem.kind, "sheet").view(problem, solution, student, settings, key, graded)
     return decimal_comma(view) if settings.comma else view
 

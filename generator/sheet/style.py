@@ -162,14 +162,35 @@ FOOT_PREFIX = "attnsheet · "
 """Before the sheet code, bottom left."""
 
 
-PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0}
-"""Each paper's width."""
+PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0, "a4-large": 561.26, "letter-large": 546.21}
+"""Each paper's width (a large-print page's as it is laid out, before it is printed larger)."""
 
-PAPER_HEIGHTS_PT = {"a4": 841.89, "letter": 792.0}
+PAPER_HEIGHTS_PT = {"a4": 841.89, "letter": 792.0, "a4-large": 793.7, "letter-large": 844.14}
 """Each paper's height."""
 
 MARGINS_MM = (12, 13, 14, 13)
 """The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
+
+PAPER_MARGINS_MM = {"a4-large": (12, 7, 14, 7), "letter-large": (12, 4.35, 14, 4.35)}
+"""A large-print page's margins where they are not MARGINS_MM: narrower at the sides, so that it
+holds what an A4 page holds across (184 mm) and what a Letter page holds down, before it is
+printed larger (11 and 6.3 mm on its paper)."""
+
+
+def margins_of(paper: str) -> tuple[float, float, float, float]:
+    """The margins of a page of `paper`, in mm: top, right, bottom, left."""
+    return PAPER_MARGINS_MM.get(paper, MARGINS_MM)
+
+
+FOOT_CLEAR_MM = 11.0
+"""How far from the page's sides the footer's words start and end: clear of the registration marks
+in its corners (sheet/marks: 5 mm in, 5 mm wide), with a millimetre to spare."""
+
+
+def foot_inset_mm(margins: tuple[float, ...]) -> float:
+    """How far inside the side margins the footer's words keep, in mm: none on the papers' own
+    margins, some on a large-print page's narrower ones (clear of the marks)."""
+    return max(0.0, FOOT_CLEAR_MM - min(margins[1], margins[3]))
 
 
 RULES_PAD_PT = (5.0, 7.0)
@@ -185,12 +206,14 @@ RULES_MAX_PT = RULES_MAX_MM * 72 / 25.4
 
 def content_width(paper: str) -> float:
     """Width inside the page margins of `paper`."""
-    return PAPER_WIDTHS_PT[paper] - (MARGINS_MM[1] + MARGINS_MM[3]) * 72 / 25.4
+    margins = margins_of(paper)
+    return PAPER_WIDTHS_PT[paper] - (margins[1] + margins[3]) * 72 / 25.4
 
 
 def content_height(paper: str) -> float:
     """Height inside the page margins of `paper`."""
-    return PAPER_HEIGHTS_PT[paper] - (MARGINS_MM[0] + MARGINS_MM[2]) * 72 / 25.4
+    margins = margins_of(paper)
+    return PAPER_HEIGHTS_PT[paper] - (margins[0] + margins[2]) * 72 / 25.4
 
 
 HEADER_PT = 59.0

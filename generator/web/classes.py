@@ -10,7 +10,7 @@ from generator.app.grading import (
     SCALES,
     SCHOOL_SYSTEMS,
     GradebookError,
-    Student,
+    student_of,
     class_gradebook,
     graded_pdf,
     report_pdf,
@@ -114,7 +114,7 @@ class Classes(Pages):
             by_code = {g.grade.code: g.grade for g in graded}
             rows = [
                 (
-                    Student(**{k: str(v) for k, v in sheet["student"].items() if k in ("name", "id", "group")}),
+                    student_of(sheet["student"]),
                     sheet["code"],
                     by_code.get(sheet["code"]),
                 )

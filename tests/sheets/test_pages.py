@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from generator.output.html import MARGINS_MM
+from generator.sheet.style import MARGINS_MM
 
 MARGIN_PT = MARGINS_MM[1] * 72 / 25.4
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
