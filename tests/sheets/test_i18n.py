@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import configparser
 
+import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from conftest import ROOT
@@ -74,3 +75,24 @@ def test_the_practice_page_speaks_to_a_student_as_tu_throughout(tmp_path):
     text = re.sub(r"<[^>]+>", " ", page.split("<main>")[1])
     assert "Trabaja la hoja" in text and "estás" in text and "tus propios" in text
     assert not re.search(r"\b(usted|Trabaje|haya rellenado|elija|escriba|pulse)\b", text), text[:600]
+
+
+ENGLISH = {"unit", "row", "column", "output", "example", "node", "of", "the", "and", "each", "with", "step"}
+"""English words that a Spanish sheet's text should never hold (each has a Spanish word in the catalog)."""
+
+
+@pytest.mark.parametrize(
+    "kind", ["attention", "ffn", "transformer", "rnn", "moe", "mlp", "backprop", "norm", "gcn", "conv"]
+)
+def test_a_spanish_worked_key_of_every_kind_says_nothing_in_english(run, tmp_path, kind):
+    """Every word on a sheet comes from the catalog: a worked example's too (the recurrent layer's said
+    "h2, unit 1 = ReLU(0)" on a Spanish key)."""
+    import re
+    import subprocess
+
+    out = tmp_path / "out"
+    r = run("generate", "--kind", kind, "--count", "1", "--seed", "4", "--lang", "es", "--worked", "--out", str(out))
+    assert r.code == 0, r.err
+    text = subprocess.run(["pdftotext", str(out / "answer-keys.pdf"), "-"], capture_output=True, text=True).stdout
+    found = sorted(set(re.findall(r"[A-Za-z]+", text)) & ENGLISH)
+    assert not found, found

@@ -142,7 +142,7 @@ def worked(problem, solution, lang: str = "en") -> list[list[str]]:
     ) % names
     lines = [
         [first, f"= {dot(unit(problem.W_x) + unit(problem.W_h) + [problem.b[0]], x + h + [1])}", equals(a)],
-        [f"h{t}, unit 1 = ReLU({sheet_value(a)})", equals(h_t)],
+        [_("h%(t)s, unit 1 = ReLU(%(a)s)") % {"t": t, "a": sheet_value(a)}, equals(h_t)],
     ]
     if problem.W_y is not None:
         y = flat(solution[f"y{t}"])[0]
