@@ -28,7 +28,7 @@ BEFORE_DRAW = (
     Setting(
         "roster",
         "--roster",
-        N_("CSV with a 'name' column (optional 'id', 'group'): one named sheet per row."),
+        N_("CSV with a 'name' column (optional 'id', 'group', 'print'): one named sheet per row."),
         "file",
         shown=False,
         words=N_("Class list (CSV)"),
