@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -134,6 +136,8 @@ def grade_all(
             problem, code = listed.problem, listed.code
             if student == Student():
                 student = listed.student
+            elif listed.student.print_size:  # their sheets print large: their graded sheet does too
+                student = replace(student, print_size=listed.student.print_size)
         elif code is not None:
             problem = _rebuilt(code, where, () if pending.problem is None else (pending.problem,), secret)
             if pending.problem is not None and not same_numbers(pending.problem, problem):

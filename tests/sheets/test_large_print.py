@@ -201,3 +201,17 @@ def test_a_large_print_class_is_made_on_the_web_and_a_students_photo_of_it_is_re
     ]
     assert not wrong, wrong[:3]  # the scans' rule: no box accepted other than what was written
     assert sum(b["sure"] for b in boxes) > len(boxes) / 2
+
+
+def test_a_large_print_students_graded_sheet_prints_large_too(run, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,print\nAna,\nBo,large\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert run("generate", "--roster", str(roster), "--seed", "5", "--out", str(out), "--jobs", "1").code == 0
+    r = run("answers", "--manifest", str(out / "manifest.json"), "--all", "--out", str(tmp_path / "all.json"))
+    assert r.code == 0, r.err
+    r = run("grade", str(tmp_path / "all.json"), "--manifest", str(out / "manifest.json"), "--out", str(tmp_path / "g"))
+    assert r.code == 0, r.err
+    assert sizes(tmp_path / "g" / "graded" / "01-ana.pdf") == [(595, 842)]
+    assert sizes(tmp_path / "g" / "graded" / "02-bo.pdf") == [(842, 1191)]
+    assert "print_size" not in (tmp_path / "g" / "grades.json").read_text()  # grade@1 as it was
