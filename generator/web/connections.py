@@ -38,6 +38,8 @@ CHECK_EVERY = 1.0
 CAPACITY = 900
 """Connections the server holds at once in all its processes (uvicorn answers 503 past 1,000 in
 one): past it, the idlest is shed for a newcomer."""
+ADMIT_WAIT = 0.05
+"""Seconds a newcomer waits for another process to finish counting one (it takes microseconds)."""
 BUCKETS = 4096
 """Addresses are counted in this many buckets (two sharing one are counted together: sooner limited, never later)."""
 
@@ -49,6 +51,9 @@ class Ledger:
     def __init__(self, slots: int = 1) -> None:
         self.slots, self.slot = slots, 0
         self._counts = multiprocessing.RawArray("i", slots * (BUCKETS + 1))
+        self.admitting = multiprocessing.Lock()
+        """Held while a process checks a newcomer against the counts and counts it: two processes
+        never both take an address's last place (each saw 63 of 64, and 65 were open)."""
 
     def use(self, slot: int) -> None:
         """This process counts in `slot` (from zero, as a process that died left it)."""
@@ -125,13 +130,19 @@ def guarded_protocol(
             self._since = self.loop.time()
             address = self.client[0] if self.client else None
             limited = address is not None and address not in exempt and "*" not in exempt
-            if limited and ledger.of(address) >= per_client and not _shed(lambda c: c._address == address):
-                return self._refuse(BUSY_RESPONSE)
-            if ledger.total() >= capacity and not _shed(lambda c: True):
-                return self._refuse(FULL_RESPONSE)
-            self._address = address if limited else None
-            ledger.add(self._address, 1)
-            self._counted = True
+            # A moment's wait at most: a process killed holding it leaves the counts as good as before the lock.
+            held = ledger.admitting.acquire(timeout=ADMIT_WAIT)
+            try:
+                if limited and ledger.of(address) >= per_client and not _shed(lambda c: c._address == address):
+                    return self._refuse(BUSY_RESPONSE)
+                if ledger.total() >= capacity and not _shed(lambda c: True):
+                    return self._refuse(FULL_RESPONSE)
+                self._address = address if limited else None
+                ledger.add(self._address, 1)
+                self._counted = True
+            finally:
+                if held:
+                    ledger.admitting.release()
             live[self] = None
             self._arm()
 
