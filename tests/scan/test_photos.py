@@ -23,13 +23,24 @@ from generator.web.app import create_app
 
 @pytest.fixture
 def school(tmp_path):
-    """A class of two, its own each test (a sheet takes six photos a minute)."""
-    store = Store(tmp_path / "data")
+    """A class of two, its own each test (a sheet takes six photos a minute), drawn from a fixed server
+    secret: the same photos every run."""
+    store = Store(fixed_secret(tmp_path / "data"))
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     web.csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
     location = made(web, web.post("/batches", data={"csrf": web.csrf, "count": "2", "seed": "5"}))
     batch = store.batch(location.rsplit("/", 1)[1])
     return store, web, batch
+
+
+def fixed_secret(data):
+    """A data folder whose server secret is fixed: a web class's numbers come from it, so the same
+    numbers, and the same photos, every run."""
+    data.mkdir(parents=True)
+    secret = data / "secret"
+    secret.write_text("5eed" * 16 + "\n", encoding="ascii")
+    secret.chmod(0o600)
+    return data
 
 
 def lit(page: np.ndarray, light: str) -> np.ndarray:
@@ -290,12 +301,7 @@ def test_a_photo_of_every_kind_accepts_only_what_was_written(tmp_path, kind):
     pages found, and no box read surely other than what was written (the scans' rule); the taps a
     student spends confirming and correcting are counted (one for a right guess, the keys for a
     wrong one)."""
-    data = tmp_path / "data"
-    data.mkdir()
-    secret = data / "secret"  # the server's secret fixed: the same numbers, so the same photos, every run
-    secret.write_text("5eed" * 16 + "\n", encoding="ascii")
-    secret.chmod(0o600)
-    store = Store(data)
+    store = Store(fixed_secret(tmp_path / "data"))
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     web.csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
     location = made(web, web.post("/batches", data={"csrf": web.csrf, "kind": kind, "count": "1", "seed": "5"}))
