@@ -14,7 +14,8 @@ from typing import Sequence
 import pikepdf
 
 from generator.core.errors import LayoutError
-from generator.sheet.model import PRINTED_ON, Settings, for_student
+from generator.sheet.model import Settings, for_student
+from generator.sheet.style import LARGE_PRINT_ON
 from generator.sheet.sheetview import SheetView
 
 BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox")
@@ -24,7 +25,7 @@ BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox")
 def enlarged(data: bytes, views: Sequence[SheetView], counts: Sequence[int], settings: Settings) -> bytes:
     """`data` (the PDF of `views`, `counts` pages each) with every large-print sheet's pages on their
     paper; `data` itself when none prints large."""
-    printed = [PRINTED_ON.get(for_student(settings, view.student).paper) for view in views]
+    printed = [LARGE_PRINT_ON.get(for_student(settings, view.student).paper) for view in views]
     if not any(printed):
         return data
     with pikepdf.open(io.BytesIO(data)) as pdf:
@@ -62,7 +63,7 @@ def check_large(problem, solution, student, settings: Settings) -> None:
     from generator.sheet.style import margins_of
 
     own = for_student(settings, student)
-    if own.paper not in PRINTED_ON:
+    if own.paper not in LARGE_PRINT_ON:
         return
     top, right, bottom, left = (m * 72 / 25.4 for m in margins_of(own.paper))
     for key in (False, True):

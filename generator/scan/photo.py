@@ -22,6 +22,10 @@ TOO_DARK, BLURRED = 80.0, 12.0
 Laplacian's spread, at reading size)."""
 
 
+NOT_A_PICTURE = "this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)"
+"""What a file that is no picture gets, whenever that is found."""
+
+
 class PhotoError(AttnsheetError):
     """A photo that cannot be used, said in one line of what to do: nothing of it is kept."""
 
@@ -41,7 +45,7 @@ def checked(content: bytes) -> None:
         with Image.open(io.BytesIO(content)) as image:
             width, height = image.width, image.height
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        raise PhotoError("this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)") from None
+        raise PhotoError(NOT_A_PICTURE) from None
     if width * height > MAX_PHOTO_PIXELS:
         raise PhotoError(
             f"this photo has more than {MAX_PHOTO_PIXELS // 1_000_000} megapixels: take it again at a lower resolution"
@@ -62,7 +66,7 @@ def decoded(content: bytes) -> tuple[np.ndarray, np.ndarray]:
         with Image.open(io.BytesIO(content)) as image:
             upright = ImageOps.exif_transpose(image).convert("RGB")
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        raise PhotoError("this file is not a picture the reader knows: take a photo (JPEG, PNG or HEIC)") from None
+        raise PhotoError(NOT_A_PICTURE) from None
     shrink = min(1.0, LONG_SIDE / max(upright.size))
     if shrink < 1.0:
         upright = upright.resize((round(upright.width * shrink), round(upright.height * shrink)), Image.LANCZOS)

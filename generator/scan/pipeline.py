@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from generator.core.registry import solve
-from generator.core.student import LARGE_PRINT, Student
+from generator.core.student import Student
 from generator.output.boxes import worksheet_boxes
 from generator.output.manifest import code_key
 from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank, likeness, locate, placed
@@ -32,7 +32,7 @@ from generator.scan.blank import blank_pages
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
-from generator.sheet.model import Settings, for_student
+from generator.sheet.model import LARGE_PAPERS, Settings
 from generator.sheet.style import MARGINS_MM, margins_of
 
 CROP_PAD = 6
@@ -112,6 +112,11 @@ class Catalogue:
         """A student link's token → its sheet's code key."""
         self.rebuild = rebuild
         self.rebuilt: dict[str, Source] = {}
+        large = LARGE_PAPERS.get(settings.paper)
+        self.papers = (settings.paper,) + (
+            (large,) if large and any(s.student.print_size for s in self.sources.values()) else ()
+        )
+        """The pages its sheets are laid out on: the batch's paper, and its large print where a sheet prints large."""
 
     def find(self, qr: QrIdentity) -> Source:
         """The sheet a QR code names; NotFound when none of these."""
@@ -167,13 +172,6 @@ class Catalogue:
         printed = Student(print_size=source.student.print_size)  # as it prints: the name aside, its size
         pages = worksheet_boxes(source.problem, solution, printed, self.settings)
         return pages, tuple(blank_pages(source.problem, solution, self.settings, printed))
-
-    def papers(self) -> tuple[str, ...]:
-        """The papers the catalogue's sheets are laid out on: the batch's, and its large print where a sheet prints large."""
-        large = for_student(self.settings, Student(print_size=LARGE_PRINT)).paper
-        if large != self.settings.paper and any(s.student.print_size for s in self.sources.values()):
-            return (self.settings.paper, large)
-        return (self.settings.paper,)
 
 
 def _rect(x: float, y: float, w: float, h: float) -> tuple[int, int, int, int]:
@@ -312,7 +310,7 @@ class Scanner:
         from generator.sheet.layout import PAPERS_PT
 
         first = None
-        for paper in self.catalogue.papers():
+        for paper in self.catalogue.papers:
             portrait = PAPERS_PT[paper]
             for size in (portrait, (portrait[1], portrait[0])):
                 try:

@@ -288,7 +288,8 @@ def filled_sheets(
     from generator.core.student import Student as Who
     from generator.output.boxes import worksheet_boxes
     from generator.output.manifest import manifest_settings, read_manifest
-    from generator.sheet.model import PRINTED_ON, Settings, for_student
+    from generator.sheet.model import Settings, for_student
+    from generator.sheet.style import LARGE_PRINT_ON
 
     text = (batch / "manifest.json").read_text(encoding="utf-8")
     settings = Settings(**{k: v for k, v in manifest_settings(text, "manifest").items() if k in ("paper", "lang")})
@@ -302,7 +303,7 @@ def filled_sheets(
 
             printed = Who(print_size=item.student.print_size)  # a large-print sheet's boxes where its page has them
             geometry = worksheet_boxes(item.problem, solve(item.problem), printed, settings)
-            enlarged = PRINTED_ON.get(for_student(settings, printed).paper, (0, 0, 0, 1.0))[3]
+            enlarged = LARGE_PRINT_ON.get(for_student(settings, printed).paper, (0, 0, 0, 1.0))[3]
             boxes = {(b.head, b.step, b.row - 1, b.col - 1): b.split is not None for p in geometry for b in p.boxes}
             writer = Writer.random(seed * 1000 + int(entry["index"]), neat=neat)
             if pencil:  # a light, thin pencil line

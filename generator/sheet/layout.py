@@ -56,6 +56,7 @@ from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
 from generator.sheet.panel import PanelView
 from generator.sheet.sheetview import HeadView, SheetView
 from generator.sheet.style import (
+    LARGE_PAGES_PT,
     foot_inset_mm,
     margins_of,
     QR_PT,
@@ -67,8 +68,7 @@ from generator.sheet.style import (
     Ink,
 )
 
-PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0), "a4-large": (198 * MM, 280 * MM),
-             "letter-large": (792 / 1.45, 1224 / 1.45)}
+PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0), **LARGE_PAGES_PT}
 """Each paper's width and height, exactly (style.PAPER_*_PT are rounded); a large-print page's as laid out."""
 
 

@@ -9,19 +9,16 @@ from typing import Optional
 
 from generator.core.errors import AttnsheetError, InputError
 from generator.core.usertext import MAX_TITLE, clean_text
+from generator.sheet.style import LARGE_PAGES_PT
 
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
 
 LARGE_PAPERS = {"a4": "a4-large", "letter": "letter-large"}
 """Each paper's large print: a page laid out as narrow as this paper's content allows, then printed
-larger on larger paper (PRINTED_ON); the layout, the scanner and the boxes see its own size."""
+larger on larger paper (style.LARGE_PRINT_ON); the layout, the scanner and the boxes see its own size."""
 
-PRINTED_ON = {"a4-large": ("A3", 841.89, 1190.55, 1.5), "letter-large": ("tabloid", 792.0, 1224.0, 1.45)}
-"""A large-print page's paper: its name, width and height in points, and how much larger everything
-prints on it (1.5 on A3; 1.45 on tabloid, the most its width allows with its margins)."""
-
-PAGE_SIZES = {**PAPERS, "a4-large": "561.26pt 793.7pt", "letter-large": "546.21pt 844.14pt"}
+PAGE_SIZES = {**PAPERS, **{page: f"{w:.2f}pt {h:.2f}pt" for page, (w, h) in LARGE_PAGES_PT.items()}}
 """Every page's CSS size: the papers, and the large-print pages as they are laid out."""
 
 
@@ -67,7 +64,7 @@ class Settings:
 
 def for_student(settings: Settings, student) -> Settings:
     """The settings a student's sheets print with: their paper's large print where their print size is large."""
-    if getattr(student, "print_size", "") and settings.paper in LARGE_PAPERS:
+    if student.print_size and settings.paper in LARGE_PAPERS:
         return replace(settings, paper=LARGE_PAPERS[settings.paper])
     return settings
 

@@ -162,19 +162,37 @@ FOOT_PREFIX = "attnsheet · "
 """Before the sheet code, bottom left."""
 
 
-PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0, "a4-large": 561.26, "letter-large": 546.21}
+LARGE_PRINT_ON = {
+    "a4-large": ("A3", 297 * 72 / 25.4, 420 * 72 / 25.4, 1.5),
+    "letter-large": ("tabloid", 792.0, 1224.0, 1.45),
+}
+"""Each paper's large print: the paper it prints on (its name, width and height in points) and how much
+larger everything prints on it (1.5 on A3; 1.45 on tabloid, the most its width allows with its margins).
+A large-print page is laid out at its paper's size over that, then printed larger (output/enlarge)."""
+
+LARGE_PAGES_PT = {page: (width / scale, height / scale) for page, (_, width, height, scale) in LARGE_PRINT_ON.items()}
+"""A large-print page's width and height as it is laid out, exactly."""
+
+PAPER_WIDTHS_PT = {"a4": 595.28, "letter": 612.0, **{p: round(w, 2) for p, (w, _) in LARGE_PAGES_PT.items()}}
 """Each paper's width (a large-print page's as it is laid out, before it is printed larger)."""
 
-PAPER_HEIGHTS_PT = {"a4": 841.89, "letter": 792.0, "a4-large": 793.7, "letter-large": 844.14}
+PAPER_HEIGHTS_PT = {"a4": 841.89, "letter": 792.0, **{p: round(h, 2) for p, (_, h) in LARGE_PAGES_PT.items()}}
 """Each paper's height."""
 
 MARGINS_MM = (12, 13, 14, 13)
 """The page's margins, top, right, bottom and left; the footer is centred in the bottom one."""
 
-PAPER_MARGINS_MM = {"a4-large": (12, 7, 14, 7), "letter-large": (12, 4.35, 14, 4.35)}
-"""A large-print page's margins where they are not MARGINS_MM: narrower at the sides, so that it
-holds what an A4 page holds across (184 mm) and what a Letter page holds down, before it is
-printed larger (11 and 6.3 mm on its paper)."""
+A4_CONTENT_MM = 210 - MARGINS_MM[1] - MARGINS_MM[3]
+"""What an A4 page holds across, inside its margins."""
+
+PAPER_MARGINS_MM = {
+    page: (MARGINS_MM[0], side, MARGINS_MM[2], side)
+    for page, (width, _) in LARGE_PAGES_PT.items()
+    if (side := round((width * 25.4 / 72 - A4_CONTENT_MM) / 2, 2))
+}
+"""A large-print page's margins: narrower at the sides, so that it holds what an A4 page holds across
+(and, being taller over its width than A4, what a Letter page holds down) before it is printed larger
+(11 and 6.3 mm on its paper)."""
 
 
 def margins_of(paper: str) -> tuple[float, float, float, float]:
