@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_pages import overlapping, pages
+from test_pages import lonely_titles, overlapping, pages, products_apart
 
 from generator.core.errors import LayoutError
 from generator.core.student import LARGE_PRINT, Student
@@ -133,7 +133,10 @@ def test_every_attention_layout_prints_large_inside_its_paper_or_is_refused(
         return
     side = min(margins_of(f"{paper}-large")[1], margins_of(f"{paper}-large")[3]) * MM * SCALE[paper]
     for name in ("worksheets.pdf", "answer-keys.pdf"):
-        for width, height, words in pages(out / name):
+        found = pages(out / name)
+        assert not products_apart(found, convention), (name, products_apart(found, convention))
+        assert not lonely_titles(found), (name, lonely_titles(found))
+        for width, height, words in found:
             for x0, y0, x1, y1, text in words:
                 assert side - 0.5 <= x0 and x1 <= width - side + 0.5, (name, text, x0, x1)
                 assert 0 <= y0 and y1 <= height, (name, text)
