@@ -40,6 +40,7 @@ __all__ = [
     "queue_photo",
     "read_photo",
     "read_queued",
+    "warm_reader",
 ]
 
 PER_MINUTE = 6
@@ -75,10 +76,24 @@ def queue_photo(store, batch: StoredBatch, sheet: dict, token: str, content: byt
     return store.submit("photo", params, inputs=pickle.dumps(bytes(content), protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def read_queued(store, params: dict, content: bytes) -> dict:
-    """A queued photo read by whichever runner took its job (the server's own, or a worker)."""
+def read_queued(store, params: dict, content: bytes, workers=None) -> dict:
+    """A queued photo read by whichever runner took its job (the server's own, or a worker); with
+    `workers` (the server's kept job processes), in one of them while one is free."""
     batch, sheet = store.sheet(params["batch"], str(params["index"]))
-    return read_photo(batch, sheet, str(params["token"]), content, int(params["page"]))
+    args = (batch, sheet, str(params["token"]), content, int(params["page"]))
+    if workers is not None:
+        with workers.spare() as pool:
+            if pool is not None:  # a core of its own: the server's process reads another, and answers the pages
+                return pool.submit(read_photo, *args).result()
+    return read_photo(*args)
+
+
+def warm_reader() -> None:
+    """The reader's modules and network loaded, so a process's first photo is read as fast as the next."""
+    from generator.scan import pages, pipeline  # noqa: F401  (their imports are most of a first read's time)
+    from generator.scan.recognize import model
+
+    model()
 
 
 def photo_answer(store, token: str, job_id: int) -> Optional[dict]:

@@ -291,9 +291,9 @@ def run_worker(store, url: str, on_start=None) -> None:
             "workers share the jobs of a PostgreSQL database (--database postgresql://…); "
             "on the SQLite default the server runs its jobs itself"
         )
-    from generator.output.batch import warm_renderer
+    from generator.app.serving import warm_process
 
-    warm_renderer()  # WeasyPrint and the fonts, once, before the first job
+    warm_process()  # WeasyPrint, the fonts and the photo reader, once, before the first job
     name = f"{owner_tag()}/worker"
     queue = Procrastinated(store, url)
     queue._opened()  # procrastinate's tables made, before the worker looks for its jobs

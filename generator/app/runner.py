@@ -160,7 +160,7 @@ def _work(store, job_id: int, kind: str, params: dict, heart: Heart, workers, ha
     if kind == "photo":
         from generator.app.photos import read_queued
 
-        return read_queued(store, params, store.inputs(job_id))
+        return read_queued(store, params, store.inputs(job_id), workers)
     return _read_scans(store, params, heart, hand_on)
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 from generator.output.jobs import Workers
 
-__all__ = ["Workers", "recover", "warm"]
+__all__ = ["Workers", "recover", "single_threaded", "warm", "warm_process"]
 
 
 def recover(store) -> list[str]:
@@ -23,13 +23,28 @@ def recover(store) -> list[str]:
 
 
 def warm() -> Optional[object]:
-    """The warm process: WeasyPrint, the fonts and the stylesheet loaded once here; and a job
-    process per other CPU, as warm, so a batch is rendered on every core without any start-up
-    (the Workers, None on one CPU)."""
-    from generator.output.batch import warm_renderer
-    from generator.output.pdf import renderer
-
+    """The warm process: WeasyPrint, the fonts and the stylesheet loaded once here, and the photo
+    reader; and a job process per other CPU, as warm, so a batch is rendered and a photo read on
+    every core without any start-up (the Workers, None on one CPU)."""
     cpus = os.cpu_count() or 1
-    workers = Workers(cpus - 1, warm_renderer) if cpus > 1 else None
-    renderer()
+    workers = Workers(cpus - 1, warm_process) if cpus > 1 else None
+    warm_process()
     return workers
+
+
+def warm_process() -> None:
+    """What a server's process loads before its first job: the renderer and the photo reader, its
+    libraries on one thread each (the server's processes share the cores)."""
+    from generator.app.photos import warm_reader
+    from generator.output.batch import warm_renderer
+
+    single_threaded()
+    warm_renderer()
+    warm_reader()
+
+
+def single_threaded() -> None:
+    """This process's numerical libraries on one thread each: a server works on processes, one a core."""
+    from generator.scan.cores import one_thread_each
+
+    one_thread_each()

@@ -68,7 +68,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     import uvicorn
 
     from generator.app.folders import folder_of
-    from generator.app.serving import recover, warm
+    from generator.app.serving import recover, single_threaded, warm
     from generator.web.app import create_app
 
     store = open_store(folder_of(data), database)  # a data folder or database that cannot be had fails here, in one line
@@ -89,6 +89,7 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     names = {*allowed_hosts, host}
     if host not in LOOPBACK:
         names |= {socket.gethostname(), socket.getfqdn()}
+    single_threaded()  # before any process is forked: each keeps it
     workers = warm() if processes == 1 else None  # several processes: each renders in its own
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")

@@ -8,6 +8,7 @@ folder that is removed at exit, or by the next run if this one was killed.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -119,6 +120,8 @@ class Workers:
         """How many job processes."""
         self._warm = warm
         self._lock = threading.Lock()
+        self._taken = 0
+        """Processes lent by `spare` now."""
         self._pool = self._start()
 
     def _start(self):
@@ -145,6 +148,20 @@ class Workers:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._start()
             return self._pool
+
+    @contextlib.contextmanager
+    def spare(self) -> Iterator[Optional[object]]:
+        """The executor while one of its processes is not taken by another `spare` user, else None:
+        short work goes to a free process and is never queued behind another's."""
+        with self._lock:
+            free = self._taken < self.size
+            self._taken += free
+        try:
+            yield self.pool() if free else None
+        finally:
+            if free:
+                with self._lock:
+                    self._taken -= 1
 
     def close(self) -> None:
         """Stop the processes (what they were doing is dropped)."""

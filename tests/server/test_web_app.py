@@ -279,6 +279,22 @@ def test_kept_workers_render_the_same_bytes_and_survive_a_killed_process(tmp_pat
         workers.close()
 
 
+def test_a_servers_processes_run_their_libraries_on_one_thread_each():
+    """A server's process (and each kept job process, each worker) reads on one core: numpy's BLAS
+    and OpenCV start no threads of their own to fight the other processes for the cores."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import numpy, cv2, threadpoolctl\n"
+        "from generator.app.serving import warm_process\n"
+        "warm_process()\n"
+        "print(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info()}), cv2.getNumThreads())\n"
+    )
+    said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert said.stdout.split("\n")[-2] == "[1] 1", said.stdout + said.stderr
+
+
 def test_serve_is_a_real_server_that_ctrl_c_stops_with_its_workers(tmp_path):
     import os
     import signal
