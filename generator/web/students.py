@@ -7,6 +7,7 @@ these pages or in these answers states a value the policy hides.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import threading
 import time
@@ -22,6 +23,10 @@ from generator.app.screens import sheet_form, translations
 from generator.app.store import NotFound, Store
 from generator.web.pages import Pages
 from generator.web.practice import shapes_of
+
+PHOTO_WAIT, PHOTO_LOOK = 5.0, 0.1
+"""Seconds a student's page is held waiting for its photo to be read (then it asks again), and
+between looks at the photo's job meanwhile."""
 
 
 class RateLimited(Exception):
@@ -149,7 +154,11 @@ class Students(Pages):
         """What became of a photo the student sent: 202 while it is read, then what was read (or its refusal)."""
         token = request.path_params["token"]
         await self.off_db(self.store.by_token, token)
-        read = await self.off_db(photo_answer, self.store, token, int(request.path_params["job_id"]))
+        job, until = int(request.path_params["job_id"]), time.monotonic() + PHOTO_WAIT
+        # Held here while it is read: the answer goes out as soon as it is there, and a class of
+        # phones asking costs the server a look at a row each, not a request each.
+        while (read := await self.off_db(photo_answer, self.store, token, job)) is None and time.monotonic() < until:
+            await asyncio.sleep(PHOTO_LOOK)
         return JSONResponse({"state": "reading"}, status_code=202) if read is None else JSONResponse(read)
 
     async def feedback(self, request: Request) -> Response:

@@ -283,6 +283,50 @@ def test_a_photo_is_read_on_the_queue_and_only_its_own_link_hears_what_was_read(
     assert len(store.recent("photo", 0)) == jobs  # refused before it was queued
 
 
+def test_the_pages_ask_is_held_until_its_photo_is_read(school, monkeypatch):
+    """The student's page asks once and hears what was read as soon as it is (a class of phones
+    asking every fraction of a second cost the server a request each: bench/photo.py)."""
+    import generator.web.students as students
+
+    monkeypatch.setattr(students, "PHOTO_WAIT", 120.0)
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=4)
+    token = token_of(store, batch, filled.code)
+    queued = web.post(
+        f"/api/s/{token}/photo", files={"photo": ("p.jpg", content, "image/jpeg")}, headers={"x-csrf-token": web.csrf}
+    )
+    assert queued.status_code == 202
+    answer = web.get(queued.json()["poll"])  # one ask: held while the queue reads it
+    assert answer.status_code == 200 and answer.json()["photo"] in kept(store, batch)
+
+
+def test_a_photo_is_read_in_a_free_kept_process_as_it_is_read_here(school):
+    """On SQLite the server's two runners read two photos at once: one in its kept job process while
+    that is free (a core of its own), the other in the server's process; both read the same."""
+    from generator.app.photos import read_queued
+    from generator.app.serving import warm_process
+    from generator.output.jobs import Workers
+
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=5)
+    index = next(int(s["index"]) for s in batch.sheets if s["code"] == filled.code)
+    params = {"batch": batch.id, "index": index, "token": token_of(store, batch, filled.code), "page": 1}
+    here = read_queued(store, params, content)
+    workers = Workers(1, warm_process)
+    try:
+        with workers.spare() as lent:
+            assert lent is not None
+            with workers.spare() as second:
+                assert second is None  # its one process is lent: the next photo is read where it is
+        with workers.spare() as again:
+            assert again is not None  # given back
+        there = read_queued(store, params, content, workers)
+    finally:
+        workers.close()
+    assert there["boxes"] == here["boxes"] and there["photo"] != here["photo"]
+    assert {here["photo"], there["photo"]} <= set(kept(store, batch))
+
+
 KINDS = ("attention", "ffn", "transformer", "rnn", "moe", "mlp", "backprop", "norm", "gcn", "conv")
 
 
