@@ -72,22 +72,28 @@ def made(port: int, count: int, data: Path, database) -> tuple[str, str]:
             store.close()
 
 
-def class_at_once(port: int, csrf: str, photos: list[tuple[str, bytes]]) -> dict:
-    """The photos sent at once, one thread each; each one's time to its answer."""
+def class_sends(port: int, csrf: str, photos: list[tuple[str, bytes]], minute: bool) -> dict:
+    """The photos sent one thread each, all at once or (`minute`) each at its own moment of one
+    minute, drawn at random (seeded: the same moments every run); each one's time to its answer."""
+    import random
+
     from test_jobs import post_form
 
     times: list[float] = []
     failures: list[str] = []
+    draw = random.Random(58)
+    moments = [draw.uniform(0, 60) for _ in photos] if minute else [0.0] * len(photos)
 
-    def phone(token: str, content: bytes) -> None:
+    def phone(token: str, content: bytes, moment: float) -> None:
         request = post_form(port, f"/api/s/{token}/photo", {"page": "1"}, (("photo", "p.jpg", content),))
         request.add_header("X-CSRF-Token", csrf)
+        time.sleep(moment)
         start = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=120) as answer:
                 status, said = answer.status, json.loads(answer.read())
             while status == 202:
-                time.sleep(0.4)  # as the student's page asks again
+                time.sleep(0.1)  # as the student's page asks again (the server holds each ask while it reads)
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}{said['poll']}", timeout=120) as answer:
                     status, reply = answer.status, json.loads(answer.read())
                 said = {**reply, "poll": said["poll"]}
@@ -95,7 +101,7 @@ def class_at_once(port: int, csrf: str, photos: list[tuple[str, bytes]]) -> dict
         except (urllib.error.URLError, OSError, ValueError, KeyError) as error:
             failures.append(str(error)[:80])
 
-    threads = [threading.Thread(target=phone, args=photo) for photo in photos]
+    threads = [threading.Thread(target=phone, args=(*photo, moment)) for photo, moment in zip(photos, moments)]
     started = time.perf_counter()
     for t in threads:
         t.start()
@@ -113,17 +119,24 @@ def class_at_once(port: int, csrf: str, photos: list[tuple[str, bytes]]) -> dict
     }
 
 
+def both(port: int, csrf: str, photos: list[tuple[str, bytes]]) -> dict:
+    """The class's photos sent in the minute (the issue's measure), then the same photos all at once
+    (each page photographed again: a photo of a page a sheet already sent is read as any other)."""
+    return {"in a minute": class_sends(port, csrf, photos, True), "at once": class_sends(port, csrf, photos, False)}
+
+
 def on_sqlite(count: int) -> dict:
-    from procs import Served
+    from procs import serve
+    from test_jobs import stop_all
 
     data = Path(tempfile.mkdtemp()) / "data"
-    served = Served(Store(data))
+    server, port, _ = serve(data)  # `attnsheet serve` as a school runs it: its own process and its kept job process
     try:
-        port = int(served.url.rsplit(":", 1)[1])
         name, csrf = made(port, count, data, None)
-        return class_at_once(port, csrf, photographed(data, None, name))
+        photos = photographed(data, None, name)
+        return both(port, csrf, photos)
     finally:
-        served.stop()
+        stop_all(server)
 
 
 def on_postgresql(count: int, url: str) -> dict:
@@ -135,8 +148,7 @@ def on_postgresql(count: int, url: str) -> dict:
     workers = [worker(data, url), worker(data, url)]
     try:
         name, csrf = made(port, count, data, url)
-        photos = photographed(data, url, name)
-        return class_at_once(port, csrf, photos)
+        return both(port, csrf, photographed(data, url, name))
     finally:
         stop_all(server, *workers)
 
@@ -156,9 +168,10 @@ def main(count: int = 30) -> int:
             pg.stop()
     missed = False
     for name, row in rows.items():
-        ok = row["failed"] == 0 and row["p95 s"] is not None and row["p95 s"] <= TARGETS[name]
-        missed |= not ok
-        print(f"(p) {name}: {row}  target p95 <= {TARGETS[name]} s{'' if ok else '  MISSED'}")
+        for how, measured in row.items():
+            ok = measured["failed"] == 0 and measured["p95 s"] is not None and measured["p95 s"] <= TARGETS[name]
+            missed |= not ok and how == "in a minute"  # the issue's target; all at once is said beside it
+            print(f"(p) {name}, {how}: {measured}  target p95 <= {TARGETS[name]} s{'' if ok else '  MISSED'}")
     return 1 if missed else 0
 
 

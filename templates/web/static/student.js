@@ -132,10 +132,11 @@
     try {
       response = await fetch(photoIn.dataset.photo, { method: "POST", headers: { "X-CSRF-Token": csrf }, body });
       result = await response.json();
-      // Read on the server's queue: asked again until it is (a class's photos at once wait their turn).
+      // Read on the server's queue: asked again until it is (a class's photos at once wait their turn);
+      // the server holds each ask until it is read or a few seconds pass.
       const until = Date.now() + 180000;
       while (response.status === 202 && result.poll && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await new Promise((resolve) => setTimeout(resolve, 100));
         response = await fetch(result.poll, { headers: { Accept: "application/json" } });
         const answer = await response.json();
         result = response.status === 202 ? { ...answer, poll: result.poll } : answer;
