@@ -32,7 +32,7 @@ from generator.scan.blank import blank_pages
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
 from generator.sheet.marks import QrIdentity, registration_marks
-from generator.sheet.model import LARGE_PAPERS, Settings
+from generator.sheet.model import LARGE_PAPERS, Settings, for_student
 from generator.sheet.style import MARGINS_MM, margins_of
 
 CROP_PAD = 6
@@ -291,6 +291,12 @@ class Scanner:
                 scan.number,
                 why=f"not identified: page {number} of {source.code} was found turned a quarter from how it is printed",
             )
+        own = (pages[number - 1].width, pages[number - 1].height)
+        if abs(own[0] - size[0]) + abs(own[1] - size[1]) > 1:  # found on a page of its shape but not its size
+            try:  # (A4 turned, and twice as large print's page, are both √2 wide over high): placed on its own
+                found = self._at(scan.grey, own, margins_of(for_student(self.catalogue.settings, source.student).paper))
+            except NotFound as error:
+                return PageReport(scan.file, scan.number, why=f"not identified: {error}", turned=found.turned)
         if found.footer and likeness(found.page, blanks[number - 1]) < LIKE_BLANK:
             # Read from its footer alone: it must also look like the page it names.
             return PageReport(

@@ -20,37 +20,13 @@ from typing import Callable, Optional
 
 from generator.sheet.i18n import translations
 from generator.sheet.look import (
-    ASIDE_GAP_PT,
-    FIELD,
-    FIELD_VALUE,
-    FRAME,
-    FRAME_GAP_PT,
-    FRAME_PAD_PT,
-    HEAD_TITLE,
-    HEAD_TITLE_GAP_PT,
-    HEADER_GAP_PT,
-    HEADER_MIN_PT,
-    HEADER_PAD_PT,
-    HEADER_RULE,
-    KIND,
-    KIND_KEY,
-    LINE_PAD_PT,
-    LINE_WIDTHS_PT,
-    MM,
-    NAME_DROP_MM,
-    RULES_BOX,
-    RULES_TEXT,
-    RULES_TITLE,
-    RULES_TITLE_GAP_PT,
-    SCORE_GAP_PT,
-    SPACED_PT,
-    TITLE,
-    TITLE_GAP_PT,
-    TITLE_MAX_PT,
-    UNDERLINE,
+    ASIDE_GAP_PT, FIELD, FIELD_VALUE, FRAME, FRAME_GAP_PT, FRAME_PAD_PT, HEAD_TITLE, HEAD_TITLE_GAP_PT,
+    HEADER_GAP_PT, HEADER_MIN_PT, HEADER_PAD_PT, HEADER_RULE, KIND, KIND_KEY, LINE_PAD_PT, LINE_WIDTHS_PT, MM,
+    NAME_DROP_MM, RULES_BOX, RULES_TEXT, RULES_TITLE, RULES_TITLE_GAP_PT, SCORE_GAP_PT, SPACED_PT, TITLE,
+    TITLE_GAP_PT, TITLE_MAX_PT, UNDERLINE
 )
 from generator.sheet.marks import INSET_MM, PAGE_QR_MM, PAGE_TOP_EXTRA_MM, is_scanned, page_qr_text, registration_marks
-from generator.sheet.measure import Measure, Unsettable, rules_lines
+from generator.sheet.measure import Measure, TooTall, Unsettable, rules_lines
 from generator.sheet.model import Settings, for_student
 from generator.sheet.pages import Frame, PageLayout, PanelPlace, Rect, TextRun
 from generator.sheet.panel import PanelView
@@ -75,10 +51,17 @@ PAPERS_PT = {"a4": (210 * MM, 297 * MM), "letter": (612.0, 792.0), **LARGE_PAGES
 def page_layout(view: SheetView, settings: Settings, measure: Measure) -> Optional[tuple[PageLayout, ...]]:
     """`view`'s pages as the stylesheet lays them out, or None: something on it needs a text
     engine or a break the layout does not reproduce (`Unsettable`), and WeasyPrint must."""
+    return laid_out(view, settings, measure)[0]
+
+
+def laid_out(view: SheetView, settings: Settings, measure: Measure) -> tuple[Optional[tuple[PageLayout, ...]], str]:
+    """page_layout's pages, or None and why: "" (a text engine's work) or a TooTall's reason."""
     try:
-        return _Page(view, for_student(settings, view.student), measure).layout()
+        return _Page(view, for_student(settings, view.student), measure).layout(), ""
+    except TooTall as why:
+        return None, str(why)
     except Unsettable:
-        return None
+        return None, ""
 
 
 class _Page:
@@ -213,6 +196,10 @@ class _Page:
             base, pending = self.worked_box(self.x, box, self.right - self.left - 2 * (self.x - self.left)), ASIDE_GAP_PT
         bands = [(panel, SPACED_PT if k == 0 and name != "proj" else 0.0)
                  for name, panels in head.bands for k, panel in enumerate(panels)]
+        starts = [sum(len(p) for _, p in head.bands[:g]) for g in range(len(head.bands))]
+        # A band whose columns its grid's first band heads (head.again): that band printed again atop a page.
+        header = {s + k: s for s, (name, panels) in zip(starts, head.bands) if name in head.again
+                  for k in range(1, len(panels))}
         y, first, i = base + pending, 0, 0  # y: where band i goes (its margin aside)
         fragment, continued = top, False  # where the frame's part on this page starts
         while i < len(bands):
@@ -226,14 +213,20 @@ class _Page:
                 start -= 1
             if start == first and not continued and title is not None and head is not self.view.heads[0]:
                 # Its title would stand alone at the page's foot (break-after: avoid): the
-                # whole frame starts the next page.
-                if top == self.page_top:
-                    raise Unsettable("a head's first band fits no page")
-                self.rollback(marks)
-                self.x = self.left
-                return self.flowing(head, self.new_page(), title)
-            if start == first and (continued or (title is None and self.pages)):
-                raise Unsettable("a band (with those it keeps) taller than a page")
+                # whole frame starts the next page (atop one, its bands go on over the next).
+                if top == self.page_top and (i == first or (header.get(i) is None and self.settings.paper not in LARGE_PAGES_PT)):
+                    raise TooTall("a head's first band fits no page")
+                if top != self.page_top:
+                    self.rollback(marks)
+                    self.x = self.left
+                    return self.flowing(head, self.new_page(), title)
+            repeat = None
+            if start == first and (continued or (title is None and self.pages) or top == self.page_top):
+                repeat = header.get(i)  # its columns' band goes again atop the next page, this band below it
+                # A large print's short page breaks a chain too tall for it, as CSS would (the factor a page back).
+                if i == first or (repeat is None and self.settings.paper not in LARGE_PAGES_PT):
+                    raise TooTall("a band (with those it keeps) taller than a page")
+                start = i
             del self.panels[len(self.panels) - (i - start):]
             if title is not None:  # the frame's part on this page, open at the page's foot
                 self.frames.append(Frame(self.left, fragment, self.right - self.left, self.bottom - fragment, None,
@@ -241,11 +234,13 @@ class _Page:
                 continued = True
             first = i = start
             y = fragment = self.new_page()
+            if repeat is not None:
+                y = self.place(bands[repeat][0], y)
         if title is None:
             return y
         foot = y + pad_bottom + border
         if foot > self.bottom + 0.01:
-            raise Unsettable("a frame's foot past the page's")
+            raise TooTall("a frame's foot past the page's")
         self.frames.append(Frame(self.left, fragment, self.right - self.left, foot - fragment, None, stroke, border,
                                  radius, open_top=continued))
         self.x = self.left
@@ -264,7 +259,7 @@ class _Page:
         if foot <= self.bottom + 0.01:
             return foot
         if top == self.page_top:
-            raise Unsettable("a block taller than a page")
+            raise TooTall("a block taller than a page")
         self.rollback(marks)
         return self.fitted(block, self.new_page())
 

@@ -29,6 +29,10 @@ class Unsettable(Exception):
     split across pages): WeasyPrint lays it out."""
 
 
+class TooTall(Unsettable):
+    """A part of the sheet taller than its page, which it may not be split over (a large print's page is short)."""
+
+
 BREAK_SLACK_PT = 0.3
 """A broken line is this much narrower than its box: a text engine that measures a hair wider
 still keeps it whole."""

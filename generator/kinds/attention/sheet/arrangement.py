@@ -47,3 +47,6 @@ KEPT_BANDS = {
     "row": {"proj": frozenset({0}), "att": frozenset({0}), "out": frozenset({0})},
 }
 """Bands of each grid that stay on the page of the band after them (see `arrangement`)."""
+HEADING_BANDS = {"column": frozenset({"proj"}), "row": frozenset()}
+"""Grids whose first band heads the columns of all the others (X, of Q, K and V): printed again atop
+a page where they go on over two (HeadView.again)."""

@@ -12,7 +12,7 @@ from typing import Optional
 
 from generator.core.errors import LayoutError
 from generator.kinds.attention.problem import Problem, Solution
-from generator.kinds.attention.sheet.arrangement import KEPT_BANDS, arrangement
+from generator.kinds.attention.sheet.arrangement import HEADING_BANDS, KEPT_BANDS, arrangement
 from generator.kinds.attention.sheet.faced import face_matrix, marked_views, stepped
 from generator.kinds.attention.sheet.final import final_grid
 from generator.kinds.attention.sheet.rules import rules_lines, worked_example
@@ -220,7 +220,8 @@ def head_view(
         bands = tuple(
             (name, tuple(band_panels(grids[name], kept[name]))) for name in ("proj", "att", "out") if name in grids
         )
-        return HeadView(stacked=True, rules_left_pt=proj_left, bands=bands, **common)
+        again = HEADING_BANDS[problem.convention]
+        return HeadView(stacked=True, rules_left_pt=proj_left, bands=bands, again=again, **common)
     if "out" not in grids:
         # The rules box follows its panel in the flow, pulled up below the projections (placing
         # the panel absolutely instead costs WeasyPrint a few milliseconds a page).
