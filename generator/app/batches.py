@@ -15,7 +15,7 @@ from typing import Any, Collection, Optional, Sequence
 from generator.core.errors import AttnsheetError, BatchError
 from generator.core.registry import solve
 from generator.core.problem import Exercise as Problem
-from generator.core.student import LARGE_PRINT, Sheet, Student
+from generator.core.student import LARGE_PRINT, PRINT_SIZES, Sheet, Student, larger
 from generator.core.usertext import MAX_TITLE
 from generator.draw.choose import options_for
 from generator.draw.options import DrawError
@@ -25,6 +25,8 @@ from generator.output.manifest import Origin
 from generator.sheet.model import Settings, timestamp
 
 __all__ = [
+    "LARGE_PRINT",
+    "PRINT_SIZES",
     "Batch",
     "Origin",
     "Request",
@@ -78,8 +80,8 @@ class Request:
     """Where the own problems came from, as the manifest names it."""
     roster: Optional[str] = None
     """Where the students came from, as the manifest names it."""
-    large_print: bool = False
-    """Every sheet in large print (else only the students whose roster says so)."""
+    large_print: str = ""
+    """Every sheet's print size at least (core/student.PRINT_SIZES; "": each student's own, the roster's)."""
 
 
 def request(
@@ -149,7 +151,7 @@ def request(
         bool(values.get("split")),
         problem_file,
         roster,
-        bool(values.get("large_print")),
+        values.get("large_print") if values.get("large_print") in PRINT_SIZES else "",
     )
     return with_files(req, count, problems, students)
 
@@ -164,8 +166,8 @@ def with_files(
     without a roster, --count unnamed sheets, or one per problem, or one."""
     if students is None:
         students = [Student()] * (count or (len(problems) if problems else 1))
-    if req.large_print:
-        students = [replace(student, print_size=LARGE_PRINT) for student in students]
+    if req.large_print:  # the class's size, or a student's own where the class list makes it larger
+        students = [replace(student, print_size=larger(student.print_size, req.large_print)) for student in students]
     return replace(req, students=tuple(students), problems=tuple(problems or ()))
 
 

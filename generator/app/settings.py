@@ -8,6 +8,7 @@ sheets' are declared here.
 
 from __future__ import annotations
 
+from generator.core.student import PRINT_SIZES
 from generator.draw.options import MAX_COUNT, MAX_SEED
 from generator.draw.settings import N_, Setting, SettingError, draw_settings, read, value_range
 from generator.sheet.i18n import languages
@@ -99,11 +100,14 @@ AFTER_DRAW = (
         "large_print",
         "--large-print",
         N_(
-            "Every sheet in large print: words, numbers and boxes 1.5 times as large, on A3 (tabloid, 1.45 times, "
-            "for Letter); for some students only, a 'print' column in the class list says 'large'."
+            "Every sheet in large print: words, numbers and boxes 1.5 times as large on A3 (1.45 times on "
+            "tabloid, for Letter), or twice as large on A3 or tabloid turned sideways, over more pages. For "
+            "some students only, a 'print' column in the class list says 'large' or 'double'."
         ),
-        "flag",
-        False,
+        "choice",
+        "normal",
+        choices=("normal", *PRINT_SIZES),
+        shown=False,
         words=N_("Large print"),
         group="sheets",
     ),

@@ -11,7 +11,7 @@ import click
 
 from generator.app.batches import Batch, RequestError, generate, key_sheet, request, roster_students, sheets_of
 from generator.app.batches import with_files
-from generator.app.batches import LARGE_PRINT, Settings, timestamp
+from generator.app.batches import LARGE_PRINT, PRINT_SIZES, Settings, timestamp
 from generator.app.files import check_writable
 from generator.app.settings import SETTINGS
 from generator.cli.common import (
@@ -81,7 +81,7 @@ def read_students(roster: Optional[str], encoding: Optional[str], strict: bool) 
 @draw_options
 @setting_option("title")
 @setting_option("split")
-@setting_option("large_print")
+@setting_option("large_print", is_flag=False, flag_value=LARGE_PRINT)
 @secret_option(make=True)
 @click.option(
     "--server-url",
@@ -252,7 +252,7 @@ def make_for_server(server_url: str, data, database, req, fmt, jobs) -> None:
     help="The problem file a teacher's own sheet was printed from (its code names its content).",
 )
 @secret_option(make=False)
-@setting_option("large_print")
+@setting_option("large_print", is_flag=False, flag_value=LARGE_PRINT)
 @sheet_options
 def key_command(
     code, problem_file, secret_file, large_print, out, paper, lang, fmt, worked, decimal_comma, force, stamp, jobs
@@ -267,7 +267,7 @@ def key_command(
     Example:
       attnsheet key 72Y2-F --out rebuilt --worked
       attnsheet key YWDE-9FU2-E22 --problem generator/examples/classic.json
-      attnsheet key 72Y2-F --large-print
+      attnsheet key 72Y2-F --large-print 2
     """
     try:
         problems = load_problems(problem_file) if problem_file is not None else ()
@@ -275,8 +275,8 @@ def key_command(
     except RequestError as error:
         raise click.UsageError(str(error)) from None
     stem = sheet.problem.code
-    if large_print:  # a student with low vision's own sheet, again
-        sheet = replace(sheet, student=replace(sheet.student, print_size=LARGE_PRINT))
+    if large_print in PRINT_SIZES:  # a student with low vision's own sheet, again
+        sheet = replace(sheet, student=replace(sheet.student, print_size=large_print))
     settings = Settings(paper=paper, lang=lang, worked=worked, timestamp=timestamp(stamp), decimal_comma=decimal_comma)
     batch = Batch(
         sheets=(sheet,),

@@ -20,7 +20,7 @@ class Student:
     group: str = ""
     """Printed on the Group line."""
     print_size: str = ""
-    """How large their sheets print: "" (as the class's), or LARGE_PRINT for a student with low vision."""
+    """How large their sheets print: "" (as the class's), or one of PRINT_SIZES for a student with low vision."""
 
     def record(self) -> dict:
         """The student as a manifest keeps them (the print size only where it is large)."""
@@ -30,6 +30,17 @@ class Student:
 
 LARGE_PRINT = "1.5"
 """The print size of large print: every word, number and box half as large again."""
+DOUBLE_PRINT = "2"
+"""The larger print size: every word, number and box twice as large."""
+PRINT_SIZES = (LARGE_PRINT, DOUBLE_PRINT)
+"""The print sizes a sheet may have beyond the class's, smaller first."""
+
+
+def larger(size: str, other: str) -> str:
+    """The larger of two print sizes ("" the class's, the smallest)."""
+    order = ("", *PRINT_SIZES)
+    return max(size, other, key=lambda s: order.index(s) if s in order else 0)
+
 
 STUDENT_KEYS = ("name", "id", "group", "print_size")
 """What a manifest keeps of a student."""
@@ -38,7 +49,7 @@ STUDENT_KEYS = ("name", "id", "group", "print_size")
 def student_of(record: dict) -> Student:
     """A student as a manifest or a class's store keeps them (an unknown print size read as none)."""
     fields = {key: str(record.get(key, "") or "") for key in STUDENT_KEYS}
-    if fields["print_size"] != LARGE_PRINT:
+    if fields["print_size"] not in PRINT_SIZES:
         fields["print_size"] = ""
     return Student(**fields)
 

@@ -58,7 +58,7 @@ def check_large(problem, solution, student, settings: Settings) -> None:
     its page is less tall turned than an A4 page, so a concatenation that needs a landscape page of
     its own may not fit it. Nothing to check for a sheet that does not print large."""
     from generator.output.prose import shaper
-    from generator.sheet.layout import page_layout
+    from generator.sheet.layout import laid_out
     from generator.sheet.sheets import sheet_view
     from generator.sheet.style import margins_of
 
@@ -66,9 +66,15 @@ def check_large(problem, solution, student, settings: Settings) -> None:
     if own.paper not in LARGE_PRINT_ON:
         return
     top, right, bottom, left = (m * 72 / 25.4 for m in margins_of(own.paper))
+    smaller = "1.5 times as large" if LARGE_PRINT_ON[own.paper][3] > 1.5 else "at the class's size"
     for key in (False, True):
-        layouts = page_layout(sheet_view(problem, solution, student, settings, key), settings, shaper()) or ()
-        for page in layouts:
+        layouts, tall = laid_out(sheet_view(problem, solution, student, settings, key), settings, shaper())
+        if tall:  # what may not be split over pages is taller than its page
+            raise LayoutError(
+                f"too large to print {'twice' if LARGE_PRINT_ON[own.paper][3] == 2 else 'so'} as large (a part of it, {tall}): "
+                f"print this student's sheet {smaller}"
+            )
+        for page in layouts or ():
             extents = [(f.x, f.y, f.x + f.width, f.y + f.height) for f in page.frames]
             extents += [(p.x, p.y, p.x + p.panel.width_pt, p.y + p.panel.height_pt) for p in page.panels]
             if any(
@@ -77,5 +83,5 @@ def check_large(problem, solution, student, settings: Settings) -> None:
             ):
                 raise LayoutError(
                     "too large to print in large print (a part of it would pass its page's edge): "
-                    "print this student's sheet at the class's size"
+                    f"print this student's sheet {smaller}"
                 )

@@ -112,11 +112,11 @@ class Catalogue:
         """A student link's token → its sheet's code key."""
         self.rebuild = rebuild
         self.rebuilt: dict[str, Source] = {}
-        large = LARGE_PAPERS.get(settings.paper)
-        self.papers = (settings.paper,) + (
-            (large,) if large and any(s.student.print_size for s in self.sources.values()) else ()
+        large = {for_student(settings, s.student).paper for s in self.sources.values()} - {settings.paper}
+        self.papers = (settings.paper,) + tuple(
+            page for sizes in LARGE_PAPERS.values() for page in sizes.values() if page in large
         )
-        """The pages its sheets are laid out on: the batch's paper, and its large print where a sheet prints large."""
+        """The pages its sheets are laid out on: the batch's paper, and each large print a sheet prints in."""
 
     def find(self, qr: QrIdentity) -> Source:
         """The sheet a QR code names; NotFound when none of these."""

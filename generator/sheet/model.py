@@ -14,9 +14,13 @@ from generator.sheet.style import LARGE_PAGES_PT
 PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
 
-LARGE_PAPERS = {"a4": "a4-large", "letter": "letter-large"}
-"""Each paper's large print: a page laid out as narrow as this paper's content allows, then printed
-larger on larger paper (style.LARGE_PRINT_ON); the layout, the scanner and the boxes see its own size."""
+LARGE_PAPERS = {
+    "1.5": {"a4": "a4-large", "letter": "letter-large"},
+    "2": {"a4": "a4-double", "letter": "letter-double"},
+}
+"""Each print size's page for each paper: a page laid out as narrow as this paper's content allows,
+then printed larger on larger paper (style.LARGE_PRINT_ON); the layout, the scanner and the boxes see
+its own size."""
 
 PAGE_SIZES = {**PAPERS, **{page: f"{w:.2f}pt {h:.2f}pt" for page, (w, h) in LARGE_PAGES_PT.items()}}
 """Every page's CSS size: the papers, and the large-print pages as they are laid out."""
@@ -64,9 +68,8 @@ class Settings:
 
 def for_student(settings: Settings, student) -> Settings:
     """The settings a student's sheets print with: their paper's large print where their print size is large."""
-    if student.print_size and settings.paper in LARGE_PAPERS:
-        return replace(settings, paper=LARGE_PAPERS[settings.paper])
-    return settings
+    large = LARGE_PAPERS.get(student.print_size, {}).get(settings.paper)
+    return replace(settings, paper=large) if large else settings
 
 
 def timestamp(asked: bool) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.core.errors import AttnsheetError
-from generator.core.student import LARGE_PRINT, Student
+from generator.core.student import DOUBLE_PRINT, LARGE_PRINT, Student
 from generator.core.table import TableError, header_line, read_table
 from generator.core.usertext import clean_text
 
@@ -23,9 +23,17 @@ PRINT_SIZES = {
     "1,5": LARGE_PRINT,
     "150%": LARGE_PRINT,
     "x1.5": LARGE_PRINT,
+    "2": DOUBLE_PRINT,
+    "x2": DOUBLE_PRINT,
+    "2x": DOUBLE_PRINT,
+    "200%": DOUBLE_PRINT,
+    "double": DOUBLE_PRINT,
+    "doble": DOUBLE_PRINT,
+    "larger": DOUBLE_PRINT,
+    "mayor": DOUBLE_PRINT,
 }
 """What a roster's `print` column may say of a student, and the print size it means: large print
-for a student with low vision, else the class's."""
+(1.5 times, or twice) for a student with low vision, else the class's."""
 
 
 class RosterError(AttnsheetError):
@@ -82,7 +90,7 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         if size is None:
             raise RosterError(
                 f"{label}: {where}: print: {fields['print'][:20]!r} is no print size: 'large' (or 1.5, 150%) "
-                "for large print, or empty for the class's"
+                "for large print, 'double' (or 2, 200%) for twice as large, or empty for the class's"
             )
         students.append(
             Student(name=fields["name"], id=fields.get("id", ""), group=fields.get("group", ""), print_size=size)

@@ -165,10 +165,13 @@ FOOT_PREFIX = "attnsheet · "
 LARGE_PRINT_ON = {
     "a4-large": ("A3", 297 * 72 / 25.4, 420 * 72 / 25.4, 1.5),
     "letter-large": ("tabloid", 792.0, 1224.0, 1.45),
+    "a4-double": ("A3", 420 * 72 / 25.4, 297 * 72 / 25.4, 2.0),
+    "letter-double": ("tabloid", 1224.0, 792.0, 2.0),
 }
-"""Each paper's large print: the paper it prints on (its name, width and height in points) and how much
-larger everything prints on it (1.5 on A3; 1.45 on tabloid, the most its width allows with its margins).
-A large-print page is laid out at its paper's size over that, then printed larger (output/enlarge)."""
+"""Each paper's large prints: the paper it prints on (its name, width and height in points) and how much
+larger everything prints on it (1.5 on A3; 1.45 on tabloid, the most its width allows with its margins;
+twice on either turned sideways, whose width holds twice what an A4 page holds across, over pages half
+as tall). A large-print page is laid out at its paper's size over that, then printed larger (output/enlarge)."""
 
 LARGE_PAGES_PT = {page: (width / scale, height / scale) for page, (_, width, height, scale) in LARGE_PRINT_ON.items()}
 """A large-print page's width and height as it is laid out, exactly."""

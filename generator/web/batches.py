@@ -52,6 +52,11 @@ CHOICE_WORDS = {
         "full": N_("that, and each box's expected value"),
     },
     "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
+    "large_print": {
+        "normal": N_("no"),
+        "1.5": N_("1.5 times as large (A3)"),
+        "2": N_("twice as large (A3 sideways)"),
+    },
 }
 """Each choice of the form in words (a language by its own name); a kind's own settings' choices
 are its settings module's (app/settings.kind_choice_words)."""
