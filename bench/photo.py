@@ -1,11 +1,13 @@
 """A class of 30 photographing their sheets in the same minute (issue 58): each page's answer time, p50 and p95, on this machine.
 
 `python bench/photo.py` makes a class of 30, fills each sheet in by its writer and photographs it
-(at an angle, a little desk around it, JPEG 70), then sends the 30 photos at once, each from its
-own thread as 30 phones would, and times each from the upload to the answer the page shows (the
-photo is read on the server's queue: the page asks again until it is read). Twice: one `attnsheet
-serve` on SQLite (its own process reads the photos), then a server on a throwaway PostgreSQL with
-two `attnsheet worker` processes reading them. A measurement, not a test.
+(at an angle, a little desk around it, JPEG 70), then sends the 30 photos each from its own thread
+as 30 phones would, each at its own moment of one minute (the issue's measure), then all in the
+same second, and times each from the upload to the answer the page shows (the photo is read on the
+server's queue: the page asks until it is read, the server holding each ask meanwhile). Twice: one
+`attnsheet serve` on SQLite in its own process (its runner reads the photos, one in its kept job
+process and one in its own), then a server on a throwaway PostgreSQL with two `attnsheet worker`
+processes reading them. A measurement, not a test.
 """
 
 from __future__ import annotations
