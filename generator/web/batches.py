@@ -53,7 +53,7 @@ CHOICE_WORDS = {
     },
     "release": {"now": N_("as soon as they hand in"), "later": N_("when I release it")},
     "large_print": {
-        "normal": N_("no"),
+        "normal": N_("no: the class's size"),
         "1.5": N_("1.5 times as large (A3)"),
         "2": N_("twice as large (A3 sideways)"),
     },
