@@ -89,7 +89,8 @@ def serve_command(host: str, port: int, data, no_browser: bool, public_url: str,
     names = {*allowed_hosts, host}
     if host not in LOOPBACK:
         names |= {socket.gethostname(), socket.getfqdn()}
-    single_threaded()  # before any process is forked: each keeps it
+    if processes > 1:
+        single_threaded()  # before the processes are forked: each keeps it (one process: warm() does it)
     workers = warm() if processes == 1 else None  # several processes: each renders in its own
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")

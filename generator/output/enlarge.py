@@ -14,9 +14,13 @@ from typing import Sequence
 import pikepdf
 
 from generator.core.errors import LayoutError
+from generator.core.student import DOUBLE_PRINT, LARGE_PRINT, PRINT_SIZES
 from generator.sheet.model import Settings, for_student
 from generator.sheet.style import LARGE_PRINT_ON
 from generator.sheet.sheetview import SheetView
+
+AS_LARGE = {LARGE_PRINT: "1.5 times as large", DOUBLE_PRINT: "twice as large"}
+"""Each print size in words, for a sheet refused at it."""
 
 BOXES = ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox")
 """A page's boxes, each scaled with it."""
@@ -66,12 +70,13 @@ def check_large(problem, solution, student, settings: Settings) -> None:
     if own.paper not in LARGE_PRINT_ON:
         return
     top, right, bottom, left = (m * 72 / 25.4 for m in margins_of(own.paper))
-    smaller = "1.5 times as large" if LARGE_PRINT_ON[own.paper][3] > 1.5 else "at the class's size"
+    sizes = ("", *PRINT_SIZES)
+    smaller = AS_LARGE.get(sizes[sizes.index(student.print_size) - 1], "at the class's size")
     for key in (False, True):
         layouts, tall = laid_out(sheet_view(problem, solution, student, settings, key), settings, shaper())
         if tall:  # what may not be split over pages is taller than its page
             raise LayoutError(
-                f"too large to print {'twice' if LARGE_PRINT_ON[own.paper][3] == 2 else 'so'} as large (a part of it, {tall}): "
+                f"too large to print {AS_LARGE[student.print_size]} (a part of it, {tall}): "
                 f"print this student's sheet {smaller}"
             )
         for page in layouts or ():

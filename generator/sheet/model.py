@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from generator.core.errors import AttnsheetError, InputError
+from generator.core.student import DOUBLE_PRINT, LARGE_PRINT
 from generator.core.usertext import MAX_TITLE, clean_text
 from generator.sheet.style import LARGE_PAGES_PT
 
@@ -15,8 +16,8 @@ PAPERS = {"a4": "A4", "letter": "letter"}
 """Paper names and their CSS page sizes."""
 
 LARGE_PAPERS = {
-    "1.5": {"a4": "a4-large", "letter": "letter-large"},
-    "2": {"a4": "a4-double", "letter": "letter-double"},
+    LARGE_PRINT: {"a4": "a4-large", "letter": "letter-large"},
+    DOUBLE_PRINT: {"a4": "a4-double", "letter": "letter-double"},
 }
 """Each print size's page for each paper: a page laid out as narrow as this paper's content allows,
 then printed larger on larger paper (style.LARGE_PRINT_ON); the layout, the scanner and the boxes see

@@ -12,7 +12,7 @@ from generator.core.usertext import clean_text
 MAX_STUDENTS = 100_000
 """Most rows in a roster (the same cap as --count)."""
 
-PRINT_SIZES = {
+PRINT_WORDS = {
     "": "",
     "normal": "",
     "1": "",
@@ -86,7 +86,7 @@ def parse_roster(text: str, label: str = "roster", strict: bool = False) -> Rost
         fields = {key: clean_text(row.fields[i]) if i < len(row.fields) else "" for key, i in at.items()}
         if not fields["name"]:
             raise RosterError(f"{label}: {where} has no name")
-        size = PRINT_SIZES.get(fields.get("print", "").strip().lower().replace(" ", ""))
+        size = PRINT_WORDS.get(fields.get("print", "").strip().lower().replace(" ", ""))
         if size is None:
             raise RosterError(
                 f"{label}: {where}: print: {fields['print'][:20]!r} is no print size: 'large' (or 1.5, 150%) "

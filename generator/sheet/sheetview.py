@@ -43,9 +43,9 @@ class HeadView:
     bands: tuple[tuple[str, tuple[PanelView, ...]], ...] = ()
     """Stacked: each grid's name (proj, att, out) and its bands, in order."""
     again: frozenset[str] = frozenset()
-    """Stacked: the grids whose first band heads the columns of every band after it (X above Q, K
-    and V): where those are together taller than a page (twice as large print), the page ends
-    between two of them and the next starts with that band printed again."""
+    """Stacked: the grids whose first band heads the columns of every band after it (a factor above
+    each of several products): where those are together taller than a page (twice as large print),
+    the page ends between two of them and the next starts with that band printed again."""
 
     @property
     def panels(self) -> tuple[PanelView, ...]:
