@@ -1,13 +1,15 @@
 """A photo of a paper sheet a student hands in from a phone: checked, read as one page of a scan, kept with the sheet.
 
-The photo is read as a scanned page is (its corner marks and QR code find it, whatever the angle
-or the way up; every box read and verified against what the student's own earlier boxes carry),
-but against this student's sheet alone: a photo of another sheet, or of another page of theirs,
-is refused in words that name no one else. What is read goes back to the student's page, each
-box sure (accepted by verification) or unsure (a best guess to confirm); the student confirms or
-corrects, then hands in as they would have typed. The picture is kept in the batch's folder
-(photos/), re-encoded (no camera metadata kept), with what was read, so the teacher sees where
-the hand-in and the paper differ; deleting the batch deletes it.
+The photo is found as a scanned page is (its corner marks and QR code find it, whatever the angle
+or the way up), but against this student's sheet alone: a photo of another sheet, or of another
+page of theirs, is refused in words that name no one else. What is read goes back to the student's
+page, each box sure or unsure (a best guess to confirm); the student confirms or corrects, then
+hands in as they would have typed. Sure is the reader's own certainty of what is written, never
+verification's: a scan's verification accepts a read that matches the key or what the student's
+own earlier boxes carry, so its marks, shown before the hand-in, would tell the student which boxes
+are right whatever the class's policy (a photo a minute, no attempt counted). The picture is kept
+in the batch's folder (photos/), re-encoded (no camera metadata kept), with what was read, so the
+teacher sees where the hand-in and the paper differ; deleting the batch deletes it.
 """
 
 from __future__ import annotations
@@ -25,16 +27,19 @@ from generator.app.store import StoredBatch
 from generator.core.formats import problem_from_json
 from generator.core.student import student_of
 from generator.output.manifest import code_key
+from generator.scan.verify import alone, likeliest
 from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, checked, decoded, evened, jpeg, too_dark, why_unread
 
 __all__ = [
     "MAX_PHOTO_BYTES",
+    "asked",
     "PhotoBox",
     "PhotoError",
     "differences",
     "handed_with",
     "photo_files",
     "photo_log",
+    "photo_reads",
     "photo_answer",
     "photo_path",
     "queue_photo",
@@ -58,7 +63,7 @@ class PhotoBox:
     value: str
     """What the reader read ("" for a blank box); for an unsure box, its best guess."""
     sure: bool
-    """Accepted by verification (as a scan accepts), or to be confirmed by the student."""
+    """Read with certainty (verify.alone: by its own reads, asking no key), or to be confirmed by the student."""
 
 
 def queue_photo(store, batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> int:
@@ -117,52 +122,11 @@ def photo_answer(store, token: str, job_id: int) -> Optional[dict]:
 def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> dict:
     """A student's photo of page `page` of their own sheet, read: its boxes (sure or unsure), the
     picture kept in the batch's photos/ folder; PhotoError (nothing kept) where it cannot be used."""
-    from generator.scan.pages import ScanPage
-    from generator.scan.pipeline import Catalogue, Scanner, Source
-    from generator.sheet.model import Settings
-
+    reads, pages, colour = photo_reads(batch, sheet, token, content, page)
+    boxes = [marked(key, read) for key, read in reads.items()]
+    asks = to_ask(sheet, reads, boxes)
     folder = batch.folder / "photos"
     index = int(sheet["index"])
-    grey, colour = decoded(content)
-    if too_dark(grey):  # read anyway, its boxes would be guesses: said at once
-        raise PhotoError(why_unread(grey))
-    problem = problem_from_json(sheet["problem"])
-    student = student_of(sheet["student"])
-    settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
-    # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
-    scanner = Scanner(
-        Catalogue(
-            [Source(sheet["code"], index, problem, student)], settings, links={token.lower(): code_key(sheet["code"])}
-        )
-    )
-    report = scanner.add(ScanPage("photo", 1, evened(grey)))  # a phone's light is no scanner's: evened first
-    if not report.identified:
-        why = report.why
-        if "not in the manifest" in why or "student's link of another" in why:
-            raise PhotoError(
-                f"this photo shows another sheet: photograph your own worksheet (its code is {sheet['code']})"
-            )
-        raise PhotoError(why_unread(grey))
-    pages = scanner.sheets[code_key(sheet["code"])].pages
-    if report.sheet_page != page:
-        raise PhotoError(
-            f"this photo shows page {report.sheet_page} of your sheet, not page {page}: choose page "
-            f"{report.sheet_page}, or photograph page {page}"
-        )
-    ((_, decisions),) = scanner.decisions()
-    on_page = {key for key, number in scanner.sheets[code_key(sheet["code"])].boxes.items() if number == page}
-    boxes = [
-        PhotoBox(
-            d.key[0],
-            d.key[1],
-            d.key[2],
-            d.key[3],
-            d.value if d.verdict == "accepted" else guess(d.reads),
-            d.verdict in ("accepted", "blank"),
-        )
-        for d in decisions
-        if d.key in on_page
-    ]
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{index:03d}-p{page}-{time.time_ns()}.jpg"
     from generator.output.files import write_atomic
@@ -175,6 +139,7 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
         "taken": time.time(),
         "handed": None,
         "boxes": [box.__dict__ for box in boxes],
+        "asks": asks,
     }
     with _log_lock(batch, index):
         log = photo_log(batch, index)
@@ -182,10 +147,68 @@ def read_photo(batch: StoredBatch, sheet: dict, token: str, content: bytes, page
     return {"photo": name, "page": page, "pages": pages, "boxes": [box.__dict__ for box in boxes]}
 
 
-def guess(reads) -> str:
-    """An unsure box's best read as the student will see it: a number, or nothing (never "? ?")."""
-    best = reads[0][0] if reads else ""
-    return "" if "?" in best else best
+def to_ask(sheet: dict, reads: dict, boxes: list[PhotoBox]) -> list[list]:
+    """The boxes the phone called sure that a scan would have left to a person (verification accepts
+    their read as neither the key's value nor what the student's own earlier boxes carry): the
+    student's own mistake, or a misread the reader was sure of. Kept for the teacher (`asked`), never
+    shown the student: before the hand-in, that would say which boxes are right."""
+    from generator.scan.verify import verify
+
+    problem, student = problem_from_json(sheet["problem"]), student_of(sheet["student"])
+    review = {d.key for d in verify(problem, reads, sheet["code"], student) if d.verdict == "review"}
+    return [[b.head, b.step, b.i, b.j] for b in boxes if b.sure and b.value and (b.head, b.step, b.i, b.j) in review]
+
+
+def photo_reads(batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> tuple:
+    """What a photo of page `page` of a student's own sheet shows: its boxes as read (weighed by the
+    writer's own other characters), the sheet's count of pages and the picture in colour; PhotoError
+    where it cannot be used."""
+    from generator.scan.pages import ScanPage
+    from generator.scan.pipeline import Catalogue, Scanner, Source, in_hand
+    from generator.sheet.model import Settings
+
+    grey, colour = decoded(content)
+    if too_dark(grey):  # read anyway, its boxes would be guesses: said at once
+        raise PhotoError(why_unread(grey))
+    problem = problem_from_json(sheet["problem"])
+    student = student_of(sheet["student"])
+    settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
+    # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
+    source = Source(sheet["code"], int(sheet["index"]), problem, student)
+    scanner = Scanner(Catalogue([source], settings, links={token.lower(): code_key(sheet["code"])}))
+    report = scanner.add(ScanPage("photo", 1, evened(grey)))  # a phone's light is no scanner's: evened first
+    if not report.identified:
+        why = report.why
+        if "not in the manifest" in why or "student's link of another" in why:
+            raise PhotoError(
+                f"this photo shows another sheet: photograph your own worksheet (its code is {sheet['code']})"
+            )
+        raise PhotoError(why_unread(grey))
+    scanned = scanner.sheets[code_key(sheet["code"])]
+    if report.sheet_page != page:
+        raise PhotoError(
+            f"this photo shows page {report.sheet_page} of your sheet, not page {page}: choose page "
+            f"{report.sheet_page}, or photograph page {page}"
+        )
+    in_hand(scanned)  # the writer's own other characters weigh in
+    return {key: read for key, read in scanned.reads.items() if scanned.boxes[key] == page}, scanned.pages, colour
+
+
+def marked(key, read) -> PhotoBox:
+    """One box as the photo shows it, sure where the reader is SURE of its own read (a blank box is sure)."""
+    if read.blank:
+        return PhotoBox(*key, "", True)
+    text, share = alone(read)
+    if share >= SURE:
+        return PhotoBox(*key, text, True)
+    return PhotoBox(*key, likeliest(read), False)
+
+
+SURE = 0.995
+"""The share of a box's number-like reads that must stand for its likeliest number for the phone to
+call it sure. Measured on every kind photographed under a phone's conditions by the project's
+writers, the held-out faces and people's digits (bench/photo_marks.py): at 0.99 a held-out face's
+1/742 was read 1/7212 at 0.9935; at 0.995, no box called sure other than what was written."""
 
 
 def photo_log(batch: StoredBatch, index: int) -> list[dict]:
@@ -257,6 +280,17 @@ def differences(entry: dict) -> list[dict]:
         if not _same(str(given or ""), box["value"]):
             out.append({**box, "handed": "" if given is None else str(given)})
     return out
+
+
+def asked(entry: dict) -> list[dict]:
+    """The boxes handed in as the phone surely read them that a scan would have asked the teacher to
+    look at (to_ask's), each with what was read: where the photo must say whether it was misread."""
+    if not (entry.get("handed") or {}).get("answers"):
+        return []
+    keys = {tuple(k) for k in entry.get("asks", ())}
+    changed = {(d["head"], d["step"], d["i"], d["j"]) for d in differences(entry)}
+    at = [(box, (box["head"], box["step"], box["i"], box["j"])) for box in entry["boxes"]]
+    return [box for box, key in at if key in keys and key not in changed]
 
 
 def photo_path(batch: StoredBatch, name: str) -> Path:

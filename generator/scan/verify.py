@@ -157,13 +157,17 @@ def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
             entry = _number(f"{f} {d}")
             if entry is None:
                 continue
-            agree = entry.exact is not None and matches(entry, entry.exact)
-            weight = p * q * (1.0 if agree else INCONSISTENT)
+            weight = p * q * _agreeing(entry)
             total += weight
             if matches(entry, v) and not _unlike(f"{f} {d}"):
                 mass += weight
                 best = best or f"{f} {d}"
     return (mass / total if total else 0.0), best
+
+
+def _agreeing(entry: Entry) -> float:
+    """1 for a fraction and decimals that agree, INCONSISTENT for a pair that does not."""
+    return 1.0 if entry.exact is not None and matches(entry, entry.exact) else INCONSISTENT
 
 
 PAIRS = 8
@@ -199,16 +203,55 @@ def clear_read(read: CellRead) -> str:
     """What a box says when its reads agree on one value, whatever it is (else ""): a box in
     review carries that forward for the boxes after it, until a person says otherwise."""
     reads = read.reads()
-    tops = [next((t for t, _ in part if _number(t) is not None and not _unlike(t)), "") for part in reads if part]
-    if not tops or not all(tops):
-        return ""
-    text = " ".join(tops)
+    text = _tops(reads)
     entry = read_cell_text(text)
-    if entry.kind != "value":
+    if not text or entry.kind != "value":
         return ""
-    v = entry.exact if entry.exact is not None else normalize(entry.decimal[0])
     parts = [part for part in reads if part]
-    return text if all(_posterior(part, v)[0] >= ACCEPT for part in parts) else ""
+    return text if all(_posterior(part, _value(entry))[0] >= ACCEPT for part in parts) else ""
+
+
+def _tops(reads: tuple[Reads, ...]) -> str:
+    """Each written part's likeliest read that is a number someone writes, joined ("" if a part has none)."""
+    tops = [next((t for t, _ in part if _number(t) is not None and not _unlike(t)), "") for part in reads if part]
+    return " ".join(tops) if tops and all(tops) else ""
+
+
+def _value(entry: Entry):
+    """The value a written entry stands for (a decimal's, where it names no fraction)."""
+    return entry.exact if entry.exact is not None else normalize(entry.decimal[0])
+
+
+def alone(read: CellRead) -> tuple[str, float]:
+    """What a box says by its own reads, asking neither the key nor the student's other boxes: its
+    likeliest number as written, and the share of the number-like reads that stand for it (a
+    fraction and its decimals read together). A mark made of this tells a student nothing of
+    whether the box is right ("", 0.0 where no read is a number)."""
+    parts = read.reads()
+    if len(parts) == 2 and all(parts):
+        pairs = [(p * q, f"{f} {d}") for f, p in parts[0][:PAIRS] for d, q in parts[1][:PAIRS]]
+        entries = [(w, t, _number(t)) for w, t in pairs if not _unlike(t)]
+        weighed = [(w * _agreeing(entry), t) for w, t, entry in entries if entry is not None]
+        if not weighed:
+            return "", 0.0
+        text = max(weighed, key=lambda x: x[0])[1]
+        share, _ = _joint(parts[0], parts[1], _value(read_cell_text(text)))
+        return text, share
+    text = _tops(parts)
+    entry = read_cell_text(text)
+    if not text or entry.kind != "value":
+        return "", 0.0
+    return text, min(_posterior(part, _value(entry))[0] for part in parts if part)
+
+
+def likeliest(read: CellRead) -> str:
+    """A box's likeliest whole read as a person would write it: what the network calls no character
+    (a crossed-out digit, a stray mark) left out; "" where what is left is no number."""
+    for text, _ in joined(read):
+        kept = " ".join(text.replace("?", "").split())
+        if kept and _number(kept) is not None and not _unlike(kept):
+            return kept
+    return ""
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:
@@ -290,8 +333,6 @@ def verify(
             elif clear_read(read):  # provisionally: a person may say otherwise, and this is verified again
                 entry = read_cell_text(clear_read(read))
                 grids[(head, step)][row][col] = entry
-                unconfirmed.setdefault((head, step), set()).add(
-                    entry.exact if entry.exact is not None else normalize(entry.decimal[0])
-                )
+                unconfirmed.setdefault((head, step), set()).add(_value(entry))
             decisions.append(Decision(key, verdict, value, joined(read), sheet_value(expected), expected))
     return decisions

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from generator.app.classroom import grade_sheet
-from generator.app.photos import differences, photo_log, photo_path
+from generator.app.photos import asked, differences, photo_log, photo_path
 from generator.app.screens import sheet_form
 from generator.app.store import Store
 from generator.web.pages import Pages
@@ -30,11 +30,15 @@ class Sheets(Pages):
         writes = self.may_change(request, batch)
         # The photos the student handed in, each with the boxes where the hand-in is not what the photo read.
         photos = [
-            {**entry, "differs": differences(entry)}
+            {**entry, "differs": differences(entry), "asked": asked(entry)}
             for entry in photo_log(batch, int(sheet["index"]))
             if entry.get("handed")
         ]
         from_photo = {entry["handed"].get("rev") for entry in photos}
+        # The last hand-in's photos, a page each.
+        shown = (
+            [entry for entry in photos if entry["handed"].get("at") == photos[-1]["handed"].get("at")] if photos else []
+        )
         return self.page(
             request,
             "entry.html",
@@ -49,11 +53,12 @@ class Sheets(Pages):
             grade_url=f"{base}/grade",
             save_url=f"{base}/save" if writes else "",
             read_only=not writes,
-            photos=photos,
+            photos=shown,
             from_photo=from_photo,
             differs_json=json.dumps(
-                [[d["head"], d["step"], d["i"], d["j"]] for entry in photos[-1:] for d in entry["differs"]]
+                [[d["head"], d["step"], d["i"], d["j"]] for entry in shown for d in entry["differs"]]
             ),
+            asked_json=json.dumps([[d["head"], d["step"], d["i"], d["j"]] for entry in shown for d in entry["asked"]]),
         )
 
     async def batch_photo(self, request: Request) -> Response:

@@ -16,7 +16,14 @@ import pytest
 from starlette.testclient import TestClient
 from waiting import made
 
+from generator.app.photos import photo_log
 from generator.app.store import Store
+from generator.core.cells import read_cell_text
+from generator.core.formats import problem_from_json
+from generator.core.grade import matches
+from generator.core.registry import grade
+from generator.core.student import Student
+from generator.scan.verify import answers_of, empty_grids
 from generator.scan.synthetic import filled_sheets
 from generator.web.app import create_app
 
@@ -133,6 +140,34 @@ def test_a_photo_of_the_sheet_is_read_and_nothing_sure_is_other_than_what_was_wr
     assert read["photo"] in kept(store, batch)
 
 
+def test_a_box_written_wrong_is_marked_as_one_written_right(school):
+    """The marks come before the hand-in, so they say nothing of the key: the student's own mistakes
+    (boxes matching neither the key nor what their earlier boxes carry) are called sure as surely as
+    the right ones, where the reader is sure of what is written; verification's marks never did."""
+    store, web, batch = school
+    filled, content = photographed(batch, photo=True, angle=5)
+    boxes = send(web, token_of(store, batch, filled.code), content).json()["boxes"]
+    problem = problem_from_json(next(s for s in batch.sheets if s["code"] == filled.code)["problem"])
+    grids = empty_grids(problem)
+    for head, step, i, j in filled.written:
+        grids[(head, step)][i][j] = read_cell_text(filled.text((head, step, i, j)))
+    graded = grade(problem, answers_of(problem, grids, None, Student())).steps
+    ruled = {
+        (s.head, s.step, i, j): (s.expected[i][j], s.carried[i][j])
+        for s in graded
+        for i in range(len(s.expected))
+        for j in range(len(s.expected[i]))
+    }
+    mistakes = []
+    for b in boxes:
+        key = (b["head"], b["step"], b["i"], b["j"])
+        written = read_cell_text(filled.text(key))
+        if written.kind == "value" and not any(v is not None and matches(written, v) for v in ruled[key]):
+            mistakes.append((b, filled.text(key)))
+    assert len(mistakes) >= 2 and any(b["sure"] for b, _ in mistakes), mistakes
+    assert all(alike(b["value"], text) for b, text in mistakes if b["sure"])
+
+
 def test_a_blank_worksheet_reads_as_blank_and_a_heic_photo_is_read(school):
     store, web, batch = school
     import pillow_heif
@@ -233,6 +268,13 @@ def test_the_photo_is_kept_with_the_hand_in_and_the_teacher_sees_where_it_differ
         re.search(r'data-differs="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"')
     )
     assert differs == [[changed["head"], changed["step"], changed["i"], changed["j"]]]
+    # What a scan would have asked the teacher to look at is the teacher's alone: the boxes read surely
+    # that are neither the key's nor carried (the student's mistakes here), the changed one aside.
+    assert set(read) == {"photo", "page", "pages", "boxes"}
+    asked = json.loads(re.search(r'data-asked="([^"]*)"', page).group(1).replace("&#34;", '"').replace("&quot;", '"'))
+    entry = photo_log(store.batch(batch.id), index)[-1]
+    assert asked and asked == [k for k in entry["asks"] if k not in differs]
+    assert f"{len(asked)} box" in page and "a scan would ask you to look at" in page
     photo = web.get(f"/batches/{batch.id}/photos/{read['photo']}")
     assert photo.status_code == 200 and photo.headers["content-type"] == "image/jpeg"
     assert web.get(f"/batches/{batch.id}/photos/..%2Fmanifest.json").status_code == 404

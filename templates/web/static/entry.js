@@ -135,11 +135,14 @@
   });
 
   const fill = (doc) => window.attnsheetSheet.fill(doc, inputs, fit);
-  // The boxes where the student's hand-in is not what their photo shows: marked for the teacher.
-  for (const [head, step, i, j] of JSON.parse(root.dataset.differs || "[]")) {
-    const input = inputs.find((o) => o.dataset.step === step && Number(o.dataset.i) === i && Number(o.dataset.j) === j &&
-      o.dataset.head === (head === null ? "" : String(head)));
-    if (input) input.classList.add("differs");
+  // The boxes where the student's hand-in is not what their photo shows, and those a scan would have
+  // asked the teacher to look at: marked for the teacher.
+  for (const mark of ["differs", "asked"]) {
+    for (const [head, step, i, j] of JSON.parse(root.dataset[mark] || "[]")) {
+      const input = inputs.find((o) => o.dataset.step === step && Number(o.dataset.i) === i && Number(o.dataset.j) === j &&
+        o.dataset.head === (head === null ? "" : String(head)));
+      if (input) input.classList.add(mark);
+    }
   }
   const saved = JSON.parse(root.dataset.saved || "null");
   if (saved) fill(saved);

@@ -1,0 +1,97 @@
+"""What a photo's marks cost and risk (issue 58): for every kind and hand, the taps a student spends and any box called sure other than what was written, at each certainty the phone might ask.
+
+`python bench/photo_marks.py [KIND ...]` makes a web class of three sheets of each kind, fills each
+in by the project's writers, by the held-out handwriting faces and by people's own held-out digits,
+photographs every page under tests/scan/test_photos.py's PHONE conditions (at an angle with desk
+around it; sideways under a shadow and uneven light; turned over at 12 megapixels), reads each
+photo as the server does (app/photos.photo_reads), and counts, for each certainty in SURES: the
+boxes called sure other than what was written (must be none), and each sheet's taps (one to
+confirm a right guess, the keys and one more to retype a wrong one). A box is sure by its own
+reads alone (verify.alone), as photos.SURE asks. A measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server"), str(ROOT / "tests" / "scan")]
+
+import cv2  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from test_photos import PHONE, alike, fixed_secret, lit, token_of  # noqa: E402
+from waiting import made  # noqa: E402
+
+from generator.app.photos import SURE, photo_reads  # noqa: E402
+from generator.app.store import Store  # noqa: E402
+from generator.scan.synthetic import filled_sheets  # noqa: E402
+from generator.scan.verify import alone, likeliest  # noqa: E402
+from generator.web.app import create_app  # noqa: E402
+
+KINDS = ("attention", "ffn", "transformer", "rnn", "moe", "mlp", "backprop", "norm", "gcn", "conv")
+HANDS = {"project": "", "faces": "faces", "digits": "digits"}
+"""Each group's `hands` for filled_sheets (bench/writers.py's groups)."""
+SURES = (0.99, SURE, 0.998)
+TARGETS = {"project": 40, "faces": 60, "digits": 60}
+"""An attention sheet's taps (issue 58)."""
+
+
+def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str]]:
+    """Every written or read box of three sheets photographed under each PHONE condition: (sheet and
+    condition, what was written, the reader's own number, its share, the best guess)."""
+    store = Store(fixed_secret(Path(tempfile.mkdtemp()) / "data"))
+    web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
+    web.csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
+    answer = web.post("/batches", data={"csrf": web.csrf, "kind": kind, "count": "3", "seed": "5"})
+    batch = store.batch(made(web, answer).rsplit("/", 1)[1])
+    out = []
+    for n, (scan, light) in enumerate(PHONE):
+        for filled in filled_sheets(batch.folder, seed=3, scan={"quality": 70, "dpi": 200, **scan}, hands=hands):
+            sheet = next(s for s in batch.sheets if s["code"] == filled.code)
+            for number, page in enumerate(filled.pages, start=1):
+                picture = lit(page, light) if light else page
+                content = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
+                reads, _, _ = photo_reads(batch, sheet, token_of(store, batch, filled.code), content, number)
+                for key, read in reads.items():
+                    text, share = ("", 1.0) if read.blank else alone(read)
+                    guess = "" if read.blank else likeliest(read)
+                    out.append((f"{filled.code}/{n}", filled.text(key), text, share, guess))
+    store.close()
+    return out
+
+
+def counted(rows, sure: float) -> tuple[list[int], list[tuple[str, str, float]]]:
+    """Each sheet's taps, and the boxes called sure other than what was written, at certainty `sure`."""
+    taps, false = collections.Counter(), []
+    for sheet, written, text, share, guess in rows:
+        taps[sheet] += 0
+        if share >= sure:
+            if not alike(text, written):
+                false.append((written, text, round(share, 4)))
+        else:
+            taps[sheet] += 1 if alike(guess, written) else len(written) + 1
+    return sorted(taps.values()), false
+
+
+def main() -> int:
+    kinds = sys.argv[1:] or KINDS
+    for kind in kinds:
+        for group, hands in HANDS.items():
+            rows = boxes(kind, hands)
+            for sure in SURES:
+                taps, false = counted(rows, sure)
+                target = f" (target {TARGETS[group]})" if kind == "attention" else ""
+                print(
+                    f"{kind:12s} {group:8s} sure at {sure}: taps {taps}, median {taps[len(taps) // 2]}{target};"
+                    f" sure but not what was written: {len(false)} {false[:3]}",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""A photo's marks (issue 58): a box is sure by the reader's own certainty of what is written, never by the key, so the marks shown before a hand-in say nothing of which boxes are right."""
+
+from __future__ import annotations
+
+import inspect
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generator.app.photos import SURE, marked
+from generator.core.cells import read_cell_text
+from generator.scan.verify import CellRead, alone, decide, likeliest
+
+
+def box(*parts) -> CellRead:
+    """A box read as `parts`, each its (text, probability) reads."""
+    return CellRead(tuple(tuple(part) for part in parts))
+
+
+def test_a_box_is_sure_where_its_reads_agree_on_one_number():
+    assert alone(box([("12", 0.999)])) == ("12", 0.999)  # what no read covers counts against it
+    text, share = alone(box([("12", 0.8), ("17", 0.2)]))
+    assert text == "12" and abs(share - 0.8) < 1e-9
+    # The same number in two writings agrees: 3/8 and 0,375 are one value.
+    text, share = alone(box([("0.5", 0.6), ("0,5", 0.4)]))
+    assert text == "0.5" and share > 0.999
+    # A read no one writes (a leading zero) stands for nothing, and still makes the box unclear.
+    assert alone(box([("01", 0.6), ("61", 0.4)]))[0] == "61"
+    assert alone(box([("01", 0.6), ("61", 0.4)]))[1] < 0.5
+    assert alone(box([("?", 1.0)])) == ("", 0.0)
+
+
+def test_a_fraction_and_its_decimals_are_read_together():
+    # The decimals below say which: 3/8 (0.38) and not 3/9.
+    text, share = alone(box([("3/9", 0.55), ("3/8", 0.45)], [("0.38", 1.0)]))
+    assert text == "3/8 0.38" and share > 0.9
+    assert alone(box([("1/7", 0.5), ("1/2", 0.5)], [("0.50", 0.5), ("0.14", 0.5)]))[1] < 0.6
+
+
+def test_the_best_guess_leaves_out_what_is_no_character():
+    # A crossed-out digit beside the one meant; a stray mark; nothing readable at all.
+    assert likeliest(box([("x0", 1.0)])) == "0"
+    assert likeliest(box([("x16", 0.9), ("816", 0.1)])) == "16"
+    assert likeliest(box([("x", 1.0)])) == ""
+    assert likeliest(box([("3/4", 0.7)], [("0.75", 0.9)])) == "3/4 0.75"
+
+
+def test_a_mark_is_made_of_the_box_s_reads_alone():
+    """The rule itself: nothing that knows the key reaches a photo's mark."""
+    assert list(inspect.signature(alone).parameters) == ["read"]
+    assert list(inspect.signature(marked).parameters) == ["key", "read"]
+    sure = marked((1, "Q", 0, 0), box([("7", 0.999)]))
+    assert sure.sure and sure.value == "7"
+    unsure = marked((1, "Q", 0, 0), box([("7", 0.9), ("1", 0.1)]))
+    assert not unsure.sure and unsure.value == "7"
+    blank = marked((1, "Q", 0, 0), box())
+    assert blank.sure and blank.value == ""
+
+
+digits = st.text("0123456789", min_size=1, max_size=4)
+reads = st.lists(
+    st.tuples(
+        st.one_of(digits, st.builds("-{}".format, digits), st.builds("{}/{}".format, digits, digits)),
+        st.floats(0.001, 1.0),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(reads)
+def test_what_is_called_sure_is_a_number_read_and_as_sure_as_verification_would_need(parts):
+    total = sum(p for _, p in parts)
+    part = tuple((t, p / total) for t, p in parts)
+    text, share = alone(box(part))
+    assert 0.0 <= share <= 1.0 + 1e-9
+    if share >= SURE:
+        entry = read_cell_text(text)
+        assert entry.kind == "value" and text in [t for t, _ in part]
+        value = entry.exact if entry.exact is not None else Fraction(entry.decimal[0])
+        # Whatever the key: a box read this surely as v is what verification accepts as v when v is the key.
+        assert decide(box(part), value, None)[0] == "accepted"
