@@ -309,6 +309,22 @@ def cuts(g: Glyph) -> list[tuple[Glyph, Glyph]]:
     return out
 
 
+def columns(g: Glyph) -> list[int]:
+    """Where a piece that is several characters touching may be cut upright: its ends, and each
+    column crossed by less ink than the columns either side (the ink's count a column, smoothed)."""
+    profile = np.convolve(g.mask.sum(axis=0).astype(np.float32), np.ones(3, np.float32) / 3, mode="same")
+    w = len(profile)
+    inner = [c for c in range(2, w - 1) if profile[c] <= profile[c - 1] and profile[c] <= profile[c + 1]]
+    return [0, *inner, w]
+
+
+def between(g: Glyph, a: int, b: int):
+    """The ink of glyph `g` between its columns `a` and `b`, as a glyph of its own; None if dust."""
+    mask = np.zeros(g.mask.shape, bool)
+    mask[:, a:b] = g.mask[:, a:b] > 0
+    return _trimmed(g, mask)
+
+
 def _trimmed(g: Glyph, mask: np.ndarray):
     """The part `mask` of glyph `g` as a glyph of its own, trimmed to its ink; None if dust."""
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))

@@ -4,8 +4,8 @@ The box is a crop of the scan mapped onto the page at `PX_MM` (200 dpi), beside 
 of the sheet's own blank render; scan/characters.py takes its ink apart into characters. Each
 character is classified by a small convolutional network the project trains on handwriting
 (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma, or "not a
-character" (a scribble, two digits run together: a piece wide enough to be two is cut where the
-least ink crosses and read again). A box read unsure is read again with the faint traces of a
+character" (a scribble, digits run together: a piece wide enough to be two is cut where the least
+ink crosses, one as wide as several into the pieces read surest). A box read unsure is read again with the faint traces of a
 hand's lost hairlines as ink (scan/characters.py's `traced`). The reads a box can be are the
 best strings of those characters, each with its probability; each character's shape is kept
 small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
@@ -22,7 +22,7 @@ from typing import Optional
 import cv2
 import numpy as np
 
-from generator.scan.characters import Glyph, Ink, cuts, ink, segment, traced
+from generator.scan.characters import Glyph, Ink, between, columns, cuts, ink, segment, traced
 from generator.scan.verify import CLASSES, best_strings
 
 PX_MM = 200 / 25.4
@@ -257,7 +257,7 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
                 trials.append((i, k))
                 rows.append(features(f.glyphs[:k] + list(halves) + f.glyphs[k + 1 :], f.height, range(k, k + 2)))
     if not trials:
-        return [_wide_junk(f, r) for f, r in zip(found, reads)]
+        return _apart(found, [_wide_junk(f, r) for f, r in zip(found, reads)], net)
     x = np.concatenate(rows)
     probs, shapes = _probabilities(net, x), looks(x)
     best: dict[tuple[int, int], tuple[float, int]] = {}
@@ -285,9 +285,70 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
             p.extend(probs[2 * t : 2 * t + 2] if t >= 0 else r.probabilities[k : k + 1])
             s.extend(shapes[2 * t : 2 * t + 2] if t >= 0 else r.shapes[k : k + 1])
         out[i] = PartRead(r.ink, np.array(p, np.float32), np.array(s, np.uint8))
+    return _apart(found, out, net, set(best))
+
+
+def _apart(found: list[Found], reads: list[PartRead], net: Model, cut: set = frozenset()) -> list[PartRead]:
+    """Parts read again where a piece still no character is as wide as several run together (a long
+    fraction written small, its digits touching): cut into the pieces the network reads surest
+    (`_pieces`); `cut`: the pieces `_split` cut in two, each a row more before the next."""
+    out = []
+    for i, (f, r) in enumerate(zip(found, reads)):
+        rows, looked, row = list(r.probabilities), list(r.shapes), 0
+        tall = max((g.y1 - g.y0 for g in f.glyphs), default=0)
+        for k, g in enumerate(f.glyphs):
+            width, h = g.x1 - g.x0, g.y1 - g.y0
+            if (i, k) in cut:
+                row += 2
+                continue
+            pieces = None
+            if row < len(rows) and rows[row].argmax() == JUNK and h >= 0.6 * tall and width >= MANY * h:
+                pieces = _pieces(f, k, net)
+            if pieces is not None:
+                rows[row : row + 1], looked[row : row + 1] = list(pieces[0]), list(pieces[1])
+                row += len(pieces[0])
+            else:
+                row += 1
+        out.append(PartRead(r.ink, np.array(rows, np.float32), np.array(looked, np.uint8)) if row else r)
     return out
 
 
+def _pieces(f: Found, k: int, net: Model) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """Glyph `k` of a part cut at its columns of least ink (`characters.columns`) into the pieces, a
+    character wide or less, the network reads surest (of which character, and that it is one):
+    their class probabilities and shapes; None where they are not RUN_SURE together, or uneven."""
+    g = f.glyphs[k]
+    h, ends = g.y1 - g.y0, columns(g)
+    spans = [(a, b) for n, a in enumerate(ends) for b in ends[n + 1 :] if 0.2 * h <= b - a <= 1.1 * h]
+    spans = [(a, b, p) for a, b in spans if (p := between(g, a, b)) is not None]
+    if not spans:
+        return None
+    others = f.glyphs[:k] + f.glyphs[k + 1 :]
+    x = np.concatenate([features(others[:k] + [p] + others[k:], f.height, range(k, k + 1)) for _, _, p in spans])
+    probs, shapes = _probabilities(net, x), looks(x)
+    which = np.where(np.arange(len(CLASSES)) == JUNK, 0.0, probs)
+    sure = np.maximum(which.max(axis=1), which[:, ONE] + which[:, SLASH]) * (1.0 - probs[:, JUNK])
+    best: dict[int, tuple[float, list[int]]] = {0: (0.0, [])}
+    for n, (a, b, _) in sorted(enumerate(spans), key=lambda t: t[1][0]):  # left to right: a path's start known
+        if a in best and (score := best[a][0] + math.log(max(float(sure[n]), 1e-12))) > best.get(b, (-math.inf,))[0]:
+            best[b] = (score, best[a][1] + [n])
+    score, path = best.get(ends[-1], (-math.inf, []))
+    tops = which[path].argmax(axis=1)
+    even = all(spans[n][2].y1 - spans[n][2].y0 >= EVEN * h for n, c in zip(path, tops) if CLASSES[c] in "0123456789/")
+    if len(path) < 2 or math.exp(score) < RUN_SURE or not even:
+        return None
+    return probs[path], shapes[path]
+
+
+EVEN = 0.8
+"""How tall against the run each of its digits and slashes must stand: digits written together are
+as tall as each other, where the strokes of a strike-out's zigzag cut apart are not (of 42 zigzags
+cut into pieces read surely, none kept; of the long fractions' runs, 55 of 61 read right kept)."""
+MANY = 1.5
+"""A piece read as no character, this wide against its height or wider, may be several run together."""
+RUN_SURE = 0.75
+"""How sure the network must be of a run's pieces together (their sureness multiplied): of photographed
+long fractions' runs read this surely, 27 of 29 read what was written; below it, 6 of 35."""
 SPLIT_WIDE = 0.7
 """A piece read as no character, this wide against its height or wider, may be two run together."""
 SPLIT_SURE = 0.99
