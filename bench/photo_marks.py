@@ -26,7 +26,9 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_photos import PHONE, alike, fixed_secret, lit, token_of  # noqa: E402
 from waiting import made  # noqa: E402
 
-from generator.app.photos import SURE, photo_reads  # noqa: E402
+from generator.app.photos import SURE, asked, marked, photo_reads  # noqa: E402
+from generator.core.answers import put_cell, skeleton  # noqa: E402
+from generator.core.formats import problem_from_json  # noqa: E402
 from generator.app.store import Store  # noqa: E402
 from generator.scan.synthetic import filled_sheets  # noqa: E402
 from generator.scan.verify import alone, likeliest  # noqa: E402
@@ -40,9 +42,10 @@ TARGETS = {"project": 40, "faces": 60, "digits": 60}
 """An attention sheet's taps (issue 58)."""
 
 
-def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str]]:
+def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str, bool]]:
     """Every written or read box of three sheets photographed under each PHONE condition: (sheet and
-    condition, what was written, the reader's own number, its share, the best guess)."""
+    condition, what was written, the reader's own number, its share, the best guess, whether the
+    teacher is asked to look at it, once handed in, where it is called sure at photos.SURE)."""
     store = Store(fixed_secret(Path(tempfile.mkdtemp()) / "data"))
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
     web.csrf = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
@@ -56,22 +59,32 @@ def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str]]:
                 picture = lit(page, light) if light else page
                 content = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
                 reads, _, _ = photo_reads(batch, sheet, token_of(store, batch, filled.code), content, number)
+                marks = [marked(key, read) for key, read in reads.items()]
+                # Handed in as a student would: what the phone called sure kept, the rest as written.
+                problem = problem_from_json(sheet["problem"])
+                handed = filled.typed(skeleton(problem, problem.code))
+                for m in marks:
+                    if m.sure:
+                        put_cell(handed, m.head, m.step, m.i, m.j, m.value)
+                entry = {"boxes": [m.__dict__ for m in marks], "handed": {"answers": handed}}
+                asks = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, sheet)}
                 for key, read in reads.items():
                     text, share = ("", 1.0) if read.blank else alone(read)
                     guess = "" if read.blank else likeliest(read)
-                    out.append((f"{filled.code}/{n}", filled.text(key), text, share, guess))
+                    out.append((f"{filled.code}/{n}", filled.text(key), text, share, guess, key in asks))
     store.close()
     return out
 
 
-def counted(rows, sure: float) -> tuple[list[int], list[tuple[str, str, float]]]:
-    """Each sheet's taps, and the boxes called sure other than what was written, at certainty `sure`."""
+def counted(rows, sure: float) -> tuple[list[int], list[tuple[str, str, float, bool]]]:
+    """Each sheet's taps, and the boxes called sure other than what was written (each with whether
+    the teacher is asked to look at it), at certainty `sure`."""
     taps, false = collections.Counter(), []
-    for sheet, written, text, share, guess in rows:
+    for sheet, written, text, share, guess, looked in rows:
         taps[sheet] += 0
         if share >= sure:
             if not alike(text, written):
-                false.append((written, text, round(share, 4)))
+                false.append((written, text, round(share, 4), looked))
         else:
             taps[sheet] += 1 if alike(guess, written) else len(written) + 1
     return sorted(taps.values()), false
@@ -87,7 +100,8 @@ def main() -> int:
                 target = f" (target {TARGETS[group]})" if kind == "attention" else ""
                 print(
                     f"{kind:12s} {group:8s} sure at {sure}: taps {taps}, median {taps[len(taps) // 2]}{target};"
-                    f" sure but not what was written: {len(false)} {false[:3]}",
+                    f" sure but not what was written: {len(false)} {false[:3]}"
+                    + (f", the teacher asked to look at {sum(f[3] for f in false)}" if sure == SURE else ""),
                     flush=True,
                 )
     return 0

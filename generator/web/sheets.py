@@ -30,7 +30,7 @@ class Sheets(Pages):
         writes = self.may_change(request, batch)
         # The photos the student handed in, each with the boxes where the hand-in is not what the photo read.
         photos = [
-            {**entry, "differs": differences(entry), "asked": asked(entry)}
+            {**entry, "differs": differences(entry), "asked": asked(entry, sheet)}
             for entry in photo_log(batch, int(sheet["index"]))
             if entry.get("handed")
         ]
