@@ -5,9 +5,10 @@ in by the project's writers, by the held-out handwriting faces and by people's o
 photographs every page under tests/scan/test_photos.py's PHONE conditions (at an angle with desk
 around it; sideways under a shadow and uneven light; turned over at 12 megapixels), reads each
 photo as the server does (app/photos.photo_reads), and counts, for each certainty in SURES: the
-boxes called sure other than what was written (must be none), and each sheet's taps (one to
-confirm a right guess, the keys and one more to retype a wrong one). A box is sure by its own
-reads alone (verify.alone), as photos.SURE asks. A measurement, not a test.
+boxes called sure other than what was written (and how many of those the teacher is asked to look
+at once handed in), and each sheet's taps (one to confirm a right guess, two to pick one of the
+box's next OTHERS reads, else the keys and one more). A box is sure by its own reads alone
+(verify.alone), as photos.SURE asks. A measurement, not a test.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_photos import PHONE, alike, fixed_secret, lit, token_of  # noqa: E402
 from waiting import made  # noqa: E402
 
-from generator.app.photos import SURE, asked, marked, photo_reads  # noqa: E402
+from generator.app.photos import OTHERS, SURE, asked, marked, photo_reads  # noqa: E402
 from generator.core.answers import put_cell, skeleton  # noqa: E402
 from generator.core.formats import problem_from_json  # noqa: E402
 from generator.app.store import Store  # noqa: E402
@@ -44,7 +45,7 @@ TARGETS = {"project": 40, "faces": 60, "digits": 60}
 
 def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str, bool]]:
     """Every written or read box of three sheets photographed under each PHONE condition: (sheet and
-    condition, what was written, the reader's own number, its share, the best guess, whether the
+    condition, what was written, the reader's own number, its share, its likeliest reads, whether the
     teacher is asked to look at it, once handed in, where it is called sure at photos.SURE)."""
     store = Store(fixed_secret(Path(tempfile.mkdtemp()) / "data"))
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
@@ -70,8 +71,8 @@ def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str, bool]]
                 asks = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, sheet)}
                 for key, read in reads.items():
                     text, share = ("", 1.0) if read.blank else alone(read)
-                    guess = "" if read.blank else likeliest(read)
-                    out.append((f"{filled.code}/{n}", filled.text(key), text, share, guess, key in asks))
+                    guesses = [] if read.blank else likeliest(read, OTHERS + 1)
+                    out.append((f"{filled.code}/{n}", filled.text(key), text, share, guesses, key in asks))
     store.close()
     return out
 
@@ -80,14 +81,22 @@ def counted(rows, sure: float) -> tuple[list[int], list[tuple[str, str, float, b
     """Each sheet's taps, and the boxes called sure other than what was written (each with whether
     the teacher is asked to look at it), at certainty `sure`."""
     taps, false = collections.Counter(), []
-    for sheet, written, text, share, guess, looked in rows:
+    for sheet, written, text, share, guesses, looked in rows:
         taps[sheet] += 0
         if share >= sure:
             if not alike(text, written):
                 false.append((written, text, round(share, 4), looked))
         else:
-            taps[sheet] += 1 if alike(guess, written) else len(written) + 1
+            taps[sheet] += tapped(guesses, written)
     return sorted(taps.values()), false
+
+
+def tapped(guesses: list[str], written: str) -> int:
+    """A student's taps on an unsure box: one to confirm the guess, two to pick another read, else
+    the keys and one more."""
+    if guesses and alike(guesses[0], written):
+        return 1
+    return 2 if any(alike(g, written) for g in guesses[1:]) else len(written) + 1
 
 
 def main() -> int:

@@ -64,6 +64,8 @@ class PhotoBox:
     """What the reader read ("" for a blank box); for an unsure box, its best guess."""
     sure: bool
     """Read with certainty (verify.alone: by its own reads, asking no key), or to be confirmed by the student."""
+    others: tuple[str, ...] = ()
+    """An unsure box's next likeliest reads, OTHERS at most: the student picks one with a tap."""
 
 
 def queue_photo(store, batch: StoredBatch, sheet: dict, token: str, content: bytes, page: int = 1) -> int:
@@ -187,7 +189,14 @@ def marked(key, read) -> PhotoBox:
     text, share = alone(read)
     if share >= SURE:
         return PhotoBox(*key, text, True)
-    return PhotoBox(*key, likeliest(read), False)
+    reads = likeliest(read, OTHERS + 1)
+    return PhotoBox(*key, reads[0] if reads else "", False, tuple(reads[1:]))
+
+
+OTHERS = 3
+"""The other reads of an unsure box offered to the student (bench/photo_marks.py's attention sheets:
+where the guess is wrong, what people's held-out digits wrote is among the next three in 33 of 50
+boxes, the held-out faces' in 17 of 76; an attention sheet in people's digits 8-61 taps, 9-91 without)."""
 
 
 SURE = 0.995
@@ -195,8 +204,8 @@ SURE = 0.995
 call it sure. bench/photo_marks.py, every kind photographed under a phone's conditions, three sheets
 each by the project's writers, the held-out faces and people's digits (270 sheets): at 0.995, 15
 boxes called sure other than what was written, 14 of them in hands the network never learned from,
-every one a box `asked` shows the teacher; an attention sheet 3-46 taps (the project's writers); at
-0.998 the same sheets 5-54 taps and 9 such boxes; at 0.99, 22."""
+every one a box `asked` shows the teacher; an attention sheet 3-42 taps (the project's writers); at
+0.998 the same sheets 5-50 taps and 9 such boxes; at 0.99, 22."""
 
 
 def photo_log(batch: StoredBatch, index: int) -> list[dict]:

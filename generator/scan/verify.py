@@ -244,14 +244,15 @@ def alone(read: CellRead) -> tuple[str, float]:
     return text, min(_posterior(part, _value(entry))[0] for part in parts if part)
 
 
-def likeliest(read: CellRead) -> str:
-    """A box's likeliest whole read as a person would write it: what the network calls no character
-    (a crossed-out digit, a stray mark) left out; "" where what is left is no number."""
-    for text, _ in joined(read):
+def likeliest(read: CellRead, k: int = 1) -> list[str]:
+    """A box's `k` likeliest whole reads as a person would write them, best first: what the network
+    calls no character (a crossed-out digit, a stray mark) left out, each a number someone writes."""
+    out: list[str] = []
+    for text, _ in joined(read, 2 * k + 4):
         kept = " ".join(text.replace("?", "").split())
-        if kept and _number(kept) is not None and not _unlike(kept):
-            return kept
-    return ""
+        if kept and kept not in out and _number(kept) is not None and not _unlike(kept):
+            out.append(kept)
+    return out[:k]
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:

@@ -40,10 +40,12 @@ def test_a_fraction_and_its_decimals_are_read_together():
 
 def test_the_best_guess_leaves_out_what_is_no_character():
     # A crossed-out digit beside the one meant; a stray mark; nothing readable at all.
-    assert likeliest(box([("x0", 1.0)])) == "0"
-    assert likeliest(box([("x16", 0.9), ("816", 0.1)])) == "16"
-    assert likeliest(box([("x", 1.0)])) == ""
-    assert likeliest(box([("3/4", 0.7)], [("0.75", 0.9)])) == "3/4 0.75"
+    assert likeliest(box([("x0", 1.0)])) == ["0"]
+    assert likeliest(box([("x16", 0.9), ("816", 0.1)]), 3) == ["16", "816"]
+    assert likeliest(box([("x", 1.0)])) == []
+    assert likeliest(box([("3/4", 0.7)], [("0.75", 0.9)])) == ["3/4 0.75"]
+    # The next reads, each a number someone writes, once: "01" is no one's.
+    assert likeliest(box([("9", 0.6), ("4", 0.3), ("01", 0.05), ("x4", 0.05)]), 4) == ["9", "4"]
 
 
 def test_a_mark_is_made_of_the_box_s_reads_alone():
@@ -53,7 +55,7 @@ def test_a_mark_is_made_of_the_box_s_reads_alone():
     sure = marked((1, "Q", 0, 0), box([("7", 0.999)]))
     assert sure.sure and sure.value == "7"
     unsure = marked((1, "Q", 0, 0), box([("7", 0.9), ("1", 0.1)]))
-    assert not unsure.sure and unsure.value == "7"
+    assert not unsure.sure and unsure.value == "7" and unsure.others == ("1",)
     blank = marked((1, "Q", 0, 0), box())
     assert blank.sure and blank.value == ""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 from playwright.sync_api import expect
 from procs import Served
@@ -33,6 +35,17 @@ def test_a_student_photographs_confirms_corrects_and_hands_in_and_the_teacher_se
         phone.screenshot(path=str(tmp_path / "photo-2-confirming.png"), full_page=False)
         unsure = phone.locator("input.cell.unsure")
         assert unsure.count() >= 2
+        # A box with other reads: tapped, they are offered above the keys; a tap on one fills the box.
+        offered = phone.locator(
+            "input.cell.unsure[data-others]"
+        ).first.element_handle()  # it stays this box once confirmed
+        picks = json.loads(offered.get_attribute("data-others"))
+        offered.tap()
+        expect(phone.locator("#others")).to_be_visible()
+        phone.screenshot(path=str(tmp_path / "photo-2b-other-reads.png"), full_page=False)
+        phone.locator("#others button").first.tap()
+        assert offered.input_value() == picks[0].replace("-", "−")
+        expect(phone.locator("#others")).to_be_hidden()
         left = unsure.count()
         unsure.first.tap()
         unsure.first.tap()  # two guesses confirmed, one tap each

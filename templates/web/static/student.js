@@ -71,10 +71,10 @@
   const keep = () => { try { localStorage.setItem(draftKey, JSON.stringify(answers())); } catch (error) { /* private mode */ } };
   inputs.forEach((input, k) => {
     input.addEventListener("input", () => { window.attnsheetSheet.fit(input); keep(); });
-    input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); clear(input); });
+    input.addEventListener("focus", () => { input.select(); keys.hidden = false; tell(input); offer(input); clear(input); });
     // Out of the boxes (the hand-in button, the text): the key bar and the note go, nothing stays over the page.
     input.addEventListener("blur", () => setTimeout(() => {
-      if (!inputs.includes(document.activeElement)) { keys.hidden = true; note.hidden = true; }
+      if (!inputs.includes(document.activeElement)) { keys.hidden = true; note.hidden = true; others.hidden = true; }
     }, 0));
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && inputs[k + 1]) { event.preventDefault(); inputs[k + 1].focus(); }
@@ -88,6 +88,7 @@
       const note = document.getElementById("note");
       let top = keys.getBoundingClientRect().top;
       if (note && !note.hidden) top = Math.min(top, note.getBoundingClientRect().top);
+      if (!others.hidden) top = Math.min(top, others.getBoundingClientRect().top);
       const box = input.getBoundingClientRect();
       if (box.bottom > top - 8) window.scrollBy(0, box.bottom - top + 16);
     });
@@ -105,6 +106,30 @@
     input.setSelectionRange(at_ + 1, at_ + 1);
     keep();
   });
+
+  // An unsure box's other reads from its photo, offered above the keys: a tap fills the box with one.
+  const others = document.getElementById("others");
+  others.addEventListener("mousedown", (event) => event.preventDefault());  // the box keeps the focus
+  function offer(input) {
+    const picks = JSON.parse(input.dataset.others || "[]");
+    others.querySelectorAll("button").forEach((button) => button.remove());
+    for (const pick of picks) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = pick.replace(/-/g, "−");
+      button.addEventListener("click", () => {
+        input.value = button.textContent;
+        window.attnsheetSheet.fit(input);
+        delete input.dataset.others;
+        others.hidden = true;
+        keep();
+      });
+      others.append(button);
+    }
+    others.hidden = !picks.length;
+    const below = keys.hidden ? 0 : keys.getBoundingClientRect().height;
+    others.style.bottom = below + (note.hidden ? 0 : note.getBoundingClientRect().height) + "px";
+  }
 
   // A photo of the paper: each box filled as read; the unsure ones wait for a tap (confirmed) or a correction.
   const photoIn = document.getElementById("photo-in");
@@ -153,6 +178,8 @@
       input.value = box.value.replace(/-/g, "−");
       window.attnsheetSheet.fit(input);
       input.classList.toggle("unsure", !box.sure);
+      if (!box.sure && box.others && box.others.length) input.dataset.others = JSON.stringify(box.others);
+      else delete input.dataset.others;
       if (box.sure) { sure += 1; input.removeAttribute("aria-description"); }
       else input.setAttribute("aria-description", photoWords.unsure);
     }
