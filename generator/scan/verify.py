@@ -246,13 +246,24 @@ def alone(read: CellRead) -> tuple[str, float]:
 
 def likeliest(read: CellRead, k: int = 1) -> list[str]:
     """A box's `k` likeliest whole reads as a person would write them, best first: what the network
-    calls no character (a crossed-out digit, a stray mark) left out, each a number someone writes."""
+    calls no character (a crossed-out digit, a stray mark) left out, each a number someone writes.
+    Where a fraction's box reads as no number, its decimals as written to two places (a point too
+    faint to read: 217 is 2.17), then its fraction alone (a shadow's edge read as decimals)."""
     out: list[str] = []
     for text, _ in joined(read, 2 * k + 4):
-        kept = " ".join(text.replace("?", "").split())
-        if kept and kept not in out and _number(kept) is not None and not _unlike(kept):
-            out.append(kept)
+        kept = text.replace("?", "").split()
+        ways = [kept]
+        if len(read.parts) == 2 and len(kept) == 2:
+            ways += [[kept[0], TWO_PLACES.sub(r"\1.\2", kept[1])], kept[:1]]
+        for way in map(" ".join, ways):
+            if way and way not in out and _number(way) is not None and not _unlike(way):
+                out.append(way)
+                break
     return out[:k]
+
+
+TWO_PLACES = re.compile(r"^(-?[0-9]+)([0-9]{2})$")
+"""A decimals line's digits with no point: the point goes before the last two."""
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:

@@ -44,6 +44,10 @@ def test_the_best_guess_leaves_out_what_is_no_character():
     assert likeliest(box([("x16", 0.9), ("816", 0.1)]), 3) == ["16", "816"]
     assert likeliest(box([("x", 1.0)])) == []
     assert likeliest(box([("3/4", 0.7)], [("0.75", 0.9)])) == ["3/4 0.75"]
+    # A fraction's decimals are written to two places: a point too faint to read goes before the last two.
+    assert likeliest(box([("13/6", 1.0)], [("217", 1.0)])) == ["13/6 2.17"]
+    # Decimals that are no number with the fraction (a shadow's edge read as an 8): the fraction alone.
+    assert likeliest(box([("17/6", 0.9)], [("8", 0.5), ("9", 0.2)])) == ["17/6"]
     # The next reads, each a number someone writes, once: "01" is no one's.
     assert likeliest(box([("9", 0.6), ("4", 0.3), ("01", 0.05), ("x4", 0.05)]), 4) == ["9", "4"]
 
