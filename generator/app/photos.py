@@ -226,12 +226,13 @@ def handed_with(batch: StoredBatch, index: int, names: list, answers: dict, rev:
     wanted = {str(n) for n in names}
     if not wanted or not (batch.folder / "photos").is_dir():
         return
+    handed = {"at": time.time(), "answers": answers, "rev": rev}  # one moment: the photos of one hand-in
     with _log_lock(batch, index):
         log = photo_log(batch, index)
         changed = False
         for entry in log:
             if entry["file"] in wanted:
-                entry["handed"] = {"at": time.time(), "answers": answers, "rev": rev}
+                entry["handed"] = handed
                 changed = True
         if changed:
             write_atomic(batch.folder / "photos" / f"{index:03d}.json", (json.dumps(log) + "\n").encode(), force=True)
