@@ -287,7 +287,6 @@ def asked(entry: dict, sheet: dict) -> list[dict]:
     read. The teacher's alone: before the hand-in, this would say which boxes are right."""
     from generator.core.answers import cell_at
     from generator.core.cells import read_cell_text
-    from generator.core.grade import CREDITED
     from generator.core.registry import grade
     from generator.scan.verify import answers_of, empty_grids
 
@@ -304,16 +303,16 @@ def asked(entry: dict, sheet: dict) -> list[dict]:
                 except (KeyError, IndexError, TypeError):  # a grid the hand-in left out
                     pass
     graded = grade(problem, answers_of(problem, grids, sheet["code"], student))
-    verdicts = {(s.head, s.step): s.verdicts for s in graded.steps}
+    wrong = {
+        (s.head, s.step, i, j)
+        for s in graded.steps
+        for i, row in enumerate(s.verdicts)
+        for j, v in enumerate(row)
+        if v == "wrong"
+    }
     changed = {(d["head"], d["step"], d["i"], d["j"]) for d in differences(entry)}
-    out = []
-    for box in entry["boxes"]:
-        key = (box["head"], box["step"], box["i"], box["j"])
-        if box["sure"] and box["value"] and key not in changed:
-            verdict = verdicts.get(key[:2], ())[key[2]][key[3]] if key[:2] in verdicts else "correct"
-            if verdict not in CREDITED and verdict not in ("masked", "trivial"):
-                out.append(box)
-    return out
+    at = [(box, (box["head"], box["step"], box["i"], box["j"])) for box in entry["boxes"]]
+    return [box for box, key in at if box["sure"] and key in wrong and key not in changed]
 
 
 def photo_path(batch: StoredBatch, name: str) -> Path:

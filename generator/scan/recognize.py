@@ -5,8 +5,8 @@ of the sheet's own blank render; scan/characters.py takes its ink apart into cha
 character is classified by a small convolutional network the project trains on handwriting
 (scan/train.py, weights in model.npz), into a digit, minus, slash, point, comma, or "not a
 character" (a scribble, digits run together: a piece wide enough to be two is cut where the least
-ink crosses, one as wide as several into the pieces read surest). A box read unsure is read again with the faint traces of a
-hand's lost hairlines as ink (scan/characters.py's `traced`). The reads a box can be are the
+ink crosses, one as wide as several into the pieces read surest). A box read unsure is read again
+with a hand's lost hairlines as ink (scan/characters.py's `traced`). The reads a box can be are the
 best strings of those characters, each with its probability; each character's shape is kept
 small beside them, for the same writer's other characters to be compared with (scan/adapt.py).
 """
