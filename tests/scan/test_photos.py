@@ -475,3 +475,18 @@ def test_the_teacher_sees_every_photo_of_the_last_hand_in(school):
     page = web.get(f"/batches/{batch.id}/sheets/{index}").text
     assert f"/photos/{first}" in page and f"/photos/{second}" in page and f"/photos/{earlier}" not in page
     assert "The photos the student handed in" in page
+
+
+@pytest.mark.parametrize("light", ["shadow", "both", "uneven"])
+def test_a_photo_s_light_made_even_leaves_no_band_at_a_shadow_s_edge(light):
+    """The paper under a shadow over a third of the page (or light falling off across it) is as light,
+    once evened, as the paper in the light: no band along the shadow's edge that the reader would
+    take for ink (a stroke's core is at least INK_DIFF darker than the paper)."""
+    from generator.scan.characters import INK_DIFF
+    from generator.scan.photo import evened
+
+    page = np.full((1600, 1200), 235, np.uint8)
+    for y in range(200, 1400, 100):  # a sheet's writing, so that the paper's light is read around ink
+        cv2.putText(page, "12/34 5,6", (100, y), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 30, 3)
+    paper = evened(lit(page, light))[page == 235]
+    assert float(paper.min()) > 235 - INK_DIFF[0] / 2, float(paper.min())
