@@ -194,7 +194,7 @@ def marked(key, read) -> PhotoBox:
 
 
 OTHERS = 3
-"""The other reads of an unsure box offered to the student (bench/photo_marks.py's attention sheets:
+"""The other reads of an unsure box offered to the student (bench/photo_marks.py's 152-box sheets:
 where the guess is wrong, what people's held-out digits wrote is among the next three in 33 of 50
 boxes, the held-out faces' in 17 of 76)."""
 
@@ -204,8 +204,8 @@ SURE = 0.995
 call it sure. bench/photo_marks.py, every kind photographed under a phone's conditions, three sheets
 each by the project's writers, the held-out faces and people's digits (270 sheets): at 0.995, 11
 boxes called sure other than what was written, all in hands the network never learned from, every
-one a box `asked` shows the teacher; an attention sheet 3-41 taps (the project's writers); at 0.998
-the same sheets 4-45 taps and 9 such boxes; at 0.99, 19."""
+one a box `asked` shows the teacher; the issue's 152-box sheet 3-41 taps by the project's writers;
+at 0.998 those sheets 4-45 taps and 9 such boxes; at 0.99, 19."""
 
 
 def photo_log(batch: StoredBatch, index: int) -> list[dict]:

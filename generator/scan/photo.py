@@ -111,7 +111,7 @@ def evened(grey: np.ndarray) -> np.ndarray:
     # The ink out by a closing (the lightest around, then the darkest of those), wider than the corner
     # marks: a shadow's edge stays where it is. The lightest alone spread the lit paper over the edge,
     # and the page divided by it kept a band there 40 grey levels dark that the reader took for a
-    # digit (bench/photo_marks.py: norm's sheets 0-62 taps, now 0-37; attention 3-42, now 3-41).
+    # digit (bench/photo_marks.py: the worst sheet of one kind 62 taps, now 37; boxes sure but misread 15, now 11).
     paper = cv2.GaussianBlur(cv2.morphologyEx(small, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8)), (0, 0), 3)
     paper = cv2.resize(np.maximum(paper, 1), (grey.shape[1], grey.shape[0]), interpolation=cv2.INTER_LINEAR)
     return cv2.divide(grey, paper, scale=235.0)  # rounded and held within 0..255 by OpenCV, in one pass
