@@ -290,8 +290,7 @@ def _split(found: list[Found], reads: list[PartRead], net: Model) -> list[PartRe
 
 def _apart(found: list[Found], reads: list[PartRead], net: Model, cut: set = frozenset()) -> list[PartRead]:
     """Parts read again where a piece still no character is as wide as several run together (a long
-    fraction written small, its digits touching): cut into the pieces the network reads surest
-    (`_pieces`); `cut`: the pieces `_split` cut in two, each a row more before the next."""
+    fraction written small): cut apart (`_pieces`); `cut`: the pieces `_split` cut in two."""
     out = []
     for i, (f, r) in enumerate(zip(found, reads)):
         rows, looked, row = list(r.probabilities), list(r.shapes), 0
@@ -314,9 +313,8 @@ def _apart(found: list[Found], reads: list[PartRead], net: Model, cut: set = fro
 
 
 def _pieces(f: Found, k: int, net: Model) -> Optional[tuple[np.ndarray, np.ndarray]]:
-    """Glyph `k` of a part cut at its columns of least ink (`characters.columns`) into the pieces, a
-    character wide or less, the network reads surest (of which character, and that it is one):
-    their class probabilities and shapes; None where they are not RUN_SURE together, or uneven."""
+    """Glyph `k` cut at its columns of least ink into the pieces the network reads surest as one character
+    each: their classes' probabilities and shapes; None where not RUN_SURE together, or uneven."""
     g = f.glyphs[k]
     h, ends = g.y1 - g.y0, columns(g)
     spans = [(a, b) for n, a in enumerate(ends) for b in ends[n + 1 :] if 0.2 * h <= b - a <= 1.1 * h]
@@ -333,8 +331,11 @@ def _pieces(f: Found, k: int, net: Model) -> Optional[tuple[np.ndarray, np.ndarr
         if a in best and (score := best[a][0] + math.log(max(float(sure[n]), 1e-12))) > best.get(b, (-math.inf,))[0]:
             best[b] = (score, best[a][1] + [n])
     score, path = best.get(ends[-1], (-math.inf, []))
-    tops = which[path].argmax(axis=1)
-    even = all(spans[n][2].y1 - spans[n][2].y0 >= EVEN * h for n, c in zip(path, tops) if CLASSES[c] in "0123456789/")
+    read = [(CLASSES[c], (spans[n][2].y1 - spans[n][2].y0) / h) for n, c in zip(path, which[path].argmax(axis=1))]
+    # Digits as tall as each other; a minus first and flat (a zigzag's stroke is neither).
+    even = all(
+        t >= EVEN if c.isdigit() or c == "/" else c != "-" or (m == 0 and t <= 0.5) for m, (c, t) in enumerate(read)
+    )
     if len(path) < 2 or math.exp(score) < RUN_SURE or not even:
         return None
     return probs[path], shapes[path]
@@ -342,13 +343,12 @@ def _pieces(f: Found, k: int, net: Model) -> Optional[tuple[np.ndarray, np.ndarr
 
 EVEN = 0.8
 """How tall against the run each of its digits and slashes must stand: digits written together are
-as tall as each other, where the strokes of a strike-out's zigzag cut apart are not (of 42 zigzags
-cut into pieces read surely, none kept; of the long fractions' runs, 55 of 61 read right kept)."""
+as tall as each other, a zigzag's strokes cut apart are not (of 42 zigzags, none kept)."""
 MANY = 1.5
 """A piece read as no character, this wide against its height or wider, may be several run together."""
-RUN_SURE = 0.75
-"""How sure the network must be of a run's pieces together (their sureness multiplied): of photographed
-long fractions' runs read this surely, 27 of 29 read what was written; below it, 6 of 35."""
+RUN_SURE = 0.15
+"""How sure the network must be of a run's pieces together (their sureness multiplied): a run read
+less surely is read all the same (its reads stay unsure, the student picks the right one)."""
 SPLIT_WIDE = 0.7
 """A piece read as no character, this wide against its height or wider, may be two run together."""
 SPLIT_SURE = 0.99
