@@ -27,8 +27,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_photos import PHONE, alike, fixed_secret, lit, token_of  # noqa: E402
 from waiting import made  # noqa: E402
 
-from generator.app.photos import OTHERS, SURE, asked, marked, photo_reads  # noqa: E402
-from generator.core.answers import put_cell, skeleton  # noqa: E402
+from generator.app.photos import OTHERS, SURE, asked, marked, photo_reads, wrong_boxes  # noqa: E402
+from generator.core.answers import skeleton  # noqa: E402
 from generator.core.formats import problem_from_json  # noqa: E402
 from generator.app.store import Store  # noqa: E402
 from generator.scan.synthetic import filled_sheets  # noqa: E402
@@ -56,19 +56,16 @@ def boxes(kind: str, hands: str) -> list[tuple[str, str, str, float, str, bool]]
     for n, (scan, light) in enumerate(PHONE):
         for filled in filled_sheets(batch.folder, seed=3, scan={"quality": 70, "dpi": 200, **scan}, hands=hands):
             sheet = next(s for s in batch.sheets if s["code"] == filled.code)
+            problem = problem_from_json(sheet["problem"])
             for number, page in enumerate(filled.pages, start=1):
                 picture = lit(page, light) if light else page
                 content = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
                 reads, _, _ = photo_reads(batch, sheet, token_of(store, batch, filled.code), content, number)
                 marks = [marked(key, read) for key, read in reads.items()]
                 # Handed in as a student would: what the phone called sure kept, the rest as written.
-                problem = problem_from_json(sheet["problem"])
-                handed = filled.typed(skeleton(problem, problem.code))
-                for m in marks:
-                    if m.sure:
-                        put_cell(handed, m.head, m.step, m.i, m.j, m.value)
+                handed = filled.kept(skeleton(problem, problem.code), marks)
                 entry = {"boxes": [m.__dict__ for m in marks], "handed": {"answers": handed}}
-                asks = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, sheet)}
+                asks = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, wrong_boxes(sheet, handed))}
                 for key, read in reads.items():
                     text, share = ("", 1.0) if read.blank else alone(read)
                     guesses = [] if read.blank else likeliest(read, OTHERS + 1)

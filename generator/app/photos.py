@@ -33,9 +33,11 @@ from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, checked, decoded, 
 __all__ = [
     "MAX_PHOTO_BYTES",
     "asked",
+    "wrong_boxes",
     "PhotoBox",
     "PhotoError",
     "differences",
+    "handed_photos",
     "handed_with",
     "photo_files",
     "photo_log",
@@ -280,39 +282,53 @@ def differences(entry: dict) -> list[dict]:
     return out
 
 
-def asked(entry: dict, sheet: dict) -> list[dict]:
-    """The boxes handed in as the phone surely read them that are neither the key's value nor what
-    the student's own earlier boxes, as handed in, give: the student's mistakes, or a misread the
-    reader was sure of (a hand it never learned from); the photo says which. Each with what was
-    read. The teacher's alone: before the hand-in, this would say which boxes are right."""
+def wrong_boxes(sheet: dict, answers: dict) -> frozenset:
+    """The boxes a hand-in gets wrong: neither the key's value nor what its own earlier boxes give."""
     from generator.core.answers import cell_at
     from generator.core.cells import read_cell_text
     from generator.core.registry import grade
     from generator.scan.verify import answers_of, empty_grids
 
-    handed = (entry.get("handed") or {}).get("answers")
-    if not handed:
-        return []
     problem, student = problem_from_json(sheet["problem"]), student_of(sheet["student"])
     grids = empty_grids(problem)
     for (head, step), grid in grids.items():
         for i, row in enumerate(grid):
             for j in range(len(row)):
                 try:
-                    row[j] = read_cell_text(str(cell_at(handed, head, step, i, j) or ""))
+                    row[j] = read_cell_text(str(cell_at(answers, head, step, i, j) or ""))
                 except (KeyError, IndexError, TypeError):  # a grid the hand-in left out
                     pass
-    graded = grade(problem, answers_of(problem, grids, sheet["code"], student))
-    wrong = {
+    steps = grade(problem, answers_of(problem, grids, sheet["code"], student)).steps
+    return frozenset(
         (s.head, s.step, i, j)
-        for s in graded.steps
+        for s in steps
         for i, row in enumerate(s.verdicts)
         for j, v in enumerate(row)
         if v == "wrong"
-    }
+    )
+
+
+def asked(entry: dict, wrong: frozenset) -> list[dict]:
+    """The boxes handed in as the phone surely read them that the hand-in gets wrong (`wrong`, as
+    wrong_boxes gives it): the student's mistakes, or a misread the reader was sure of (a hand it
+    never learned from); the photo says which. Each with what was read. The teacher's alone:
+    before the hand-in, this would say which boxes are right."""
     changed = {(d["head"], d["step"], d["i"], d["j"]) for d in differences(entry)}
     at = [(box, (box["head"], box["step"], box["i"], box["j"])) for box in entry["boxes"]]
     return [box for box, key in at if box["sure"] and key in wrong and key not in changed]
+
+
+def handed_photos(batch: StoredBatch, sheet: dict) -> tuple[list[dict], set]:
+    """The last hand-in's photos, a page each, each with the boxes where the hand-in is not what the
+    photo read (`differs`) and those it gets wrong as the photo surely read them (`asked`); and the
+    revisions handed in with a photo (the sheet's history says so)."""
+    handed = [entry for entry in photo_log(batch, int(sheet["index"])) if entry.get("handed")]
+    if not handed:
+        return [], set()
+    last = [entry for entry in handed if entry["handed"].get("at") == handed[-1]["handed"].get("at")]
+    wrong = wrong_boxes(sheet, last[0]["handed"]["answers"])
+    shown = [{**entry, "differs": differences(entry), "asked": asked(entry, wrong)} for entry in last]
+    return shown, {entry["handed"].get("rev") for entry in handed}
 
 
 def photo_path(batch: StoredBatch, name: str) -> Path:

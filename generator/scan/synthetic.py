@@ -247,6 +247,15 @@ class Filled:
             put_cell(out, *key, self.text(key))
         return out
 
+    def kept(self, answers: dict, marks) -> dict:
+        """What a student hands in after a photo: every box as written, but those the phone read
+        surely as it read them (`marks`: its boxes, each with head, step, i, j, value and sure)."""
+        out = self.typed(answers)
+        for m in marks:
+            if m.sure:
+                put_cell(out, m.head, m.step, m.i, m.j, m.value)
+        return out
+
 
 def smudged_qr(paper: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A page (at PAPER_DPI) whose QR code no detector reads: a grey blot scribbled over, where

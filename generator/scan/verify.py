@@ -149,25 +149,22 @@ def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
     decimals, read together) that stand for v, and the best of those. People write the decimals
     of the fraction they wrote: a pair that disagrees counts INCONSISTENT as much, so where a
     stroke could be a 1 or a slash, the decimals below say which."""
-    top = [(f, p) for f, p in fraction[:PAIRS]], [(d, q) for d, q in decimal[:PAIRS]]
+    unseen, pairs = _pairs(fraction, decimal)
+    total = unseen + sum(weight for weight, _, _ in pairs)
+    found = [(weight, text) for weight, text, entry in pairs if matches(entry, v) and not _unlike(text)]
+    return (sum(w for w, _ in found) / total if total else 0.0), (found[0][1] if found else "")
+
+
+def _pairs(fraction: Reads, decimal: Reads) -> tuple[float, list]:
+    """A fraction's box's reads paired with its decimals' (PAIRS of each): the probability no pair
+    holds, and each pair that is a number, (its weight, its text, the entry it is), best first read."""
+    top = fraction[:PAIRS], decimal[:PAIRS]
     seen = sum(p for _, p in top[0]) * sum(q for _, q in top[1])
-    total, mass, best = max(0.0, 1.0 - seen), 0.0, ""
-    for f, p in top[0]:
-        for d, q in top[1]:
-            entry = _number(f"{f} {d}")
-            if entry is None:
-                continue
-            weight = p * q * _agreeing(entry)
-            total += weight
-            if matches(entry, v) and not _unlike(f"{f} {d}"):
-                mass += weight
-                best = best or f"{f} {d}"
-    return (mass / total if total else 0.0), best
-
-
-def _agreeing(entry: Entry) -> float:
-    """1 for a fraction and decimals that agree, INCONSISTENT for a pair that does not."""
-    return 1.0 if entry.exact is not None and matches(entry, entry.exact) else INCONSISTENT
+    pairs = [(p * q, f"{f} {d}") for f, p in top[0] for d, q in top[1]]
+    numbers = [(w, t, entry) for w, t in pairs if (entry := _number(t)) is not None]
+    # People write the decimals of the fraction they wrote: a pair that disagrees counts less.
+    agrees = [entry.exact is not None and matches(entry, entry.exact) for _, _, entry in numbers]
+    return max(0.0, 1.0 - seen), [(w * (1.0 if a else INCONSISTENT), t, e) for (w, t, e), a in zip(numbers, agrees)]
 
 
 PAIRS = 8
@@ -229,14 +226,14 @@ def alone(read: CellRead) -> tuple[str, float]:
     whether the box is right ("", 0.0 where no read is a number)."""
     parts = read.reads()
     if len(parts) == 2 and all(parts):
-        pairs = [(p * q, f"{f} {d}") for f, p in parts[0][:PAIRS] for d, q in parts[1][:PAIRS]]
-        entries = [(w, t, _number(t)) for w, t in pairs if not _unlike(t)]
-        weighed = [(w * _agreeing(entry), t) for w, t, entry in entries if entry is not None]
-        if not weighed:
+        unseen, pairs = _pairs(parts[0], parts[1])
+        written = [(w, t, entry) for w, t, entry in pairs if not _unlike(t)]
+        if not written:
             return "", 0.0
-        text = max(weighed, key=lambda x: x[0])[1]
-        share, _ = _joint(parts[0], parts[1], _value(read_cell_text(text)))
-        return text, share
+        _, text, entry = max(written, key=lambda x: x[0])
+        v = _value(entry)
+        total = unseen + sum(w for w, _, _ in pairs)
+        return text, sum(w for w, _, e in written if matches(e, v)) / total if total else 0.0
     text = _tops(parts)
     entry = read_cell_text(text)
     if not text or entry.kind != "value":

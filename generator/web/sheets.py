@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from generator.app.classroom import grade_sheet
-from generator.app.photos import asked, differences, photo_log, photo_path
+from generator.app.photos import handed_photos, photo_path
 from generator.app.screens import sheet_form
 from generator.app.store import Store
 from generator.web.pages import Pages
@@ -28,17 +28,7 @@ class Sheets(Pages):
         rev, answers = await self.off_db(self.store.current, batch, sheet)
         history = await self.off_db(self.store.history, batch, sheet)
         writes = self.may_change(request, batch)
-        # The photos the student handed in, each with the boxes where the hand-in is not what the photo read.
-        photos = [
-            {**entry, "differs": differences(entry), "asked": asked(entry, sheet)}
-            for entry in photo_log(batch, int(sheet["index"]))
-            if entry.get("handed")
-        ]
-        from_photo = {entry["handed"].get("rev") for entry in photos}
-        # The last hand-in's photos, a page each.
-        shown = (
-            [entry for entry in photos if entry["handed"].get("at") == photos[-1]["handed"].get("at")] if photos else []
-        )
+        shown, from_photo = handed_photos(batch, sheet)
         return self.page(
             request,
             "entry.html",

@@ -426,8 +426,8 @@ def test_a_misread_the_phone_was_sure_of_is_one_the_teacher_is_asked_to_look_at(
     """A photo's marks ask no key, so a hand the network never learned from can be read surely and
     wrongly (a held-out face's faint minus lost: -9 read 9). Handed in as a student keeps what the
     phone was sure of, every such box is one the teacher's page asks them to check against the photo."""
-    from generator.app.photos import asked, marked, photo_reads
-    from generator.core.answers import put_cell, skeleton
+    from generator.app.photos import asked, marked, photo_reads, wrong_boxes
+    from generator.core.answers import skeleton
 
     store = Store(fixed_secret(tmp_path / "data"))
     web = TestClient(create_app(store), base_url="http://127.0.0.1", follow_redirects=False)
@@ -444,12 +444,9 @@ def test_a_misread_the_phone_was_sure_of_is_one_the_teacher_is_asked_to_look_at(
                 content = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
                 reads, _, _ = photo_reads(batch, sheet, token_of(store, batch, filled.code), content, number)
                 marks = [marked(key, read) for key, read in reads.items()]
-                handed = filled.typed(skeleton(problem, problem.code))
-                for m in marks:
-                    if m.sure:
-                        put_cell(handed, m.head, m.step, m.i, m.j, m.value)
+                handed = filled.kept(skeleton(problem, problem.code), marks)
                 entry = {"boxes": [m.__dict__ for m in marks], "handed": {"answers": handed}}
-                flagged = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, sheet)}
+                flagged = {(b["head"], b["step"], b["i"], b["j"]) for b in asked(entry, wrong_boxes(sheet, handed))}
                 for m in marks:
                     key = (m.head, m.step, m.i, m.j)
                     if m.sure and not alike(m.value, filled.text(key)):

@@ -7,6 +7,7 @@ import json
 import cv2
 from playwright.sync_api import expect
 from procs import Served
+from test_browser_a11y import axe_violations
 
 from generator.app.store import Store
 from generator.scan.synthetic import filled_sheets
@@ -15,7 +16,7 @@ from generator.scan.synthetic import filled_sheets
 def test_a_student_photographs_confirms_corrects_and_hands_in_and_the_teacher_sees_the_photo(browser, tmp_path):
     served = Served(Store(tmp_path / "data"))
     try:
-        teacher = browser.new_page(viewport={"width": 1280, "height": 900})
+        teacher = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # axe is added
         teacher.goto(served.url + "/")
         teacher.fill("#f-count", "1")
         teacher.fill("#f-seed", "5")
@@ -26,7 +27,9 @@ def test_a_student_photographs_confirms_corrects_and_hands_in_and_the_teacher_se
         filled = next(filled_sheets(batch.folder, seed=3, scan={"dpi": 200, "quality": 70, "photo": True, "angle": 6}))
         picture = tmp_path / "IMG_2031.jpg"
         picture.write_bytes(cv2.imencode(".jpg", filled.pages[0], [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes())
-        phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+        phone = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True
+        ).new_page()
         phone.goto(f"{served.url}/s/{served.store.links(batch)[1].token}")
         phone.screenshot(path=str(tmp_path / "photo-1-choosing.png"), full_page=False)
         phone.locator(".photo-file:not([capture])").set_input_files(str(picture))
@@ -43,6 +46,7 @@ def test_a_student_photographs_confirms_corrects_and_hands_in_and_the_teacher_se
         offered.tap()
         expect(phone.locator("#others")).to_be_visible()
         phone.screenshot(path=str(tmp_path / "photo-2b-other-reads.png"), full_page=False)
+        assert not axe_violations(phone)  # the unsure boxes and the other reads offered, as they stand
         phone.locator("#others button").first.tap()
         assert offered.input_value() == picks[0].replace("-", "−")
         expect(phone.locator("#others")).to_be_hidden()
@@ -65,6 +69,7 @@ def test_a_student_photographs_confirms_corrects_and_hands_in_and_the_teacher_se
         expect(teacher.locator("#photos img")).to_be_visible()
         assert teacher.locator("#photos img").evaluate("i => i.complete && i.naturalWidth > 500")
         expect(teacher.locator("input.cell.differs")).to_have_count(1)
+        assert not axe_violations(teacher)  # the photo, the changed box and the boxes to look at
         expect(teacher.locator("#photos")).to_contain_text("handed in 99")
         teacher.screenshot(path=str(tmp_path / "photo-4-teacher.png"), full_page=True)
     finally:
