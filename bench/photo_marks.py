@@ -32,7 +32,8 @@ from generator.core.answers import skeleton  # noqa: E402
 from generator.core.formats import problem_from_json  # noqa: E402
 from generator.app.store import Store  # noqa: E402
 from generator.scan.synthetic import filled_sheets  # noqa: E402
-from generator.scan.verify import alone, likeliest  # noqa: E402
+from generator.scan.guesses import likeliest  # noqa: E402
+from generator.scan.verify import alone  # noqa: E402
 from generator.web.app import create_app  # noqa: E402
 
 KINDS = ("attention", "ffn", "transformer", "rnn", "moe", "mlp", "backprop", "norm", "gcn", "conv")

@@ -27,7 +27,8 @@ from generator.app.store import StoredBatch
 from generator.core.formats import problem_from_json
 from generator.core.student import student_of
 from generator.output.manifest import code_key
-from generator.scan.verify import alone, likeliest
+from generator.scan.guesses import likeliest
+from generator.scan.verify import alone
 from generator.scan.photo import MAX_PHOTO_BYTES, PhotoError, checked, decoded, evened, jpeg, too_dark, why_unread
 
 __all__ = [

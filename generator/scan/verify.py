@@ -114,13 +114,13 @@ class Decision:
     """That value itself (a decimal under the exact rules, which its printed two places are not)."""
 
 
-def _number(text: str):
+def as_number(text: str):
     """The entry a read stands for when it is a number, else None."""
     entry = read_cell_text(text)
     return entry if entry.kind == "value" else None
 
 
-def _unlike(text: str) -> bool:
+def unlike(text: str) -> bool:
     """Whether a number read is one no one writes: a number that starts with a 0 before another
     digit ("01", "-05", "3/08") is a misread (a 6 read as a 0 beside a 1 is not the student's 1).
     It stands for no value, and it still counts among the number-like reads: the box is unclear."""
@@ -134,11 +134,11 @@ def _posterior(reads: Reads, v) -> tuple[float, str]:
     """The share of the number-like reads that stand for v, and the best of those."""
     total, mass, best = max(0.0, 1.0 - sum(p for _, p in reads)), 0.0, ""
     for text, p in reads:
-        entry = _number(text)
+        entry = as_number(text)
         if entry is None:
             continue
         total += p
-        if matches(entry, v) and not _unlike(text):
+        if matches(entry, v) and not unlike(text):
             mass += p
             best = best or text
     return (mass / total if total else 0.0), best
@@ -151,7 +151,7 @@ def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
     stroke could be a 1 or a slash, the decimals below say which."""
     unseen, pairs = _pairs(fraction, decimal)
     total = unseen + sum(weight for weight, _, _ in pairs)
-    found = [(weight, text) for weight, text, entry in pairs if matches(entry, v) and not _unlike(text)]
+    found = [(weight, text) for weight, text, entry in pairs if matches(entry, v) and not unlike(text)]
     return (sum(w for w, _ in found) / total if total else 0.0), (found[0][1] if found else "")
 
 
@@ -161,7 +161,7 @@ def _pairs(fraction: Reads, decimal: Reads) -> tuple[float, list]:
     top = fraction[:PAIRS], decimal[:PAIRS]
     seen = sum(p for _, p in top[0]) * sum(q for _, q in top[1])
     pairs = [(p * q, f"{f} {d}") for f, p in top[0] for d, q in top[1]]
-    numbers = [(w, t, entry) for w, t in pairs if (entry := _number(t)) is not None]
+    numbers = [(w, t, entry) for w, t in pairs if (entry := as_number(t)) is not None]
     # People write the decimals of the fraction they wrote: a pair that disagrees counts less.
     agrees = [entry.exact is not None and matches(entry, entry.exact) for _, _, entry in numbers]
     return max(0.0, 1.0 - seen), [(w * (1.0 if a else INCONSISTENT), t, e) for (w, t, e), a in zip(numbers, agrees)]
@@ -210,7 +210,7 @@ def clear_read(read: CellRead) -> str:
 
 def _tops(reads: tuple[Reads, ...]) -> str:
     """Each written part's likeliest read that is a number someone writes, joined ("" if a part has none)."""
-    tops = [next((t for t, _ in part if _number(t) is not None and not _unlike(t)), "") for part in reads if part]
+    tops = [next((t for t, _ in part if as_number(t) is not None and not unlike(t)), "") for part in reads if part]
     return " ".join(tops) if tops and all(tops) else ""
 
 
@@ -227,7 +227,7 @@ def alone(read: CellRead) -> tuple[str, float]:
     parts = read.reads()
     if len(parts) == 2 and all(parts):
         unseen, pairs = _pairs(parts[0], parts[1])
-        written = [(w, t, entry) for w, t, entry in pairs if not _unlike(t)]
+        written = [(w, t, entry) for w, t, entry in pairs if not unlike(t)]
         if not written:
             return "", 0.0
         _, text, entry = max(written, key=lambda x: x[0])
@@ -239,28 +239,6 @@ def alone(read: CellRead) -> tuple[str, float]:
     if not text or entry.kind != "value":
         return "", 0.0
     return text, min(_posterior(part, _value(entry))[0] for part in parts if part)
-
-
-def likeliest(read: CellRead, k: int = 1) -> list[str]:
-    """A box's `k` likeliest whole reads as a person would write them, best first: what the network
-    calls no character (a crossed-out digit, a stray mark) left out, each a number someone writes.
-    Where a fraction's box reads as no number, its decimals as written to two places (a point too
-    faint to read: 217 is 2.17), then its fraction alone (a shadow's edge read as decimals)."""
-    out: list[str] = []
-    for text, _ in joined(read, 2 * k + 4):
-        kept = text.replace("?", "").split()
-        ways = [kept]
-        if len(read.parts) == 2 and len(kept) == 2:
-            ways += [[kept[0], TWO_PLACES.sub(r"\1.\2", kept[1])], kept[:1]]
-        for way in map(" ".join, ways):
-            if way and way not in out and _number(way) is not None and not _unlike(way):
-                out.append(way)
-                break
-    return out[:k]
-
-
-TWO_PLACES = re.compile(r"^(-?[0-9]+)([0-9]{2})$")
-"""A decimals line's digits with no point: the point goes before the last two."""
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import inspect
 from fractions import Fraction
 
+import numpy as np
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.app.photos import SURE, marked
 from generator.core.cells import read_cell_text
-from generator.scan.verify import CellRead, alone, decide, likeliest
+from generator.core.grade import matches
+from generator.scan.guesses import likeliest
+from generator.scan.verify import CLASSES, CellRead, alone, decide, unlike
 
 
 def box(*parts) -> CellRead:
@@ -87,3 +91,46 @@ def test_what_is_called_sure_is_a_number_read_and_as_sure_as_verification_would_
         value = entry.exact if entry.exact is not None else Fraction(entry.decimal[0])
         # Whatever the key: a box read this surely as v is what verification accepts as v when v is the key.
         assert decide(box(part), value, None)[0] == "accepted"
+
+
+def rows(text: str, blur: dict[int, dict[str, float]] = {}) -> np.ndarray:
+    """A line's class probabilities as the network gives them: each character `text` holds at 0.96,
+    or as `blur` says for the characters at its positions."""
+    out = np.full((len(text), len(CLASSES)), 0.04 / (len(CLASSES) - 1), np.float32)
+    for i, c in enumerate(text):
+        for d, p in blur.get(i, {c: 0.96}).items():
+            out[i, CLASSES.index(d)] = p
+        out[i] /= out[i].sum()
+    return out
+
+
+def test_a_fraction_s_box_is_guessed_as_a_fraction_over_the_decimals_written():
+    # The slash read as a 3 in a long fraction: the likeliest line is no fraction, and no number that
+    # rounds to the 1.00 below it; the likeliest fraction is, and it is the guess.
+    slash = {5: {"3": 0.85, "/": 0.1, "1": 0.05}}
+    guesses = likeliest(CellRead((rows("59049/59086", slash), rows("1.00"))), 4)
+    assert guesses[0] == "59049/59086 1.00"
+    # A point read as a 1 below: the decimals' shape (one point, between digits) puts it back.
+    point = {1: {"1": 0.7, ".": 0.2, ",": 0.1}}
+    assert likeliest(CellRead((rows("3/4"), rows("0.75", point))))[0] == "3/4 0.75"
+    # Decimals that no fraction read agrees with: the likeliest read stands.
+    assert likeliest(CellRead((rows("3/4"), rows("0.99"))))[0] == "3/4 0.99"
+
+
+lines = st.text("0123456789-/.,x", min_size=1, max_size=8)
+
+
+@given(lines, lines, st.integers(0, 2**31 - 1))
+def test_every_guess_is_a_number_someone_writes(top, below, seed):
+    r = np.random.default_rng(seed)
+    parts = tuple(r.dirichlet(np.full(len(CLASSES), 0.3), len(t)).astype(np.float32) for t in (top, below))
+    for guess in likeliest(CellRead(parts), 4):
+        assert read_cell_text(guess).kind == "value" and not unlike(guess)
+
+
+@given(st.integers(-99999, 99999), st.integers(2, 99999), st.sampled_from(".,"))
+def test_a_fraction_read_clearly_over_its_decimals_is_the_guess(n, m, point):
+    top, below = f"{n}/{m}", f"{n / m:.2f}".replace(".", point)
+    entry = read_cell_text(f"{top} {below}")
+    if matches(entry, entry.exact) and not unlike(f"{top} {below}"):
+        assert likeliest(CellRead((rows(top), rows(below))))[0] == f"{top} {below}"
