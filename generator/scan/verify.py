@@ -130,18 +130,28 @@ def unlike(text: str) -> bool:
 LEADING_ZERO = re.compile(r"(?<![0-9.,])0[0-9]")
 
 
-def _posterior(reads: Reads, v) -> tuple[float, str]:
-    """The share of the number-like reads that stand for v, and the best of those."""
+def _posterior(reads: Reads, v, marked: bool = False) -> tuple[float, str]:
+    """The share of the number-like reads that stand for v, and the best of those (`marked`: a
+    read with a mark that is no character beside another number counts too, against v)."""
     total, mass, best = max(0.0, 1.0 - sum(p for _, p in reads)), 0.0, ""
     for text, p in reads:
         entry = as_number(text)
         if entry is None:
+            total += p if marked and _another(text, v) else 0.0
             continue
         total += p
         if matches(entry, v) and not unlike(text):
             mass += p
             best = best or text
     return (mass / total if total else 0.0), best
+
+
+def _another(text: str, v) -> bool:
+    """Whether a read that is no number, for a mark no character ("x0"), is a number other than v
+    where the mark is left out: the mark may be a stray one, and the box that number ("0", not "40")."""
+    kept = " ".join(text.replace("x", "").split())
+    entry = as_number(kept) if "x" in text and kept else None
+    return entry is not None and not unlike(kept) and not matches(entry, v)
 
 
 def _joint(fraction: Reads, decimal: Reads, v) -> tuple[float, str]:
@@ -222,8 +232,9 @@ def _value(entry: Entry):
 def alone(read: CellRead) -> tuple[str, float]:
     """What a box says by its own reads, asking neither the key nor the student's other boxes: its
     likeliest number as written, and the share of the number-like reads that stand for it (a
-    fraction and its decimals read together). A mark made of this tells a student nothing of
-    whether the box is right ("", 0.0 where no read is a number)."""
+    fraction and its decimals read together; a read of a mark no character beside another number
+    counts against it: "x0" says the box may hold 0, so "40" is not sure). A mark made of this tells
+    a student nothing of whether the box is right ("", 0.0 where no read is a number)."""
     parts = read.reads()
     if len(parts) == 2 and all(parts):
         unseen, pairs = _pairs(parts[0], parts[1])
@@ -232,13 +243,14 @@ def alone(read: CellRead) -> tuple[str, float]:
             return "", 0.0
         _, text, entry = max(written, key=lambda x: x[0])
         v = _value(entry)
-        total = unseen + sum(w for w, _, _ in pairs)
+        marks = sum(p * q for f, p in parts[0][:PAIRS] for d, q in parts[1][:PAIRS] if _another(f"{f} {d}", v))
+        total = unseen + sum(w for w, _, _ in pairs) + marks
         return text, sum(w for w, _, e in written if matches(e, v)) / total if total else 0.0
     text = _tops(parts)
     entry = read_cell_text(text)
     if not text or entry.kind != "value":
         return "", 0.0
-    return text, min(_posterior(part, _value(entry))[0] for part in parts if part)
+    return text, min(_posterior(part, _value(entry), marked=True)[0] for part in parts if part)
 
 
 def joined(read: CellRead, k: int = 3) -> Reads:

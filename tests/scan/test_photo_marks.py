@@ -35,6 +35,32 @@ def test_a_box_is_sure_where_its_reads_agree_on_one_number():
     assert alone(box([("?", 1.0)])) == ("", 0.0)
 
 
+def test_a_mark_no_character_beside_another_number_makes_the_box_unsure():
+    # A stray or crossed-out mark before a 0, read as a 4 or as no character: the box may hold 0 or 40.
+    assert alone(box([("40", 0.6), ("x0", 0.4)]))[1] < 0.7
+    assert alone(box([("x0", 0.999), ("40", 0.001)]))[1] < 0.01
+    # A point read as no character leaves no other number ("050" is no one's): the box stays sure.
+    assert alone(box([("0.50", 0.9), ("0x50", 0.1)])) == ("0.50", 1.0)
+    # The same in a fraction's box, its two lines read together.
+    assert alone(box([("13/4", 0.6), ("x3/4", 0.4)], [("0.75", 1.0)]))[1] < 0.7
+
+
+marked_reads = st.lists(
+    st.tuples(st.text("0123456789x", min_size=1, max_size=4), st.floats(0.001, 1.0)), min_size=1, max_size=6
+)
+
+
+@given(marked_reads)
+def test_a_sure_box_s_marked_reads_stand_for_no_other_number(parts):
+    total = sum(p for _, p in parts)
+    part = tuple((t, p / total) for t, p in parts)
+    text, share = alone(box(part))
+    if share >= SURE:
+        v = read_cell_text(text).exact
+        others = [(k, p) for t, p in part if "x" in t and (k := t.replace("x", "")) and not unlike(k)]
+        assert sum(p for k, p in others if read_cell_text(k).exact != v) <= 1.0 - SURE + 1e-9
+
+
 def test_a_fraction_and_its_decimals_are_read_together():
     # The decimals below say which: 3/8 (0.38) and not 3/9.
     text, share = alone(box([("3/9", 0.55), ("3/8", 0.45)], [("0.38", 1.0)]))
