@@ -1,7 +1,7 @@
 """Trains the character network (scan/model.npz) on handwriting the project makes and people's own.
 
 `make model` (with Debian's handwriting faces and scikit-learn; `python -m generator.scan.train`
-once they are there; about half an hour on two cores) writes the weights of
+once they are there; about an hour on two cores) writes the weights of
 recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
