@@ -52,7 +52,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,bench]'
 	$(BIN)/python bench/run.py
 
-# The character network's weights (generator/scan/model.npz, committed): about an hour on two cores.
+# The character network's weights (generator/scan/model.npz, committed): about half an hour on two cores.
 model: $(VENV)/.installed-test
 	@$(MAKE) -s debs PACKAGES="$(LEARN_DEBS)"
 	$(BIN)/python -m generator.scan.train

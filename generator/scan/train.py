@@ -1,7 +1,7 @@
 """Trains the character network (scan/model.npz) on handwriting the project makes and people's own.
 
 `make model` (with Debian's handwriting faces and scikit-learn; `python -m generator.scan.train`
-once they are there; about an hour on two cores) writes the weights of
+once they are there; about half an hour on two cores) writes the weights of
 recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
@@ -37,21 +37,10 @@ from generator.scan.recognize import CLASSES, MODEL, PX_MM, WEIGHTS, Model, feat
 JUNK = CLASSES.index("x")
 
 
-LONG = 0.05
-"""The share of values as long as a sheet's longest (a power of 3 of six digits, a softmax's
-fraction of five digits over five), written small to fit their box and often run together: photos
-of them are read far better (bench/README.md). At 12 %, scans of a held-out face whose 7 is barred
-(wider than tall) read 88 -> 69 %: its pieces were taken for runs."""
-
-
 def sample_value(r: np.random.Generator) -> str:
     """A value as a student writes it in a sheet's box: an integer, a fraction, a decimal."""
     kind = r.choice(["int", "int", "frac", "dec"])
     sign = "-" if r.random() < 0.3 else ""
-    if r.random() < LONG:
-        if r.random() < 0.3:
-            return sign + str(int(r.integers(10_000, 1_000_000)))
-        return f"{sign}{r.integers(1, 10 ** int(r.integers(3, 6)))}/{r.integers(2, 10 ** int(r.integers(4, 6)))}"
     if kind == "int":
         return sign + str(int(r.choice([r.integers(0, 10), r.integers(10, 100), r.integers(100, 3000)])))
     if kind == "frac":
@@ -163,7 +152,7 @@ def labelled(r: np.random.Generator, mixed: bool = True) -> tuple[np.ndarray, np
     placed = [(c, middle + wide * (lo - middle), middle + wide * (hi - middle)) for c, lo, hi in placed]
     scan = scanned(np.minimum(blank, drawn), r)
     glyphs = segment(ink(scan, blank))
-    if not glyphs or not placed:  # nothing written (a long value too long for a narrow box)
+    if not glyphs:
         return np.zeros((0, 404), np.float32), np.zeros(0, np.int64)
     labels = []
     owners: dict[int, list[int]] = {}
