@@ -198,17 +198,17 @@ def marked(key, read) -> PhotoBox:
 
 OTHERS = 3
 """The other reads of an unsure box offered to the student (bench/photo_marks.py's 152-box sheets:
-where the guess is wrong, what people's held-out digits wrote is among the next three in 33 of 50
-boxes, the held-out faces' in 17 of 76)."""
+where the guess is wrong, what people's held-out digits wrote is among the next three in 23 of 35
+boxes, the held-out faces' in 18 of 58, the project's writers' in 2 of 10)."""
 
 
 SURE = 0.995
 """The share of a box's number-like reads that must stand for its likeliest number for the phone to
 call it sure. bench/photo_marks.py, every kind photographed under a phone's conditions, three sheets
-each by the project's writers, the held-out faces and people's digits (270 sheets): at 0.995, 6
+each by the project's writers, the held-out faces and people's digits (270 sheets): at 0.995, 8
 boxes called sure other than what was written, all in hands the network never learned from, every
-one a box `asked` shows the teacher; the issue's 152-box sheet 3-35 taps by the project's writers;
-at 0.998 those sheets 4-42 taps and 6 such boxes; at 0.99, 9."""
+one a box `asked` shows the teacher; the issue's 152-box sheet 3-39 taps by the project's writers;
+at 0.998 those sheets 4-43 taps and 5 such boxes; at 0.99, 12."""
 
 
 def photo_log(batch: StoredBatch, index: int) -> list[dict]:
