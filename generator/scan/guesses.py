@@ -18,14 +18,13 @@ import numpy as np
 
 from generator.scan.verify import (
     CLASSES,
-    INCONSISTENT,
     CellRead,
+    agreement,
     as_number,
     joined,
     part_probabilities,
     unlike,
 )
-from generator.core.grade import matches
 
 TWO_PLACES = re.compile(r"^(-?[0-9]+)([0-9]{2})$")
 """A decimals line's digits with no point: the point goes before the last two."""
@@ -110,7 +109,5 @@ def _paired(read: CellRead) -> list[tuple[str, float]]:
         for d, q in lines[1]:
             text = f"{f} {d}".replace("x", "?")
             way = _written(text.replace("?", "").split(), True)
-            entry = as_number(way) if " " in way else None
-            agrees = entry is not None and entry.exact is not None and matches(entry, entry.exact)
-            scored.append((text, p * q * (1.0 if agrees else INCONSISTENT)))
+            scored.append((text, p * q * agreement(as_number(way) if " " in way else None)))
     return sorted(scored, key=lambda x: -x[1])

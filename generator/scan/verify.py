@@ -172,9 +172,14 @@ def _pairs(fraction: Reads, decimal: Reads) -> tuple[float, list]:
     seen = sum(p for _, p in top[0]) * sum(q for _, q in top[1])
     pairs = [(p * q, f"{f} {d}") for f, p in top[0] for d, q in top[1]]
     numbers = [(w, t, entry) for w, t in pairs if (entry := as_number(t)) is not None]
-    # People write the decimals of the fraction they wrote: a pair that disagrees counts less.
-    agrees = [entry.exact is not None and matches(entry, entry.exact) for _, _, entry in numbers]
-    return max(0.0, 1.0 - seen), [(w * (1.0 if a else INCONSISTENT), t, e) for (w, t, e), a in zip(numbers, agrees)]
+    return max(0.0, 1.0 - seen), [(w * agreement(e), t, e) for w, t, e in numbers]
+
+
+def agreement(entry: Optional[Entry]) -> float:
+    """How likely a fraction's box read as `entry` is against one whose fraction and decimals agree:
+    people write the decimals of the fraction they wrote, so a pair that disagrees counts less."""
+    agrees = entry is not None and entry.exact is not None and matches(entry, entry.exact)
+    return 1.0 if agrees else INCONSISTENT
 
 
 PAIRS = 8
