@@ -84,11 +84,14 @@
   // The box in focus is never under the phone's key bar (or the line above it): the page moves up.
   function clear(input) {
     requestAnimationFrame(() => {
-      if (keys.hidden || keys.getBoundingClientRect().height === 0) return;
+      // Whatever is shown at the foot (a phone's keys, the note, the photo's other reads; a wide
+      // screen shows no keys, but the other reads all the same), the box stays above it.
       const note = document.getElementById("note");
-      let top = keys.getBoundingClientRect().top;
-      if (note && !note.hidden) top = Math.min(top, note.getBoundingClientRect().top);
-      if (!others.hidden) top = Math.min(top, others.getBoundingClientRect().top);
+      let top = Infinity;
+      for (const bar of [keys, note, others]) {
+        if (bar && !bar.hidden && bar.getBoundingClientRect().height) top = Math.min(top, bar.getBoundingClientRect().top);
+      }
+      if (top === Infinity) return;
       const box = input.getBoundingClientRect();
       if (box.bottom > top - 8) window.scrollBy(0, box.bottom - top + 16);
     });
