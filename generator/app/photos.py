@@ -186,11 +186,12 @@ def photo_reads(batch: StoredBatch, sheet: dict, token: str, content: bytes, pag
 
 
 def marked(key, read) -> PhotoBox:
-    """One box as the photo shows it, sure where the reader is SURE of its own read (a blank box is sure)."""
+    """One box as the photo shows it, sure where the reader is SURE of its own read (a blank box is
+    sure) and its digits are all of one writing (a struck-out value's are not: `CellRead.stray`)."""
     if read.blank:
         return PhotoBox(*key, "", True)
     text, share = alone(read)
-    if share >= SURE:
+    if share >= SURE and not read.stray:
         return PhotoBox(*key, text, True)
     reads = likeliest(read, OTHERS + 1)
     return PhotoBox(*key, reads[0] if reads else "", False, tuple(reads[1:]))

@@ -27,7 +27,7 @@ from generator.scan.locate import LIKE_BLANK, PX_PT, Located, NotFound, is_blank
 from generator.scan.pages import ScanPage
 from generator.scan.printed import Footer
 from generator.scan.recognize import Model, find, model, read_parts
-from generator.scan.adapt import in_own_hand
+from generator.scan.adapt import in_own_hand, strays
 from generator.scan.blank import blank_pages
 from generator.scan.verify import CellRead, Decision, Key, packed, verify
 from generator.sheet.boxes import AnswerBox, PageBoxes
@@ -197,12 +197,15 @@ def read_boxes(page: np.ndarray, blank: np.ndarray, boxes: Sequence[AnswerBox], 
 
 
 def in_hand(sheet: SheetScan) -> None:
-    """A sheet's reads weighed also by the writer's own other characters (scan/adapt.py), and the
-    characters' shapes let go: a class's shapes would otherwise wait in memory for the pile's end.
-    Reads whose shapes are gone are read in hand already (a page scanned again brings its own)."""
+    """A sheet's reads weighed also by the writer's own other characters (scan/adapt.py), its boxes
+    of digits not all of one writing marked (`strays`), and the shapes let go (a class's would wait
+    in memory for the pile's end); reads whose shapes are gone are in hand already (a page scanned again brings its own)."""
     if any(read.looks for read in sheet.reads.values()):
-        better = in_own_hand(sheet.source.problem, sheet.reads)
-        sheet.reads = {key: CellRead(read.parts) for key, read in better.items()}
+        odd, was = strays(sheet.reads), sheet.reads
+        sheet.reads = {
+            key: CellRead(read.parts, stray=key in odd or (not was[key].looks and was[key].stray))
+            for key, read in in_own_hand(sheet.source.problem, was).items()
+        }
 
 
 def crop_name(source: Source, page: int, key: Key) -> str:

@@ -57,6 +57,9 @@ class CellRead:
     looks: tuple = ()
     """Each part's characters' shapes (recognize.looks's bytes, a row a character), where read from
     a picture: the writer's other characters are compared with them (scan/adapt.py)."""
+    stray: bool = False
+    """A digit in it is unlike every character its writer wrote elsewhere, beside one like them
+    (adapt.strays): a value struck out beside the one meant, maybe, whatever the network says."""
 
     @property
     def blank(self) -> bool:

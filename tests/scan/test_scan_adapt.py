@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from generator.scan.adapt import FEWEST, LOOK_SIZE, adapted, examples
 from generator.scan.verify import CLASSES, CellRead, decide, joined, packed, part_probabilities
@@ -225,3 +227,65 @@ def test_a_student_who_wrote_the_key_is_named_by_it_both_times_whatever_the_rule
     by_key, own = adapted(reads, truth), in_own_hand(problem, reads)
     assert any(by_key[k].parts != reads[k].parts for k in reads)  # the hand was weighed
     assert all(own[k].parts == by_key[k].parts for k in reads)
+
+
+def struck(char: str) -> np.ndarray:
+    """`char` in this writer's hand with a stroke through it: a third of its pixels darkened."""
+    looks = shape(char).copy()
+    looks[::3] = 0
+    return looks
+
+
+def written(*shapes: np.ndarray, read: str) -> CellRead:
+    """A box of these shapes, the network reading them as `read`'s characters."""
+    return CellRead((packed(np.stack([said(c) for c in read])),), (np.stack(shapes).tobytes(),))
+
+
+def steps(extra: dict) -> dict:
+    """A sheet of eight steps of two-digit boxes in this writer's hand, and `extra`'s boxes (step "odd")."""
+    reads = {
+        (1, f"S{s}", b, 0): box(f"{(s * 7 + b * 3) % 90 + 10}", f"{(s * 7 + b * 3) % 90 + 10}")
+        for s in range(8)
+        for b in range(5)
+    }
+    return {**reads, **{(1, "odd", n, 0): read for n, read in enumerate(extra.values())}}
+
+
+def test_a_struck_digit_beside_one_like_the_writers_makes_its_box_a_stray():
+    """A value struck out beside the one meant: the network reads the struck 7 surely as a 7, but it is
+    unlike every character this writer wrote on the other steps, and its neighbour is like them."""
+    from generator.scan.adapt import strays
+
+    reads = steps(
+        {
+            "struck 7, then 1": written(struck("7"), shape("1"), read="71"),
+            "written alike": written(shape("4"), shape("2"), read="42"),
+            "all of it unlike": written(struck("3"), struck("5"), read="35"),
+            "one digit, unlike": written(struck("8"), read="8"),
+        }
+    )
+    assert strays(reads) == {(1, "odd", 0, 0)}
+    few = {**dict(list(reads.items())[: FEWEST // 3]), (1, "odd", 0, 0): reads[(1, "odd", 0, 0)]}
+    assert strays(few) == frozenset()  # too few digits to know a hand by
+
+
+@given(st.permutations("0123456789"), st.integers(0, 8))
+def test_a_stray_is_told_by_how_digits_look_never_by_what_they_are_read_as(relabel, where):
+    """Key-free: the same shapes read as other digits (a key that says otherwise) make the same strays."""
+    from generator.scan.adapt import strays
+
+    reads = steps({"struck": written(struck(str(where)), shape("1"), read=f"{where}1")})
+    table = str.maketrans("0123456789", "".join(relabel))
+
+    def named(read: CellRead) -> CellRead:
+        probs = part_probabilities(read.parts[0])
+        return CellRead(
+            (
+                packed(
+                    probs[:, [CLASSES.index(c.translate(table)) if c.isdigit() else i for i, c in enumerate(CLASSES)]]
+                ),
+            ),
+            read.looks,
+        )
+
+    assert strays({key: named(read) for key, read in reads.items()}) == strays(reads) == {(1, "odd", 0, 0)}
