@@ -129,13 +129,10 @@ def strays(reads: dict[Key, CellRead]) -> frozenset:
     d = _distances(shapes, shapes)
     d[step[:, None] == step[None, :]] = np.inf  # a step's boxes are no evidence for each other
     nearest, keys = d.min(axis=1) / near, list(reads)
-    return frozenset(
-        keys[n]
-        for n in np.unique(boxes)
-        if (boxes == n).sum() >= 2
-        and nearest[boxes == n].max() >= STRAY_FAR
-        and nearest[boxes == n].min() <= STRAY_NEAR
-    )
+    far, like = np.zeros(len(keys), bool), np.zeros(len(keys), bool)
+    far[boxes[nearest >= STRAY_FAR]] = True
+    like[boxes[nearest <= STRAY_NEAR]] = True
+    return frozenset(keys[n] for n in np.flatnonzero(far & like))
 
 
 STRAY_FAR, STRAY_NEAR = 5.0, 3.0
