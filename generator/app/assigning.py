@@ -60,7 +60,7 @@ def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> lis
     """Every page of the batch's finished runs that went to no sheet (a blank back, a file that
     cannot be read or a page scanned again is not one), except in runs read again since (or being
     read: with `store`, a reading that failed hides nothing, so its pages can be assigned again)."""
-    from generator.scan.pipeline import unidentified_picture
+    from generator.scan.pipeline import UNSEEN, unidentified_picture
 
     failed = {job.run for job in store.jobs_of(batch.id, "scan") if job.state == "failed"} if store else set()
     # A run being read again hides the one it reads (its pages come back with the new run's).
@@ -74,7 +74,7 @@ def unidentified_pages(batch: StoredBatch, store: Optional[Store] = None) -> lis
         folder = scans_folder(batch) / run
         for page in _pages(folder):
             why = str(page.get("why", ""))
-            if not why.startswith(("not identified", "not assigned")):
+            if not why.startswith(UNSEEN):
                 continue
             name = Path(str(page["file"])).name
             picture = unidentified_picture(str(page["file"]), int(page["page"]))

@@ -166,7 +166,7 @@ def photo_reads(batch: StoredBatch, sheet: dict, token: str, content: bytes, pag
     settings = Settings(paper=batch.manifest["settings"]["paper"], lang=batch.manifest["settings"]["lang"])
     # This sheet alone, named by its code or by its student's link (the QR code of a web batch's sheet).
     source = Source(sheet["code"], int(sheet["index"]), problem, student)
-    scanner = Scanner(Catalogue([source], settings, links={token.lower(): code_key(sheet["code"])}))
+    scanner = Scanner(Catalogue([source], settings, links={token.lower(): code_key(sheet["code"])}), marks=True)
     report = scanner.add(ScanPage("photo", 1, evened(grey)))  # a phone's light is no scanner's: evened first
     if not report.identified:
         why = report.why

@@ -65,9 +65,7 @@ def adapted(reads: dict[Key, CellRead], truth: dict[Key, object]) -> dict[Key, C
     shapes, classes, boxes = examples(reads, truth)
     if len(shapes) < FEWEST:
         return reads
-    near = _spacing(shapes, boxes)
-    grids = {grid: n for n, grid in enumerate(dict.fromkeys(key[:2] for key in reads))}
-    step = np.array([grids[key[:2]] for key in reads], np.int64)
+    near, step = _spacing(_distances(shapes, shapes), boxes), _steps(reads)
     # Every character of the sheet weighed at once: (box, part, characters) of each part read.
     where, probs, seen = [], [], []
     for n, read in enumerate(reads.values()):
@@ -123,10 +121,8 @@ def strays(reads: dict[Key, CellRead]) -> frozenset:
     if len(where) < FEWEST:
         return frozenset()
     shapes, boxes = np.concatenate(seen).astype(np.float32), np.array(where)
-    near = _spacing(shapes, boxes)
-    grids = list(dict.fromkeys(key[:2] for key in reads))
-    step = np.array([grids.index(key[:2]) for key in reads])[boxes]
     d = _distances(shapes, shapes)
+    near, step = _spacing(d, boxes), _steps(reads)[boxes]
     d[step[:, None] == step[None, :]] = np.inf  # a step's boxes are no evidence for each other
     nearest, keys = d.min(axis=1) / near, list(reads)
     far, like = np.zeros(len(keys), bool), np.zeros(len(keys), bool)
@@ -143,14 +139,19 @@ one box in five struck out and written again beside it: of 23 boxes read surely 
 held-out faces 8 of 1,275, by people's digits none of 1,346 (at 7, 6 of 23 and 1 of 2,346)."""
 
 
-def _spacing(shapes: np.ndarray, boxes: np.ndarray) -> float:
-    """How far apart a writer's examples of one character typically lie: the median distance from
-    each example to its nearest of another box (the same class or not: nearly all are the same)."""
-    d = _distances(shapes, shapes)
-    d[boxes[:, None] == boxes[None, :]] = np.inf
-    nearest = d.min(axis=1)
+def _spacing(d: np.ndarray, boxes: np.ndarray) -> float:
+    """How far apart a writer's examples of one character typically lie (`d`: their distances to
+    each other): the median distance from each example to its nearest of another box (the same
+    class or not: nearly all are the same)."""
+    nearest = np.where(boxes[:, None] == boxes[None, :], np.inf, d).min(axis=1)
     # A grey level's difference at least: printed digits can repeat to the pixel.
     return max(float(np.median(nearest[np.isfinite(nearest)])) if np.isfinite(nearest).any() else 1.0, 1.0)
+
+
+def _steps(reads: dict[Key, CellRead]) -> np.ndarray:
+    """Each box's step, numbered in the order the sheet's grids come."""
+    grids = {grid: n for n, grid in enumerate(dict.fromkeys(key[:2] for key in reads))}
+    return np.array([grids[key[:2]] for key in reads], np.int64)
 
 
 def _distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:

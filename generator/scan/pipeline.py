@@ -37,6 +37,8 @@ from generator.sheet.style import MARGINS_MM, margins_of
 
 CROP_PAD = 6
 """Pixels of the page kept around a box's crop, for a person to see it whole."""
+UNSEEN = ("not identified", "not assigned")
+"""How a page's why begins where it went to no sheet though it may be one, for a person to say which."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ class SheetScan:
     """Each box's page."""
     seen: dict[int, int] = field(default_factory=dict)
     """Sheet page → index of the input page it was read from."""
+    marks: bool = False
+    """Read for a phone's marks: its boxes of digits not all of one writing found (`in_hand`)."""
 
 
 class Catalogue:
@@ -106,8 +110,7 @@ class Catalogue:
         links: Optional[dict[str, str]] = None,
         rebuild: Optional[Callable[[str], Source]] = None,
     ) -> None:
-        self.sources = {code_key(s.code): s for s in sources}
-        self.settings = settings
+        self.sources, self.settings = {code_key(s.code): s for s in sources}, settings
         self.links = links or {}
         """A student link's token → its sheet's code key."""
         self.rebuild = rebuild
@@ -197,11 +200,11 @@ def read_boxes(page: np.ndarray, blank: np.ndarray, boxes: Sequence[AnswerBox], 
 
 
 def in_hand(sheet: SheetScan) -> None:
-    """A sheet's reads weighed also by the writer's own other characters (scan/adapt.py), its boxes
-    of digits not all of one writing marked (`strays`), and the shapes let go (a class's would wait
-    in memory for the pile's end); reads whose shapes are gone are in hand already (a page scanned again brings its own)."""
+    """A sheet's reads weighed by the writer's own other characters (scan/adapt.py), for a phone its boxes
+    of digits not all of one writing marked (`strays`), the shapes let go (else kept to the pile's end);
+    reads whose shapes are gone are in hand already (a page scanned again brings its own)."""
     if any(read.looks for read in sheet.reads.values()):
-        odd, was = strays(sheet.reads), sheet.reads
+        odd, was = strays(sheet.reads) if sheet.marks else frozenset(), sheet.reads
         sheet.reads = {
             key: CellRead(read.parts, stray=key in odd or (not was[key].looks and was[key].stray))
             for key, read in in_own_hand(sheet.source.problem, was).items()
@@ -222,8 +225,9 @@ class Scanner:
         spool: Optional[BinaryIO] = None,
         pages: Optional[Path] = None,
         assigned: Optional[dict[tuple[str, int], tuple[str, int]]] = None,
+        marks: bool = False,
     ) -> None:
-        self.catalogue = catalogue
+        self.catalogue, self.marks = catalogue, marks  # marks: read for a phone's (`SheetScan.marks`)
         self.assigned = assigned or {}
         """Pages a person has said are which: (file as scanned, its page) → (sheet code, sheet page)."""
         self.pages = pages
@@ -240,11 +244,7 @@ class Scanner:
         """Reads one input page; its report."""
         report = self._read(scan)
         self.reports.append(report)
-        if (
-            self.pages is not None
-            and scan.grey is not None
-            and report.why.startswith(("not identified", "not assigned"))
-        ):
+        if self.pages is not None and scan.grey is not None and report.why.startswith(UNSEEN):
             self._keep(scan.grey, unidentified_picture(scan.file, scan.number))  # for a person to say which it is
         return report
 
@@ -355,7 +355,7 @@ class Scanner:
     ) -> PageReport:
         """A page identified as page `number` of `source`'s sheet: its boxes read into the sheet."""
         key = code_key(source.code)
-        sheet = self.sheets.setdefault(key, SheetScan(source, len(pages)))
+        sheet = self.sheets.setdefault(key, SheetScan(source, len(pages), marks=self.marks))
         why = note
         if number in sheet.seen:
             earlier = self.reports[sheet.seen[number]]

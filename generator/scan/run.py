@@ -30,7 +30,7 @@ from generator.output.files import (
 )
 from generator.scan.limits import Limits, survey
 from generator.scan.pages import scan_pages
-from generator.scan.pipeline import Catalogue, Scanner, SheetScan, crop_name
+from generator.scan.pipeline import UNSEEN, Catalogue, Scanner, SheetScan, crop_name
 from generator.scan.verify import Decision
 
 REVIEW_FORMAT = "attnsheet/review@1"
@@ -214,7 +214,7 @@ def write_results(scanner: Scanner, out: Path) -> ScanSummary:
 def _unidentified(report) -> bool:
     """Whether a page went to no sheet though it may be one (not a blank back, not a file that
     cannot be read, not a page replaced by a later scan of it)."""
-    return not report.identified and report.why.startswith(("not identified", "not assigned"))
+    return not report.identified and report.why.startswith(UNSEEN)
 
 
 def _absent(scanner: Scanner) -> tuple[tuple[str, ...], tuple[str, ...]]:

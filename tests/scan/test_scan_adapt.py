@@ -289,3 +289,24 @@ def test_a_stray_is_told_by_how_digits_look_never_by_what_they_are_read_as(relab
         )
 
     assert strays({key: named(read) for key, read in reads.items()}) == strays(reads) == {(1, "odd", 0, 0)}
+
+
+def test_a_phone_s_sheet_has_its_strays_marked_and_a_scan_s_is_not_searched_for_them(monkeypatch):
+    """Only a phone's marks ask for strays: a pile of scans never pays for the search."""
+    import generator.scan.pipeline as pipeline
+    from generator.scan.pipeline import SheetScan, Source, in_hand
+
+    monkeypatch.setattr(pipeline, "in_own_hand", lambda problem, reads: reads)
+    reads = steps({"struck 7, then 1": written(struck("7"), shape("1"), read="71")})
+    phone = SheetScan(Source("CODE", 1, None), 1, dict(reads), marks=True)
+    in_hand(phone)
+    in_hand(phone)  # its shapes let go: in hand already, its marks kept
+    assert {key for key, read in phone.reads.items() if read.stray} == {(1, "odd", 0, 0)}
+
+    def searched(reads):
+        raise AssertionError("a scan's sheet searched for strays")
+
+    monkeypatch.setattr(pipeline, "strays", searched)
+    scan = SheetScan(Source("CODE", 1, None), 1, dict(reads))
+    in_hand(scan)
+    assert not any(read.stray or read.looks for read in scan.reads.values())
