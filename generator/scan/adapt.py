@@ -133,7 +133,7 @@ def strays(reads: dict[Key, CellRead]) -> frozenset:
 
 STRAY_FAR, STRAY_NEAR = 5.0, 3.0
 """How far from every digit of the other steps a stray digit lies, and how near one its box's other
-digit does, in the writer's usual spacing. 10 attention sheets photographed by the project's writers,
+digit does, in the writer's usual spacing. 10 sheets of 152 boxes photographed by the project's writers,
 one box in five struck out and written again beside it: of 23 boxes read surely other than written
 (13 at A4, 10 printed 1.5 times as large), 22 are strays; of 2,346 read surely as written, 28; by the
 held-out faces 8 of 1,275, by people's digits none of 1,346 (at 7, 6 of 23 and 1 of 2,346)."""
