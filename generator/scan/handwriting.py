@@ -241,18 +241,27 @@ def write_font(
     x0, y0, bw, bh = box
     height = min(rng.uniform(2.4, 4.6) * px_mm, bh * 0.72)
     ink = int(rng.choice([0, 30, 60, 100, 140]))
-    gap = rng.uniform(0.0, 0.2) * height
+    spacing = rng.uniform(0.0, 0.2)
     if font is None:
-        face = int(rng.choice(HERSHEY)) | (cv2.FONT_ITALIC if rng.random() < 0.3 else 0)
-        thick = max(1, int(round(rng.uniform(0.15, 0.45) * px_mm)))
-        scale = height / max(cv2.getTextSize("8", face, 1.0, thick)[0][1], 1)
-        widths = [cv2.getTextSize(c, face, scale, thick)[0][0] for c in chars]
-    else:
-        face = sized(font, int(round(height)))
-        widths = [face.getlength(c) for c in chars]
-    total = sum(widths) + gap * (len(chars) - 1)
-    if total > bw * 0.9:
-        return write_font(canvas, text, box, px_mm * 0.8 * bw / total, rng, font) if px_mm > 1 else []
+        hershey = int(rng.choice(HERSHEY)) | (cv2.FONT_ITALIC if rng.random() < 0.3 else 0)
+        pen = rng.uniform(0.15, 0.45) * px_mm / height  # a stroke's width against the height
+    while True:
+        gap = spacing * height
+        if font is None:
+            thick = max(1, int(round(pen * height)))
+            face, scale = hershey, height / max(cv2.getTextSize("8", hershey, 1.0, thick)[0][1], 1)
+            widths = [cv2.getTextSize(c, face, scale, thick)[0][0] for c in chars]
+        else:
+            face = sized(font, int(round(height)))
+            widths = [face.getlength(c) for c in chars]
+        total = sum(widths) + gap * (len(chars) - 1)
+        if total <= bw * 0.9:
+            break
+        if height < 4:
+            return []
+        # A long value is written as large as the box lets it, as the other hands write it: once
+        # shrunk to fit (a face's sizes are whole points, so perhaps a step more), never drawn again.
+        height *= min(0.97, bw * 0.9 / total)
     x, base = x0 + (bw - total) / 2, y0 + (bh + height) / 2 + rng.normal(0, bh * 0.03)
     placed = []
     for c, w in zip(chars, widths):

@@ -7,7 +7,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator.scan.handwriting import faces, real_digits
 
@@ -50,3 +53,39 @@ def test_a_face_writes_its_digits_as_tall_as_the_hand_means():
     for face in faces("learn") + faces("held out"):
         _, top, _, bottom = sized(face, 30).getbbox("0123456789", anchor="ls")
         assert abs((bottom - top) - 30) <= 2, (face, bottom - top)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    length=st.integers(8, 14),
+    each=st.floats(7.5, 9.5),
+    seed=st.integers(0, 2**16),
+    hand=st.sampled_from(["writer", "digits", "hershey", "face", "face", "face"]),
+    face=st.integers(0, 999),
+)
+def test_every_hand_writes_a_long_value_as_large_as_the_box_lets_it(length, each, seed, hand, face):
+    """A value too long for its box is written smaller, once, to fit: the held-out faces wrote it at
+    up to half that size (shrunk, then their size drawn again), letters a millimetre tall that no
+    person writes, and the phone's taps on them measured a reader's limit that no student meets."""
+    from generator.scan.handwriting import Writer, write, write_digits, write_font
+
+    # A box too narrow for the value at any hand's size, so every hand shrinks it: about a millimetre a
+    # character (a sheet's longest value has 1.25).
+    rng, width = np.random.default_rng(seed), int(length * each)
+    text = "".join(str(d) for d in rng.integers(0, 10, length - 1))
+    text = text[: length // 2] + "/" + text[length // 2 :]
+    canvas = np.full((80, width + 20), 255, np.uint8)
+    box, px_mm = (10.0, 10.0, float(width), 60.0), 200 / 25.4
+    writer = Writer.random(seed)
+    if hand == "writer":
+        write(canvas, text, writer, box, px_mm, rng)
+    elif hand == "digits":
+        write_digits(canvas, text, writer, box, px_mm, rng, real_digits("held out"))
+    else:
+        every = faces("learn") + faces("held out")
+        font = None if hand == "hershey" else every[face % len(every)]
+        write_font(canvas, text, box, px_mm, rng, font)
+    columns = np.flatnonzero((canvas < 200).any(axis=0))  # a faint ink's small strokes too
+    assert columns.size, "nothing written"
+    # As wide as fits (0.9 of the box), within what a hand's slant and a face's side bearings leave out.
+    assert 0.7 * width <= columns[-1] - columns[0] + 1 <= width, (columns[0], columns[-1])
