@@ -23,15 +23,8 @@ import numpy as np
 from generator.core.answers import put_cell
 from generator.core.cells import read_cell_text
 from generator.core.numbers import sheet_decimal, sheet_value
-from generator.scan.handwriting import (
-    Writer,
-    cross_out,
-    faces,
-    real_digits,
-    write,
-    write_digits,
-    write_font,
-)
+from generator.scan.hands import faces, real_digits, write_digits, write_font
+from generator.scan.handwriting import Writer, cross_out, write
 from generator.scan.verify import Key, answers_of, empty_grids
 from generator.sheet.boxes import PageBoxes
 from generator.sheet.style import MARGINS_MM, QR_MM

@@ -5,7 +5,7 @@ once they are there; about half an hour on two cores) writes the weights of
 recognize.Model (about 300 kB, committed; the tests check them on
 writers it never saw, bench/writers.py on faces and people it never learned from). Its writers:
 the project's stroke writers, people's digits (scikit-learn's, in its wheel; the signs drawn),
-handwriting faces (handwriting.FACES["learn"]) and printed digits, each slanted, narrowed,
+handwriting faces (hands.FACES["learn"]) and printed digits, each slanted, narrowed,
 bent and weighted at random, some with their hairlines faded as a copier loses them. Each sample
 is a value a sheet holds, written into a box-sized crop over print like a sheet's (a tint, box
 lines, a fraction's guide), "scanned" (blur, noise, JPEG), then read back through the same ink
@@ -22,15 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from generator.scan.handwriting import (
-    Writer,
-    cross_out,
-    faces,
-    real_digits,
-    write,
-    write_digits,
-    write_font,
-)
+from generator.scan.hands import faces, real_digits, write_digits, write_font
+from generator.scan.handwriting import Writer, cross_out, write
 from generator.scan.characters import ink, segment
 from generator.scan.recognize import CLASSES, MODEL, PX_MM, WEIGHTS, Model, features
 

@@ -126,7 +126,7 @@ def test_a_character_whose_hairlines_a_copier_all_but_lost_is_one_where_their_tr
 
 
 def test_a_hand_whose_hairlines_a_copier_all_but_lost_is_read_again_with_their_traces():
-    from generator.scan.handwriting import faces, write_font
+    from generator.scan.hands import faces, write_font
     from generator.scan.recognize import find, read_parts
     from generator.scan.synthetic import PAPER_DPI, scanned
 
@@ -148,7 +148,7 @@ def test_a_hand_whose_hairlines_a_copier_all_but_lost_is_read_again_with_their_t
 
 def test_a_written_point_lighter_than_a_stroke_is_read_between_two_digits_at_their_foot():
     from generator.scan.characters import ink, segment
-    from generator.scan.handwriting import faces, write_font
+    from generator.scan.hands import faces, write_font
     from generator.scan.recognize import find, read_parts
     from generator.scan.synthetic import PAPER_DPI, scanned
 
@@ -182,7 +182,7 @@ def test_a_written_point_lighter_than_a_stroke_is_read_between_two_digits_at_the
 
 
 def test_a_piece_wider_than_tall_is_one_character_only_when_the_network_is_sure_of_it():
-    from generator.scan.handwriting import faces, write_font
+    from generator.scan.hands import faces, write_font
     from generator.scan.recognize import find, read_parts
     from generator.scan.synthetic import PAPER_DPI, scanned
 
@@ -223,7 +223,7 @@ def test_two_characters_run_together_are_read_from_the_cut_between_them():
 
 
 def test_a_one_run_together_with_the_digit_after_it_is_cut_apart_though_a_one_reads_like_a_slash():
-    from generator.scan.handwriting import faces, write_font
+    from generator.scan.hands import faces, write_font
     from generator.scan.recognize import find, read_parts
     from generator.scan.synthetic import PAPER_DPI, scanned
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.scan.handwriting import faces, real_digits
+from generator.scan.hands import faces, real_digits
 
 _spec = importlib.util.spec_from_file_location("writers", Path(__file__).resolve().parents[2] / "bench" / "writers.py")
 writers = importlib.util.module_from_spec(_spec)
@@ -48,7 +48,7 @@ def test_held_out_hands_are_kept_apart_from_those_learned_from():
 def test_a_face_writes_its_digits_as_tall_as_the_hand_means():
     # Faces draw digits anywhere from half to nearly all of their size (Kristi's and Ecolier's
     # are small): sized by their digits, not their size, no face writes 2 mm digits in a 4 mm hand.
-    from generator.scan.handwriting import sized
+    from generator.scan.hands import sized
 
     for face in faces("learn") + faces("held out"):
         _, top, _, bottom = sized(face, 30).getbbox("0123456789", anchor="ls")
@@ -67,7 +67,8 @@ def test_every_hand_writes_a_long_value_as_large_as_the_box_lets_it(length, each
     """A value too long for its box is written smaller, once, to fit: the held-out faces wrote it at
     up to half that size (shrunk, then their size drawn again), letters a millimetre tall that no
     person writes, and the phone's taps on them measured a reader's limit that no student meets."""
-    from generator.scan.handwriting import Writer, write, write_digits, write_font
+    from generator.scan.hands import write_digits, write_font
+    from generator.scan.handwriting import Writer, write
 
     # A box too narrow for the value at any hand's size, so every hand shrinks it: about a millimetre a
     # character (a sheet's longest value has 1.25).
