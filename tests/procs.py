@@ -78,8 +78,17 @@ def serve(data, *extra: str, port: int = 0):
     import urllib.request
     from pathlib import Path
 
+    from generator.draw.private import write_secret
+
     port = port or free_port()
     root = Path(__file__).resolve().parent.parent
+    secret = Path(data) / "secret"
+    if not secret.exists():
+        # Made here, not by the server: drawn from the test's name (tests/conftest.py), so the class
+        # it draws has the same numbers every run, and a test's premise on them (a minus sign in the
+        # key) holds in every run or in none. The server keeps a secret it finds.
+        Path(data).mkdir(parents=True, exist_ok=True)
+        write_secret(secret)
     server = subprocess.Popen(
         [sys.executable, "-m", "generator", "serve", "--port", str(port), "--no-browser", "--data", str(data), *extra],
         cwd=root,

@@ -99,8 +99,8 @@ def test_a_paper_sheet_with_five_wrong_cells_is_entered_in_forty_keystrokes(serv
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = from_the_key(browser, port)
         keystrokes = 0
-        # Values no sheet can have there, right or carried (the numbers are new in every run: the
-        # batch is drawn from its server's secret): Q, K, V and the scaled scores are whole, A ≤ 1.
+        # Values no sheet can have there, right or carried (whatever the batch's server's secret
+        # draws): Q, K, V and the scaled scores are whole, A ≤ 1.
         for step, i, j, value in (
             ("Q", 1, 1, "1/3"),
             ("K", 2, 2, "1/3"),
@@ -339,7 +339,7 @@ def test_a_step_as_expected_in_one_click_and_a_long_value_shown_whole(served):
         first_a = page.locator('input[data-step="A"][data-i="0"][data-j="0"]')
         first_a.click()
         # Wider than its box: set smaller, all of it shown; never right (a weight of A is at most 1,
-        # and the batch's numbers are its server's secret's, new in every run).
+        # whatever numbers the batch's server's secret draws).
         page.keyboard.type("13/7 1.86")
         page.keyboard.press("Tab")
         expect(page.locator("#score")).to_have_text("151 / 152", timeout=15000)
